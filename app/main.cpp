@@ -1,0 +1,28 @@
+// hlo-index: a standalone analyzer of XLA HLO text. main() only wires up the
+// subcommands; each lives in its own *_command.cpp.
+#include <CLI/CLI.hpp>
+#include <exception>
+#include <iostream>
+
+#include "app/exit_codes.hpp"
+#include "app/parse_command.hpp"
+
+int main(int argc, char** argv) {
+  using namespace hlo_index::app;
+  CLI::App app{"hlo-index: exact indexing analysis of XLA HLO text dumps"};
+  app.footer("Run 'hlo-index SUBCOMMAND --help' for the options of a subcommand.\n"
+             "Exit codes: 0 success, 2 bad input or usage, 1 internal error (a bug: please report it).");
+  app.require_subcommand(1);
+  int exit_code = k_exit_ok;
+  setup_parse_command(app, exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? k_exit_ok : k_exit_input_error;
+  } catch (const std::exception& e) {
+    std::cerr << "hlo-index: internal error: " << e.what() << "\n";
+    return k_exit_internal_error;
+  }
+  return exit_code;
+}

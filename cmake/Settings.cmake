@@ -1,0 +1,17 @@
+# hlo_index_settings: the one INTERFACE target every hlo-index target links.
+# It carries the warning set, -Werror and the sanitizer switch.
+add_library(hlo_index_settings INTERFACE)
+target_compile_options(hlo_index_settings INTERFACE
+  -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Woverloaded-virtual
+  -Wcast-align -Wextra-semi -Wlogical-op)
+if(HLO_INDEX_WERROR)
+  target_compile_options(hlo_index_settings INTERFACE -Werror)
+endif()
+if(HLO_INDEX_SANITIZE)
+  target_compile_options(hlo_index_settings INTERFACE
+    -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
+  target_link_options(hlo_index_settings INTERFACE -fsanitize=address,undefined)
+endif()
+if(CMAKE_BUILD_TYPE STREQUAL "Debug")
+  target_compile_definitions(hlo_index_settings INTERFACE _GLIBCXX_ASSERTIONS)
+endif()

@@ -1,0 +1,210 @@
+#include "parser/checks.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
+
+#include "parser/attributes.hpp"
+
+namespace hlo_index::parser {
+namespace {
+
+// Attribute names whose values are integer lists; all must parse.
+constexpr std::string_view k_int_list_attributes[] = {
+    "dimensions", "dynamic_slice_sizes", "lhs_batch_dims", "rhs_batch_dims", "lhs_contracting_dims",
+    "rhs_contracting_dims", "offset_dims", "collapsed_slice_dims", "start_index_map", "operand_batching_dims",
+    "start_indices_batching_dims", "slice_sizes", "update_window_dims", "inserted_window_dims",
+    "scatter_dims_to_operand_dims", "input_batching_dims", "scatter_indices_batching_dims"};
+constexpr std::string_view k_int_attributes[] = {"index", "iota_dimension", "index_vector_dim", "feature_group_count",
+                                                 "batch_group_count"};
+
+class Checker {
+public:
+  Checker(const hlo::Module& module, DiagnosticEngine& diagnostics)
+      : m_module(module), m_source(*module.source), m_diagnostics(diagnostics) {}
+
+  void run() {
+    for (const hlo::Computation& c : m_module.computations)
+      for (const hlo::Instruction& i : c.instructions) check(c, i);
+  }
+
+private:
+  void error(std::string_view at, std::string message) {
+    m_diagnostics.error_at(m_source, at.data(), std::move(message));
+  }
+
+  // Parses every attribute with a known syntax; returns false if any is malformed.
+  bool check_syntax(const hlo::Computation& c, const hlo::Instruction& i) {
+    bool ok = true;
+    for (const hlo::Attribute& a : c.attributes_of(i)) {
+      AttributeError problem;
+      bool parsed = true;
+      auto is = [&](std::string_view name) { return a.name == name; };
+      if (std::find(std::begin(k_int_list_attributes), std::end(k_int_list_attributes), a.name) !=
+          std::end(k_int_list_attributes))
+        parsed = parse_int_list(a.value, &problem).has_value();
+      else if (std::find(std::begin(k_int_attributes), std::end(k_int_attributes), a.name) !=
+               std::end(k_int_attributes))
+        parsed = parse_int(a.value, &problem).has_value();
+      else if (is("slice"))
+        parsed = parse_slice(a.value, &problem).has_value();
+      else if (is("padding"))
+        parsed = parse_padding(a.value, &problem).has_value();
+      else if (is("window"))
+        parsed = parse_window(a.value, &problem).has_value();
+      else if (is("dim_labels"))
+        parsed = parse_dim_labels(a.value, &problem).has_value();
+      if (!parsed) {
+        error(a.value.substr(std::min(problem.offset, a.value.size())),
+              fmt::format("malformed '{}' attribute: {}", a.name, problem.message));
+        ok = false;
+      }
+    }
+    return ok;
+  }
+
+  const hlo::Shape* operand_shape(const hlo::Computation& c, const hlo::Instruction& i, std::size_t k) {
+    auto ops = c.operands_of(i);
+    if (k >= ops.size() || ops[k] == hlo::k_none) return nullptr;
+    return &m_module.shape_of(c.instructions[ops[k]]);
+  }
+
+  // Each entry of `dims` must lie in [0, rank).
+  bool check_in_range(std::string_view at, std::string_view name, const std::vector<std::int64_t>& dims,
+                      std::size_t rank, std::string_view whose) {
+    for (std::int64_t d : dims)
+      if (d < 0 || static_cast<std::size_t>(d) >= rank) {
+        error(at, fmt::format("'{}' names dimension {} but {} has rank {}", name, d, whose, rank));
+        return false;
+      }
+    return true;
+  }
+
+  bool check_count(std::string_view at, std::string_view attribute_name, std::size_t count, std::size_t rank,
+                   std::string_view whose) {
+    if (count == rank) return true;
+    error(at, fmt::format("'{}' has {} entries but {} has rank {}", attribute_name, count, whose, rank));
+    return false;
+  }
+
+  void check(const hlo::Computation& c, const hlo::Instruction& i) {
+    if (!check_syntax(c, i)) return;
+    const hlo::Shape& out = m_module.shape_of(i);
+    const hlo::Shape* in0 = operand_shape(c, i, 0);
+    auto attr = [&](std::string_view name) { return c.attribute(i, name); };
+    using hlo::Opcode;
+    switch (i.opcode) {
+      case Opcode::kBroadcast:
+        if (auto text = attr("dimensions"); text && in0) {
+          auto dims = *parse_int_list(*text);
+          if (check_count(*text, "dimensions", dims.size(), in0->rank(), "the operand"))
+            check_in_range(*text, "dimensions", dims, out.rank(), "the result");
+        }
+        break;
+      case Opcode::kTranspose:
+        if (auto text = attr("dimensions"); text) {
+          auto dims = *parse_int_list(*text);
+          if (check_count(*text, "dimensions", dims.size(), out.rank(), "the result") &&
+              check_in_range(*text, "dimensions", dims, out.rank(), "the result")) {
+            auto sorted = dims;
+            std::sort(sorted.begin(), sorted.end());
+            if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+              error(*text, "'dimensions' of a transpose must be a permutation");
+          }
+        }
+        break;
+      case Opcode::kReverse:
+      case Opcode::kReduce:
+        if (auto text = attr("dimensions"); text && in0 && !in0->is_tuple)
+          check_in_range(*text, "dimensions", *parse_int_list(*text), in0->rank(), "the operand");
+        break;
+      case Opcode::kConcatenate:
+        if (auto text = attr("dimensions"); text) {
+          auto dims = *parse_int_list(*text);
+          if (dims.size() != 1)
+            error(*text, fmt::format("'dimensions' of a concatenate must have one entry, not {}", dims.size()));
+          else
+            check_in_range(*text, "dimensions", dims, out.rank(), "the result");
+        }
+        break;
+      case Opcode::kSlice:
+        if (auto text = attr("slice"); text && in0) {
+          auto dims = *parse_slice(*text);
+          if (!check_count(*text, "slice", dims.size(), in0->rank(), "the operand")) break;
+          for (std::size_t d = 0; d < dims.size(); ++d) {
+            const SliceDim& s = dims[d];
+            bool fits = in0->dims[d] < 0 || s.limit <= in0->dims[d];
+            if (s.start < 0 || s.start > s.limit || !fits || s.stride < 1) {
+              error(*text, fmt::format("slice [{}:{}:{}] does not fit dimension {} of size {}", s.start, s.limit,
+                                       s.stride, d, in0->dims[d]));
+              break;
+            }
+          }
+        }
+        break;
+      case Opcode::kPad:
+        if (auto text = attr("padding"); text && in0)
+          check_count(*text, "padding", parse_padding(*text)->size(), in0->rank(), "the operand");
+        break;
+      case Opcode::kDynamicSlice:
+        if (auto text = attr("dynamic_slice_sizes"); text && in0)
+          check_count(*text, "dynamic_slice_sizes", parse_int_list(*text)->size(), in0->rank(), "the operand");
+        break;
+      case Opcode::kIota:
+        if (auto text = attr("iota_dimension"); text)
+          check_in_range(*text, "iota_dimension", {*parse_int(*text)}, out.rank(), "the result");
+        break;
+      case Opcode::kReduceWindow:
+        if (auto text = attr("window"); text && in0 && !in0->is_tuple)
+          check_count(*text, "window", parse_window(*text)->size(), in0->rank(), "the operand");
+        break;
+      case Opcode::kGetTupleElement:
+        if (auto text = attr("index"); text && in0) {
+          std::int64_t index = *parse_int(*text);
+          if (!in0->is_tuple || index < 0 || static_cast<std::size_t>(index) >= in0->elements.size())
+            error(*text, fmt::format("tuple index {} is out of range for an operand with {} elements", index,
+                                     in0->is_tuple ? in0->elements.size() : 0));
+        }
+        break;
+      case Opcode::kConvolution:
+        if (auto text = attr("dim_labels"); text && in0) {
+          const hlo::Shape* in1 = operand_shape(c, i, 1);
+          auto dims = *parse_dim_labels(*text);
+          std::size_t n = dims.input_spatial.size() + 2;
+          if (check_count(*text, "dim_labels", n, in0->rank(), "the input") && in1)
+            if (check_count(*text, "dim_labels", n, in1->rank(), "the kernel"))
+              check_count(*text, "dim_labels", n, out.rank(), "the result");
+          if (auto window = attr("window"))
+            check_count(*window, "window", parse_window(*window)->size(), n - 2, "the convolution's spatial part");
+        }
+        break;
+      case Opcode::kDot: {
+        const hlo::Shape* in1 = operand_shape(c, i, 1);
+        if (!in0 || !in1) break;
+        for (auto [name, shape] : {std::pair{"lhs_batch_dims", in0}, {"lhs_contracting_dims", in0},
+                                   {"rhs_batch_dims", in1}, {"rhs_contracting_dims", in1}})
+          if (auto text = attr(name))
+            check_in_range(*text, name, *parse_int_list(*text), shape->rank(),
+                           shape == in0 ? "the left operand" : "the right operand");
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  const hlo::Module& m_module;
+  const SourceFile& m_source;
+  DiagnosticEngine& m_diagnostics;
+};
+
+}  // namespace
+
+bool check_module(const hlo::Module& module, DiagnosticEngine& diagnostics) {
+  std::size_t before = diagnostics.error_count();
+  Checker(module, diagnostics).run();
+  return diagnostics.error_count() == before;
+}
+
+}  // namespace hlo_index::parser

@@ -1,0 +1,52 @@
+// Diagnostics: one format for every user-facing problem, syntax or semantic:
+//   file:line:col: error: message
+//     <source line>
+//     <spaces>^
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "parser/source.hpp"
+
+namespace hlo_index::parser {
+
+enum class Severity { kError, kWarning, kNote };
+
+struct Diagnostic {
+  Severity severity = Severity::kError;
+  std::string file;
+  std::size_t line = 0;    // 0: no location (e.g. "cannot open file")
+  std::size_t column = 0;
+  std::string message;
+  std::string source_line;  // the line the location is on, tabs expanded
+};
+
+class DiagnosticEngine {
+public:
+  /// Reports at byte offset `offset` of `source`.
+  void report(Severity severity, const SourceFile& source, std::size_t offset, std::string message);
+  /// Reports at the position `where` points to inside `source`'s text.
+  void error_at(const SourceFile& source, const char* where, std::string message);
+  void warning_at(const SourceFile& source, const char* where, std::string message);
+  /// Reports without a location (I/O problems).
+  void error(std::string file, std::string message);
+
+  const std::vector<Diagnostic>& diagnostics() const { return m_diagnostics; }
+  std::size_t error_count() const { return m_errors; }
+  std::size_t warning_count() const { return m_warnings; }
+  bool has_errors() const { return m_errors > 0; }
+
+private:
+  std::vector<Diagnostic> m_diagnostics;
+  std::size_t m_errors = 0;
+  std::size_t m_warnings = 0;
+};
+
+/// Renders one diagnostic, clang style, ending in a newline.
+std::string render(const Diagnostic& diagnostic);
+/// Renders all of them in the order they were reported.
+std::string render(const DiagnosticEngine& engine);
+
+}  // namespace hlo_index::parser

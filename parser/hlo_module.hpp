@@ -1,0 +1,106 @@
+// The in-memory HLO module the parser produces.
+//
+// Names, attribute values and literals are string_views into the source text,
+// which the module keeps alive; shapes are interned per module, operands and
+// attributes live in flat per-computation arrays. This keeps a 44k-instruction
+// module to a few bytes over the size of its text.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "parser/opcode.hpp"
+#include "parser/shape.hpp"
+#include "parser/source.hpp"
+
+namespace hlo_index::hlo {
+
+using ShapeId = std::uint32_t;
+inline constexpr std::uint32_t k_none = 0xffffffffu;
+
+/// `name=value` as written; `value` is the raw text (e.g. "{1,0}", "%fused.3",
+/// "{op_name=\"x\" source_line=3}"). Typed views live in parser/attributes.hpp.
+struct Attribute {
+  std::string_view name;
+  std::string_view value;
+};
+
+struct Instruction {
+  std::string_view name;         // without the '%' sigil
+  std::string_view opcode_text;  // as written, also for kUnknown
+  Opcode opcode = Opcode::kUnknown;
+  ShapeId shape = 0;
+  bool is_root = false;          // written ROOT, or chosen as the last instruction
+  std::uint32_t first_operand = 0, operand_count = 0;      // into Computation::operands
+  std::uint32_t first_attribute = 0, attribute_count = 0;  // into Computation::attributes
+  std::uint32_t first_callee = 0, callee_count = 0;        // into Computation::callees
+  /// For constant: the literal text between the parentheses; for parameter: the number's text.
+  std::string_view literal;
+  std::int64_t parameter_number = -1;
+};
+
+struct Parameter {
+  std::string_view name;
+  ShapeId shape = 0;
+};
+
+struct Computation {
+  std::string_view name;  // without the '%' sigil
+  bool is_entry = false;
+  std::vector<Parameter> signature;            // "(p0: f32[10], ...)"; empty when not written
+  std::optional<ShapeId> signature_result;     // "-> f32[10]"
+  std::vector<Instruction> instructions;       // in program order
+  std::vector<std::uint32_t> operands;         // instruction indices in this computation
+  std::vector<Attribute> attributes;           // instruction attributes, flat
+  std::vector<std::uint32_t> callees;          // computation indices in the module
+  std::vector<Attribute> trailing_attributes;  // "}, execution_thread=..."
+  std::uint32_t root = k_none;
+
+  std::span<const std::uint32_t> operands_of(const Instruction& i) const {
+    return {operands.data() + i.first_operand, i.operand_count};
+  }
+  std::span<const Attribute> attributes_of(const Instruction& i) const {
+    return {attributes.data() + i.first_attribute, i.attribute_count};
+  }
+  std::span<const std::uint32_t> callees_of(const Instruction& i) const {
+    return {callees.data() + i.first_callee, i.callee_count};
+  }
+  /// The value text of attribute `name` of `i`, if present.
+  std::optional<std::string_view> attribute(const Instruction& i, std::string_view name) const;
+};
+
+/// One entry of a stack-frame table (FileNames, FunctionNames, FileLocations, StackFrames).
+struct TableEntry {
+  std::int64_t id = 0;
+  std::string_view value;
+};
+struct StackFrameTable {
+  std::string_view name;
+  std::vector<TableEntry> entries;
+};
+
+struct Module {
+  parser::SourceFilePtr source;     // owns the text every string_view points into
+  std::string_view name;            // from "HloModule name"; the entry's name when headerless
+  bool has_header = false;
+  std::vector<Attribute> attributes;  // header attributes
+  std::vector<StackFrameTable> stack_frame_tables;
+  std::vector<Computation> computations;  // in text order
+  std::uint32_t entry = k_none;
+  std::vector<Shape> shapes;        // interned; ShapeId indexes here
+  /// Text the parser made up (names of inline operand instructions); a deque so views stay valid.
+  std::deque<std::string> synthesized_text;
+
+  const Shape& shape(ShapeId id) const { return shapes[id]; }
+  const Shape& shape_of(const Instruction& i) const { return shapes[i.shape]; }
+  /// Index of the computation named `name`, or k_none.
+  std::uint32_t find_computation(std::string_view name) const;
+  std::size_t instruction_count() const;
+};
+
+}  // namespace hlo_index::hlo

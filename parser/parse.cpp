@@ -1,0 +1,471 @@
+// The driver: walks modules, computations and instructions, calls the X3 rules
+// for each statement and builds the hlo::Module as it goes.
+#include "parser/parse.hpp"
+
+#include <boost/spirit/home/x3.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+
+#include "parser/ast.hpp"
+#include "parser/attributes.hpp"
+#include "parser/checks.hpp"
+#include "parser/config.hpp"
+#include "parser/document.hpp"
+#include "parser/grammar.hpp"
+#include "parser/scanners.hpp"
+#include "parser/syntax_error.hpp"
+
+namespace hlo_index::parser {
+namespace {
+
+namespace x3 = boost::spirit::x3;
+
+bool starts_with_keyword(const char* p, const char* end, std::string_view word) {
+  auto n = static_cast<std::size_t>(end - p);
+  return n >= word.size() && std::string_view(p, word.size()) == word &&
+         (n == word.size() || !scan::is_name_char(p[word.size()]));
+}
+
+bool is_table_keyword(const char* p, const char* end) {
+  return starts_with_keyword(p, end, "FileNames") || starts_with_keyword(p, end, "FunctionNames") ||
+         starts_with_keyword(p, end, "FileLocations") || starts_with_keyword(p, end, "StackFrames");
+}
+
+// Runs `rule` at `p`; on success advances `p`. Expectation failures become SyntaxErrors.
+template <typename Rule, typename Attr>
+bool run(const Rule& rule, const char*& p, const char* end, Attr& attr) {
+  try {
+    return x3::phrase_parse(p, end, rule, grammar::blank, attr, x3::skip_flag::dont_post_skip);
+  } catch (const x3::expectation_failure<const char*>& e) {
+    throw SyntaxError{scan::skip_blank(e.where(), end), "expected " + e.which()};
+  }
+}
+
+class ModuleBuilder {
+public:
+  ModuleBuilder(const SourceFilePtr& source, DiagnosticEngine& diagnostics, std::vector<hlo::Module>& out)
+      : m_source(source), m_diagnostics(diagnostics), m_out(out) {}
+
+  void parse_region(std::string_view region);
+
+private:
+  void start_module();
+  void finish_module();
+  const char* parse_statements(const char* p, const char* end);
+  const char* parse_header(const char* p, const char* end);
+  const char* parse_table(const char* p, const char* end);
+  const char* parse_computation(const char* p, const char* end);
+  std::uint32_t add_instruction(const ast::Instruction& a, hlo::Computation& computation,
+                                std::uint32_t computation_index);
+  std::uint32_t add_inline_operand(const ast::Operand& operand, std::string_view user, std::size_t k,
+                                   hlo::Computation& computation, std::uint32_t computation_index);
+  hlo::ShapeId infer_shape(const ast::Instruction& a, const hlo::Computation& computation);
+  void finish_computation(hlo::Computation& computation, const char* open_brace);
+  hlo::ShapeId intern_shape(std::string_view text);
+  void resolve_callees();
+  [[noreturn]] void unexpected_statement(const char* p, const char* end);
+  void error(const char* where, std::string message) {
+    m_diagnostics.error_at(*m_source, where, std::move(message));
+  }
+
+  struct PendingCallee {
+    std::uint32_t computation;
+    std::uint32_t slot;
+    std::string_view name;
+  };
+
+  const SourceFilePtr& m_source;
+  DiagnosticEngine& m_diagnostics;
+  std::vector<hlo::Module>& m_out;
+
+  hlo::Module m_module;
+  bool m_module_open = false;
+  const char* m_module_start = nullptr;
+  std::size_t m_errors_at_start = 0;
+  std::unordered_map<std::string_view, hlo::ShapeId> m_shape_ids;
+  std::unordered_map<std::string_view, std::uint32_t> m_computation_ids;
+  std::unordered_map<std::string_view, std::uint32_t> m_instruction_ids;  // current computation
+  std::vector<PendingCallee> m_pending_callees;
+  std::set<std::string_view> m_warned_opcodes;
+  ast::Instruction m_instruction;  // reused: its vectors keep their capacity
+};
+
+void ModuleBuilder::parse_region(std::string_view region) {
+  const char* p = region.data();
+  const char* end = region.data() + region.size();
+  while (true) {
+    try {
+      parse_statements(p, end);
+      finish_module();
+      return;
+    } catch (const SyntaxError& e) {
+      error(e.where, e.message);
+      m_module_open = false;
+      // Resume at the next module header, if the region has another one.
+      std::string_view rest(e.where, static_cast<std::size_t>(end - e.where));
+      std::size_t next = rest.find("\nHloModule ");
+      if (next == std::string_view::npos) return;
+      p = e.where + next + 1;
+    }
+  }
+}
+
+void ModuleBuilder::start_module() {
+  m_module = hlo::Module{};
+  m_module.source = m_source;
+  m_module_open = true;
+  m_errors_at_start = m_diagnostics.error_count();
+  m_shape_ids.clear();
+  m_computation_ids.clear();
+  m_pending_callees.clear();
+}
+
+const char* ModuleBuilder::parse_statements(const char* p, const char* end) {
+  while (true) {
+    p = scan::skip_blank(p, end);
+    if (p == end) return p;
+    if (starts_with_keyword(p, end, "HloModule")) {
+      if (m_module_open) finish_module();
+      start_module();
+      m_module_start = p;
+      p = parse_header(p, end);
+      continue;
+    }
+    if (!m_module_open) {
+      start_module();
+      m_module_start = p;
+    }
+    if (is_table_keyword(p, end))
+      p = parse_table(p, end);
+    else
+      p = parse_computation(p, end);
+  }
+}
+
+const char* ModuleBuilder::parse_header(const char* p, const char* end) {
+  ast::ModuleHeader header;
+  run(grammar::module_header(), p, end, header);
+  m_module.name = header.name;
+  m_module.has_header = true;
+  for (const ast::Attribute& a : header.attributes) m_module.attributes.push_back({a.name, a.value});
+  return p;
+}
+
+const char* ModuleBuilder::parse_table(const char* p, const char* end) {
+  ast::Table table;
+  run(grammar::table(), p, end, table);
+  hlo::StackFrameTable out{table.name, {}};
+  for (const auto& [id, value] : table.entries) out.entries.push_back({id, value});
+  m_module.stack_frame_tables.push_back(std::move(out));
+  return p;
+}
+
+[[noreturn]] void ModuleBuilder::unexpected_statement(const char* p, const char* end) {
+  if (starts_with_keyword(p, end, "hlo_module") || starts_with_keyword(p, end, "HloModuleProto"))
+    throw SyntaxError{p, "this is an HloModuleProto in protobuf text format; hlo-index reads HLO text "
+                         "(as printed by HloModule::ToString)"};
+  auto byte = static_cast<unsigned char>(*p);
+  if (byte < 0x20 || byte >= 0x7f)
+    throw SyntaxError{p, fmt::format("unexpected byte 0x{:02x}: this does not look like HLO text", byte)};
+  throw SyntaxError{p, "expected 'HloModule', a computation or a stack frame table"};
+}
+
+const char* ModuleBuilder::parse_computation(const char* p, const char* end) {
+  const char* start = p;
+  ast::ComputationHeader header;
+  if (!run(grammar::computation_header(), p, end, header)) unexpected_statement(start, end);
+  const char* open_brace = p - 1;
+
+  auto index = static_cast<std::uint32_t>(m_module.computations.size());
+  if (!m_computation_ids.emplace(header.name, index).second)
+    error(header.name.data(), fmt::format("redefinition of computation '{}'", header.name));
+  m_module.computations.emplace_back();
+  hlo::Computation& computation = m_module.computations.back();
+  computation.name = header.name;
+  computation.is_entry = header.is_entry;
+  for (const ast::Parameter& param : header.parameters)
+    computation.signature.push_back({param.name, intern_shape(param.shape)});
+  if (header.has_signature) computation.signature_result = intern_shape(header.result);
+
+  m_instruction_ids.clear();
+  while (true) {
+    p = scan::skip_blank(p, end);
+    if (p == end)
+      throw SyntaxError{open_brace, fmt::format("computation '{}' is not closed: expected '}}' before the end of "
+                                                "the input",
+                                                header.name)};
+    if (*p == '}') {
+      ++p;
+      break;
+    }
+    const char* statement = p;
+    m_instruction.clear();
+    if (!run(grammar::instruction(), p, end, m_instruction))
+      throw SyntaxError{statement, "expected an instruction or '}'"};
+    add_instruction(m_instruction, computation, index);
+  }
+  ast::Trailer trailer;
+  run(grammar::trailer(), p, end, trailer);
+  for (const ast::Attribute& a : trailer.attributes) computation.trailing_attributes.push_back({a.name, a.value});
+  finish_computation(computation, open_brace);
+  return p;
+}
+
+std::uint32_t ModuleBuilder::add_inline_operand(const ast::Operand& operand, std::string_view user, std::size_t k,
+                                               hlo::Computation& computation, std::uint32_t computation_index) {
+  ast::Instruction nested;
+  const char* p = operand.shape.data();
+  const char* end = operand.nested.data() + operand.nested.size();
+  run(grammar::inline_instruction(), p, end, nested);
+  nested.name = m_module.synthesized_text.emplace_back(fmt::format("{}.operand{}", user, k));
+  return add_instruction(nested, computation, computation_index);
+}
+
+hlo::ShapeId ModuleBuilder::infer_shape(const ast::Instruction& a, const hlo::Computation& computation) {
+  auto operand_shape = [&](const ast::Operand& operand) -> const hlo::Shape* {
+    auto it = m_instruction_ids.find(operand.name);
+    if (operand.name.empty() || it == m_instruction_ids.end()) return nullptr;
+    return &m_module.shapes[computation.instructions[it->second].shape];
+  };
+  hlo::Shape shape;
+  bool known = false;
+  if (a.opcode == "tuple") {
+    shape.is_tuple = known = true;
+    for (const ast::Operand& operand : a.operands) {
+      const hlo::Shape* s = operand_shape(operand);
+      if (!s) known = false;
+      else shape.elements.push_back(*s);
+    }
+  } else if (a.opcode == "get-tuple-element" && a.operands.size() == 1) {
+    const hlo::Shape* tuple = operand_shape(a.operands[0]);
+    std::optional<std::int64_t> index;
+    for (const ast::Attribute& attr : a.attributes)
+      if (attr.name == "index") index = parse_int(attr.value);
+    if (tuple && tuple->is_tuple && index && *index >= 0 && static_cast<std::size_t>(*index) < tuple->elements.size()) {
+      shape = tuple->elements[static_cast<std::size_t>(*index)];
+      known = true;
+    }
+  }
+  if (!known)
+    throw SyntaxError{a.opcode.data(), fmt::format("expected shape (hlo-index infers a left-out shape only for tuple "
+                                                   "and get-tuple-element of a known tuple)")};
+  m_module.shapes.push_back(std::move(shape));
+  return static_cast<hlo::ShapeId>(m_module.shapes.size() - 1);
+}
+
+std::uint32_t ModuleBuilder::add_instruction(const ast::Instruction& a, hlo::Computation& computation,
+                                             std::uint32_t computation_index) {
+  // Inline operand instructions come first, so the user's operands can name them.
+  std::vector<std::uint32_t> inline_ids(a.operands.size(), hlo::k_none);
+  for (std::size_t k = 0; k < a.operands.size(); ++k)
+    if (!a.operands[k].nested.empty())
+      inline_ids[k] = add_inline_operand(a.operands[k], a.name, k, computation, computation_index);
+  hlo::Instruction ins;
+  ins.name = a.name;
+  ins.is_root = a.is_root;
+  ins.opcode_text = a.opcode;
+  ins.opcode = hlo::opcode_from_string(a.opcode);
+  if (ins.opcode == hlo::Opcode::kUnknown && m_warned_opcodes.insert(a.opcode).second)
+    m_diagnostics.warning_at(*m_source, a.opcode.data(),
+                             fmt::format("unknown opcode '{}': kept, but hlo-index cannot analyse it", a.opcode));
+  ins.shape = a.shape.empty() ? infer_shape(a, computation) : intern_shape(a.shape);
+
+  ins.first_operand = static_cast<std::uint32_t>(computation.operands.size());
+  for (std::size_t k = 0; k < a.operands.size(); ++k) {
+    const ast::Operand& operand = a.operands[k];
+    if (inline_ids[k] != hlo::k_none) {
+      computation.operands.push_back(inline_ids[k]);
+      continue;
+    }
+    auto it = m_instruction_ids.find(operand.name);
+    if (it == m_instruction_ids.end()) {
+      error(operand.name.data(), fmt::format("use of undefined value '{}'", operand.name));
+      computation.operands.push_back(hlo::k_none);
+      continue;
+    }
+    computation.operands.push_back(it->second);
+    if (!operand.shape.empty()) {
+      hlo::ShapeId declared = intern_shape(operand.shape);
+      const hlo::Instruction& def = computation.instructions[it->second];
+      if (declared != def.shape) {
+        hlo::Shape want = m_module.shapes[def.shape], got = m_module.shapes[declared];
+        want.layout.reset();
+        got.layout.reset();
+        if (!(want == got))
+          error(operand.shape.data(), fmt::format("operand '{}' is declared as {} but is defined as {}", operand.name,
+                                                  hlo::to_string(got), hlo::to_string(want)));
+      }
+    }
+  }
+  ins.operand_count = static_cast<std::uint32_t>(a.operands.size());
+
+  ins.first_attribute = static_cast<std::uint32_t>(computation.attributes.size());
+  ins.first_callee = static_cast<std::uint32_t>(computation.callees.size());
+  for (const ast::Attribute& attr : a.attributes) {
+    computation.attributes.push_back({attr.name, attr.value});
+    if (!is_computation_attribute(attr.name)) continue;
+    AttributeError problem;
+    auto names = parse_computation_list(attr.value, &problem);
+    if (!names) {
+      error(attr.value.data() + problem.offset, problem.message);
+      continue;
+    }
+    for (std::string_view name : *names) {
+      m_pending_callees.push_back({computation_index, static_cast<std::uint32_t>(computation.callees.size()), name});
+      computation.callees.push_back(hlo::k_none);
+    }
+  }
+  ins.attribute_count = static_cast<std::uint32_t>(a.attributes.size());
+  ins.callee_count = static_cast<std::uint32_t>(computation.callees.size()) - ins.first_callee;
+
+  if (a.has_literal) {
+    ins.literal = a.literal;
+    if (ins.opcode == hlo::Opcode::kParameter) {
+      AttributeError problem;
+      auto number = parse_int(a.literal, &problem);
+      if (!number || *number < 0)
+        error(scan::skip_blank(a.literal.data(), a.literal.data() + a.literal.size()),
+              "expected a parameter number");
+      else
+        ins.parameter_number = *number;
+    }
+  }
+
+  auto id = static_cast<std::uint32_t>(computation.instructions.size());
+  if (!m_instruction_ids.emplace(a.name, id).second)
+    error(a.name.data(), fmt::format("redefinition of '{}' in computation '{}'", a.name, computation.name));
+  computation.instructions.push_back(ins);
+  return id;
+}
+
+void ModuleBuilder::finish_computation(hlo::Computation& computation, const char* open_brace) {
+  if (computation.instructions.empty()) {
+    error(open_brace, fmt::format("computation '{}' has no instructions; it needs a ROOT", computation.name));
+    return;
+  }
+  for (std::uint32_t i = 0; i < computation.instructions.size(); ++i) {
+    if (!computation.instructions[i].is_root) continue;
+    if (computation.root != hlo::k_none)
+      error(computation.instructions[i].name.data(),
+            fmt::format("second ROOT in computation '{}' (the first is '{}')", computation.name,
+                        computation.instructions[computation.root].name));
+    else
+      computation.root = i;
+  }
+  if (computation.root == hlo::k_none) {
+    computation.root = static_cast<std::uint32_t>(computation.instructions.size() - 1);
+    computation.instructions.back().is_root = true;
+  }
+}
+
+hlo::ShapeId ModuleBuilder::intern_shape(std::string_view text) {
+  auto [it, inserted] = m_shape_ids.emplace(text, static_cast<hlo::ShapeId>(m_module.shapes.size()));
+  if (!inserted) return it->second;
+  hlo::Shape shape;
+  const char* p = text.data();
+  const char* end = text.data() + text.size();
+  try {
+    if (!run(grammar::shape(), p, end, shape)) throw SyntaxError{text.data(), "expected shape"};
+  } catch (...) {
+    m_shape_ids.erase(it);
+    throw;
+  }
+  if (p != end) {
+    m_shape_ids.erase(it);
+    throw SyntaxError{p, "unexpected text in shape"};
+  }
+  m_module.shapes.push_back(std::move(shape));
+  return it->second;
+}
+
+void ModuleBuilder::resolve_callees() {
+  for (const PendingCallee& pending : m_pending_callees) {
+    auto it = m_computation_ids.find(pending.name);
+    if (it == m_computation_ids.end()) {
+      error(pending.name.data(), fmt::format("call of undefined computation '{}'", pending.name));
+      continue;
+    }
+    m_module.computations[pending.computation].callees[pending.slot] = it->second;
+  }
+}
+
+void ModuleBuilder::finish_module() {
+  if (!m_module_open) return;
+  m_module_open = false;
+  if (m_module.computations.empty()) {
+    error(m_module_start, m_module.has_header ? fmt::format("module '{}' has no computations", m_module.name)
+                                              : std::string("expected a computation"));
+    return;
+  }
+  for (std::uint32_t c = 0; c < m_module.computations.size(); ++c) {
+    if (!m_module.computations[c].is_entry) continue;
+    if (m_module.entry != hlo::k_none)
+      error(m_module.computations[c].name.data(),
+            fmt::format("second ENTRY computation '{}' (the first is '{}')", m_module.computations[c].name,
+                        m_module.computations[m_module.entry].name));
+    else
+      m_module.entry = c;
+  }
+  if (m_module.entry == hlo::k_none) {
+    m_module.entry = static_cast<std::uint32_t>(m_module.computations.size() - 1);
+    m_module.computations.back().is_entry = true;
+  }
+  if (!m_module.has_header) m_module.name = m_module.computations[m_module.entry].name;
+  resolve_callees();
+  if (m_diagnostics.error_count() == m_errors_at_start) check_module(m_module, m_diagnostics);
+  if (m_diagnostics.error_count() == m_errors_at_start) m_out.push_back(std::move(m_module));
+}
+
+}  // namespace
+
+std::vector<hlo::Module> parse_hlo(const SourceFilePtr& source, DiagnosticEngine& diagnostics) {
+  std::vector<hlo::Module> modules;
+  std::size_t errors_before = diagnostics.error_count();
+  ModuleBuilder builder(source, diagnostics, modules);
+  for (std::string_view region : hlo_regions(source->text())) builder.parse_region(region);
+  if (modules.empty() && diagnostics.error_count() == errors_before) {
+    std::string_view text = source->text();
+    const char* p = scan::skip_blank(text.data(), text.data() + text.size());
+    diagnostics.error_at(*source, p == text.data() + text.size() ? text.data() : p,
+                         text.empty() ? "empty input: no HLO module found" : "no HLO module found");
+  }
+  return modules;
+}
+
+std::vector<hlo::Module> parse_hlo_text(std::string text, std::string name, DiagnosticEngine& diagnostics) {
+  return parse_hlo(std::make_shared<const SourceFile>(std::move(name), std::move(text)), diagnostics);
+}
+
+SourceFilePtr read_source(const std::string& path, DiagnosticEngine& diagnostics) {
+  std::string text;
+  if (path == "-") {
+    std::ostringstream buffer;
+    buffer << std::cin.rdbuf();
+    text = std::move(buffer).str();
+  } else {
+    std::FILE* file = std::fopen(path.c_str(), "rb");
+    if (!file) {
+      diagnostics.error(path, "cannot open file");
+      return nullptr;
+    }
+    char chunk[1 << 16];
+    std::size_t n;
+    while ((n = std::fread(chunk, 1, sizeof chunk, file)) > 0) text.append(chunk, n);
+    bool failed = std::ferror(file) != 0;
+    std::fclose(file);
+    if (failed) {
+      diagnostics.error(path, "cannot read file (is it a directory?)");
+      return nullptr;
+    }
+  }
+  return std::make_shared<const SourceFile>(path, std::move(text));
+}
+
+}  // namespace hlo_index::parser

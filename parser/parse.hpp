@@ -1,0 +1,28 @@
+// The public entry point of parser/: HLO text in, modules and diagnostics out.
+// Nothing here (or in any header other folders include) pulls in Spirit X3.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "parser/diagnostics.hpp"
+#include "parser/hlo_module.hpp"
+#include "parser/source.hpp"
+
+namespace hlo_index::parser {
+
+/// Parses every HLO module in `source`: one module, several separated by
+/// `// -----` lines, or modules wrapped in `## BEGIN_GRAPH` / `## END_GRAPH`
+/// (PyTorch/XLA dumps). Problems go to `diagnostics`; a module with errors is
+/// left out of the result. Input with no module at all is an error.
+std::vector<hlo::Module> parse_hlo(const SourceFilePtr& source, DiagnosticEngine& diagnostics);
+
+/// Reads `path` ("-" for standard input) into a SourceFile named `path`, or
+/// reports why it could not and returns nullptr.
+SourceFilePtr read_source(const std::string& path, DiagnosticEngine& diagnostics);
+
+/// Convenience for tests: parse `text` as if it were the file `name`.
+std::vector<hlo::Module> parse_hlo_text(std::string text, std::string name, DiagnosticEngine& diagnostics);
+
+}  // namespace hlo_index::parser

@@ -1,0 +1,179 @@
+#include "parser/scanners.hpp"
+
+#include <cstring>
+#include <limits>
+#include <string>
+
+namespace hlo_index::parser::scan {
+namespace {
+
+char closer_of(char open) { return open == '(' ? ')' : open == '[' ? ']' : '}'; }
+bool is_opener(char c) { return c == '(' || c == '[' || c == '{'; }
+bool is_closer(char c) { return c == ')' || c == ']' || c == '}'; }
+
+const char* skip_comment(const char* p, const char* end) {
+  if (p + 1 >= end || p[0] != '/') return nullptr;
+  if (p[1] == '/') {
+    const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
+    return nl ? static_cast<const char*>(nl) : end;
+  }
+  if (p[1] == '*') {
+    for (const char* q = p + 2; q + 1 < end; ++q)
+      if (q[0] == '*' && q[1] == '/') return q + 2;
+    throw SyntaxError{p, "unterminated comment"};
+  }
+  return nullptr;
+}
+
+// Tracks the open brackets of a balanced span, innermost last.
+class BracketStack {
+public:
+  void push(const char* where) {
+    if (m_depth == k_max_nesting)
+      throw SyntaxError{where, "nesting deeper than " + std::to_string(k_max_nesting) + " levels"};
+    m_open[m_depth++] = where;
+  }
+  // Pops the bracket `c` closes; throws if it closes a different kind.
+  void pop(const char* where) {
+    char expected = closer_of(*m_open[m_depth - 1]);
+    if (*where != expected)
+      throw SyntaxError{where, std::string("expected '") + expected + "' before '" + *where + "'"};
+    --m_depth;
+  }
+  int depth() const { return m_depth; }
+  [[noreturn]] void unclosed() const {
+    throw SyntaxError{m_open[m_depth - 1], std::string("unclosed '") + *m_open[m_depth - 1] + "'"};
+  }
+
+private:
+  const char* m_open[k_max_nesting];
+  int m_depth = 0;
+};
+
+// From an opener at `p`, returns just past its matching closer.
+const char* group_end(const char* p, const char* end) {
+  BracketStack stack;
+  while (p < end) {
+    char c = *p;
+    if (is_opener(c)) {
+      stack.push(p++);
+    } else if (is_closer(c)) {
+      stack.pop(p++);
+      if (stack.depth() == 0) return p;
+    } else if (c == '"' || c == '\'') {
+      p = quoted(p, end);
+    } else if (c == '/' && skip_comment(p, end)) {
+      p = skip_comment(p, end);
+    } else {
+      ++p;
+    }
+  }
+  stack.unclosed();
+}
+
+}  // namespace
+
+const char* skip_blank(const char* p, const char* end) {
+  while (p < end) {
+    if (is_space(*p)) {
+      ++p;
+    } else if (*p == '/') {
+      const char* q = skip_comment(p, end);
+      if (!q) return p;
+      p = q;
+    } else {
+      return p;
+    }
+  }
+  return p;
+}
+
+const char* name(const char* p, const char* end, const char*& name_begin) {
+  if (p < end && *p == '%') ++p;
+  name_begin = p;
+  while (p < end && is_name_char(*p)) ++p;
+  return p == name_begin ? nullptr : p;
+}
+
+const char* quoted(const char* p, const char* end) {
+  const char* start = p;
+  char quote = *p++;
+  while (true) {
+    if (p == end || *p == '\n') throw SyntaxError{start, "unterminated string"};
+    if (*p == '\\') {
+      if (p + 1 == end) throw SyntaxError{start, "unterminated string"};
+      p += 2;
+    } else if (*p == quote) {
+      return p + 1;
+    } else {
+      ++p;
+    }
+  }
+}
+
+const char* literal_text(const char* p, const char* end) {
+  // `p` is at the '(' that opens the literal; the result is just past its ')'.
+  return group_end(p, end);
+}
+
+const char* attribute_value(const char* p, const char* end) {
+  const char* start = p;
+  while (p < end) {
+    char c = *p;
+    if (is_opener(c)) {
+      p = group_end(p, end);
+    } else if (c == '"' || c == '\'') {
+      p = quoted(p, end);
+    } else if (is_space(c)) {
+      // `replica_groups=mesh[...] {'axis_0'}`: a brace group after blanks continues the value.
+      const char* q = skip_blank(p, end);
+      if (p == start || q == end || *q != '{') break;
+      p = q;
+    } else if (c == ',' || is_closer(c) || (c == '/' && skip_comment(p, end))) {
+      break;
+    } else {
+      ++p;
+    }
+  }
+  return p == start ? nullptr : p;
+}
+
+const char* shape_text(const char* p, const char* end) {
+  if (p == end) return nullptr;
+  if (*p == '(') return group_end(p, end);
+  const char* q = p;
+  while (q < end && ((*q >= 'a' && *q <= 'z') || is_digit(*q))) ++q;
+  if (q == p || q == end || *q != '[') return nullptr;
+  q = group_end(q, end);
+  // A '{' after the dims starts a layout only if a minor_to_major list or ':' follows.
+  const char* brace = q;
+  while (brace < end && (*brace == ' ' || *brace == '\t')) ++brace;
+  if (brace < end && *brace == '{') {
+    const char* inside = skip_blank(brace + 1, end);
+    if (inside < end && (is_digit(*inside) || *inside == ':' || *inside == '}')) return group_end(brace, end);
+  }
+  return q;
+}
+
+const char* integer(const char* p, const char* end, std::int64_t& value) {
+  const char* start = p;
+  bool negative = false;
+  if (p < end && (*p == '-' || *p == '+')) negative = *p++ == '-';
+  if (p == end || !is_digit(*p)) return nullptr;
+  // Accumulate as a negative number so INT64_MIN is representable.
+  std::int64_t acc = 0;
+  constexpr std::int64_t k_min = std::numeric_limits<std::int64_t>::min();
+  for (; p < end && is_digit(*p); ++p) {
+    int digit = *p - '0';
+    if (acc < (k_min + digit) / 10) throw SyntaxError{start, "integer does not fit in 64 bits"};
+    acc = acc * 10 - digit;
+  }
+  if (!negative) {
+    if (acc == k_min) throw SyntaxError{start, "integer does not fit in 64 bits"};
+    acc = -acc;
+  }
+  value = acc;
+  return p;
+}
+
+}  // namespace hlo_index::parser::scan

@@ -1,0 +1,47 @@
+// SourceFile: the text of one input (file or stdin) and the mapping from byte
+// offsets to line/column, which diagnostics need.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hlo_index::parser {
+
+/// A 1-based line and column. Columns count bytes, with tabs expanded to the
+/// next multiple of 8 so the caret lines up under the offending token.
+struct LineColumn {
+  std::size_t line = 1;
+  std::size_t column = 1;
+};
+
+class SourceFile {
+public:
+  SourceFile(std::string name, std::string text);
+
+  const std::string& name() const { return m_name; }
+  std::string_view text() const { return m_text; }
+
+  /// True if `p` points into (or one past the end of) this file's text.
+  bool contains(const char* p) const;
+  std::size_t offset_of(const char* p) const { return static_cast<std::size_t>(p - m_text.data()); }
+
+  LineColumn line_column(std::size_t offset) const;
+  /// The text of the 1-based line `line`, without its line terminator.
+  std::string_view line_text(std::size_t line) const;
+
+private:
+  void build_line_starts() const;
+
+  std::string m_name;
+  std::string m_text;
+  // Built on the first diagnostic only: the happy path never pays for it.
+  mutable std::vector<std::size_t> m_line_starts;
+};
+
+using SourceFilePtr = std::shared_ptr<const SourceFile>;
+
+}  // namespace hlo_index::parser
