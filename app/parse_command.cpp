@@ -73,17 +73,19 @@ void setup_parse_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
   cmd->add_flag("--print", options->print,
                 "Re-print each module in canonical form (stable formatting, comments dropped) instead of statistics");
+  cmd->add_flag("--allow-truncated", options->allow_truncated,
+                "Accept a dump cut off inside its last computation (a warning instead of an error)");
   cmd->callback([options, &exit_code] { exit_code = run_parse_command(*options, std::cout, std::cerr); });
 }
 
 int run_parse_command(const ParseOptions& options, std::ostream& out, std::ostream& err) {
-  std::size_t modules = 0, instructions = 0, failed_files = 0;
+  std::size_t modules = 0, instructions = 0, failed_files = 0, printed = 0;
   nlohmann::ordered_json json_files = nlohmann::ordered_json::array();
   for (const std::string& file : options.files) {
     parser::DiagnosticEngine diagnostics;
     auto source = parser::read_source(file, diagnostics);
     std::vector<hlo::Module> parsed;
-    if (source) parsed = parser::parse_hlo(source, diagnostics);
+    if (source) parsed = parser::parse_hlo(source, diagnostics, {options.allow_truncated});
     err << parser::render(diagnostics);
     if (diagnostics.has_errors()) ++failed_files;
     nlohmann::ordered_json json_modules = nlohmann::ordered_json::array();
@@ -92,7 +94,7 @@ int run_parse_command(const ParseOptions& options, std::ostream& out, std::ostre
       ++modules;
       instructions += s.instructions;
       if (options.print)
-        out << parser::print_module(module);
+        out << (printed++ ? "\n// -----\n\n" : "") << parser::print_module(module);
       else if (options.format == "json")
         json_modules.push_back(to_json(s));
       else

@@ -12,6 +12,7 @@ struct ParseOptions {
   std::vector<std::string> files;
   std::string format = "text";  // text | json
   bool print = false;
+  bool allow_truncated = false;
 };
 
 void setup_parse_command(CLI::App& app, int& exit_code);

@@ -9,7 +9,7 @@ if(HLO_INDEX_WERROR)
 endif()
 if(HLO_INDEX_SANITIZE)
   target_compile_options(hlo_index_settings INTERFACE
-    -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
+    -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -O1)
   target_link_options(hlo_index_settings INTERFACE -fsanitize=address,undefined)
 endif()
 if(CMAKE_BUILD_TYPE STREQUAL "Debug")

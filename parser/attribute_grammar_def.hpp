@@ -32,23 +32,23 @@ x3::rule<struct computation_list_class, std::vector<std::string_view>> const com
 //===--- Grammar ---===//
 inline constexpr auto push_int = [](auto& ctx) { x3::_val(ctx).push_back(x3::_attr(ctx)); };
 
-auto const int_list_def = '{' > -(int64[push_int] % ',') > '}';
+auto const int_list_def = '{' > -(int64[push_int] >> *(',' > int64[push_int])) > '}';
 
-auto const int_list_list_def = '{' > -(int_list[push_int] % ',') > '}';
+auto const int_list_list_def = '{' > -(int_list[push_int] >> *(',' > int_list[push_int])) > '}';
 
 auto const slice_dim_def = '[' > int64[([](auto& ctx) { x3::_val(ctx).start = x3::_attr(ctx); })] > ':' >
                            int64[([](auto& ctx) { x3::_val(ctx).limit = x3::_attr(ctx); })] >
                            -(':' > int64[([](auto& ctx) { x3::_val(ctx).stride = x3::_attr(ctx); })]) > ']';
-auto const slice_def = '{' > -(slice_dim[push_int] % ',') > '}';
+auto const slice_def = '{' > -(slice_dim[push_int] >> *(',' > slice_dim[push_int])) > '}';
 
 auto const padding_dim_def = x3::lexeme[int64[([](auto& ctx) { x3::_val(ctx).low = x3::_attr(ctx); })] > '_' >
                                         int64[([](auto& ctx) { x3::_val(ctx).high = x3::_attr(ctx); })] >
                                         -('_' > int64[([](auto& ctx) { x3::_val(ctx).interior = x3::_attr(ctx); })])];
-auto const padding_def = x3::lexeme[padding_dim[push_int] % 'x'];
+auto const padding_def = x3::lexeme[padding_dim[push_int] >> *('x' > padding_dim[push_int])];
 
 template <auto Member>
 inline constexpr auto push_field = [](auto& ctx) { (x3::_val(ctx).*Member).push_back(x3::_attr(ctx)); };
-auto const x_list = [](auto action) { return x3::lexeme[int64[action] % 'x']; };
+auto const x_list = [](auto action) { return x3::lexeme[int64[action] >> *('x' > int64[action])]; };
 auto const window_pad = x3::lexeme[(int64 >> '_' >> int64)[([](auto& ctx) {
                                      using boost::fusion::at_c;
                                      x3::_val(ctx).pad.emplace_back(at_c<0>(x3::_attr(ctx)), at_c<1>(x3::_attr(ctx)));

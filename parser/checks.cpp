@@ -84,7 +84,8 @@ private:
   bool check_count(std::string_view at, std::string_view attribute_name, std::size_t count, std::size_t rank,
                    std::string_view whose) {
     if (count == rank) return true;
-    error(at, fmt::format("'{}' has {} entries but {} has rank {}", attribute_name, count, whose, rank));
+    error(at, fmt::format("'{}' has {} {} but {} has rank {}", attribute_name, count, count == 1 ? "entry" : "entries",
+                          whose, rank));
     return false;
   }
 
@@ -135,9 +136,15 @@ private:
           for (std::size_t d = 0; d < dims.size(); ++d) {
             const SliceDim& s = dims[d];
             bool fits = in0->dims[d] < 0 || s.limit <= in0->dims[d];
-            if (s.start < 0 || s.start > s.limit || !fits || s.stride < 1) {
-              error(*text, fmt::format("slice [{}:{}:{}] does not fit dimension {} of size {}", s.start, s.limit,
-                                       s.stride, d, in0->dims[d]));
+            std::string problem;
+            if (s.stride < 1)
+              problem = fmt::format("slice stride {} in dimension {} must be positive", s.stride, d);
+            else if (s.start < 0 || s.start > s.limit)
+              problem = fmt::format("slice [{}:{}] in dimension {} must have 0 <= start <= limit", s.start, s.limit, d);
+            else if (!fits)
+              problem = fmt::format("slice limit {} exceeds dimension {} of size {}", s.limit, d, in0->dims[d]);
+            if (!problem.empty()) {
+              error(*text, problem);
               break;
             }
           }

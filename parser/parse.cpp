@@ -5,6 +5,7 @@
 #include <boost/spirit/home/x3.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -44,14 +45,25 @@ bool run(const Rule& rule, const char*& p, const char* end, Attr& attr) {
   try {
     return x3::phrase_parse(p, end, rule, grammar::blank, attr, x3::skip_flag::dont_post_skip);
   } catch (const x3::expectation_failure<const char*>& e) {
-    throw SyntaxError{scan::skip_blank(e.where(), end), "expected " + e.which()};
+    // Point at the next token on the same line, or at the end of the line.
+    const char* where = e.where();
+    while (where < end && (*where == ' ' || *where == '\t')) ++where;
+    std::string what = e.which().rfind("N5boost", 0) == 0 ? std::string("valid syntax") : e.which();
+    throw SyntaxError{where, "expected " + what};
   }
+}
+
+// Why the shape grammar rejected `text` at its first character.
+std::string shape_failure(std::string_view text) {
+  std::string_view type = text.substr(0, text.find('['));
+  return type.size() < text.size() ? fmt::format("unknown element type '{}'", type) : std::string("expected shape");
 }
 
 class ModuleBuilder {
 public:
-  ModuleBuilder(const SourceFilePtr& source, DiagnosticEngine& diagnostics, std::vector<hlo::Module>& out)
-      : m_source(source), m_diagnostics(diagnostics), m_out(out) {}
+  ModuleBuilder(const SourceFilePtr& source, DiagnosticEngine& diagnostics, const ParseOptions& options,
+                std::vector<hlo::Module>& out)
+      : m_source(source), m_diagnostics(diagnostics), m_options(options), m_out(out) {}
 
   void parse_region(std::string_view region);
 
@@ -70,7 +82,9 @@ private:
   void finish_computation(hlo::Computation& computation, const char* open_brace);
   hlo::ShapeId intern_shape(std::string_view text);
   void resolve_callees();
+  void check_shape(const hlo::Shape& shape, const char* where);
   [[noreturn]] void unexpected_statement(const char* p, const char* end);
+  [[noreturn]] void no_instruction(const char* statement, const char* end);
   void error(const char* where, std::string message) {
     m_diagnostics.error_at(*m_source, where, std::move(message));
   }
@@ -83,7 +97,9 @@ private:
 
   const SourceFilePtr& m_source;
   DiagnosticEngine& m_diagnostics;
+  const ParseOptions& m_options;
   std::vector<hlo::Module>& m_out;
+  bool m_truncated = false;  // the current module ended inside a computation (allow_truncated)
 
   hlo::Module m_module;
   bool m_module_open = false;
@@ -125,6 +141,7 @@ void ModuleBuilder::start_module() {
   m_shape_ids.clear();
   m_computation_ids.clear();
   m_pending_callees.clear();
+  m_truncated = false;
 }
 
 const char* ModuleBuilder::parse_statements(const char* p, const char* end) {
@@ -151,7 +168,11 @@ const char* ModuleBuilder::parse_statements(const char* p, const char* end) {
 
 const char* ModuleBuilder::parse_header(const char* p, const char* end) {
   ast::ModuleHeader header;
+  const char* keyword = p;
   run(grammar::module_header(), p, end, header);
+  if (std::string_view(keyword, static_cast<std::size_t>(header.name.data() - keyword)).find('\n') !=
+      std::string_view::npos)
+    throw SyntaxError{keyword + 9, "expected the module name after 'HloModule'"};
   m_module.name = header.name;
   m_module.has_header = true;
   for (const ast::Attribute& a : header.attributes) m_module.attributes.push_back({a.name, a.value});
@@ -177,8 +198,22 @@ const char* ModuleBuilder::parse_table(const char* p, const char* end) {
   throw SyntaxError{p, "expected 'HloModule', a computation or a stack frame table"};
 }
 
+// Says why `statement` is not an instruction: "a = ..." with the '=' missing, or something else.
+[[noreturn]] void ModuleBuilder::no_instruction(const char* statement, const char* end) {
+  const char* p = statement;
+  if (starts_with_keyword(p, end, "ROOT")) p = scan::skip_blank(p + 4, end);
+  const char* name_begin;
+  if (const char* after = scan::name(p, end, name_begin)) {
+    while (after < end && (*after == ' ' || *after == '\t')) ++after;
+    if (after < end && *after != '\n' && *after != '\r' && *after != '=')
+      throw SyntaxError{after, "expected '=' after the instruction name"};
+  }
+  throw SyntaxError{statement, "expected an instruction or '}'"};
+}
+
 const char* ModuleBuilder::parse_computation(const char* p, const char* end) {
   const char* start = p;
+  if (starts_with_keyword(p, end, "hlo_module") || starts_with_keyword(p, end, "HloModuleProto")) unexpected_statement(p, end);
   ast::ComputationHeader header;
   if (!run(grammar::computation_header(), p, end, header)) unexpected_statement(start, end);
   const char* open_brace = p - 1;
@@ -197,6 +232,15 @@ const char* ModuleBuilder::parse_computation(const char* p, const char* end) {
   m_instruction_ids.clear();
   while (true) {
     p = scan::skip_blank(p, end);
+    if (p == end && m_options.allow_truncated) {
+      m_diagnostics.warning_at(*m_source, open_brace,
+                               fmt::format("computation '{}' is not closed: the input looks truncated; keeping its "
+                                           "{} instructions",
+                                           header.name, computation.instructions.size()));
+      m_truncated = true;
+      finish_computation(computation, open_brace);
+      return p;
+    }
     if (p == end)
       throw SyntaxError{open_brace, fmt::format("computation '{}' is not closed: expected '}}' before the end of "
                                                 "the input",
@@ -207,8 +251,7 @@ const char* ModuleBuilder::parse_computation(const char* p, const char* end) {
     }
     const char* statement = p;
     m_instruction.clear();
-    if (!run(grammar::instruction(), p, end, m_instruction))
-      throw SyntaxError{statement, "expected an instruction or '}'"};
+    if (!run(grammar::instruction(), p, end, m_instruction)) no_instruction(statement, end);
     add_instruction(m_instruction, computation, index);
   }
   ast::Trailer trailer;
@@ -308,7 +351,10 @@ std::uint32_t ModuleBuilder::add_instruction(const ast::Instruction& a, hlo::Com
 
   ins.first_attribute = static_cast<std::uint32_t>(computation.attributes.size());
   ins.first_callee = static_cast<std::uint32_t>(computation.callees.size());
-  for (const ast::Attribute& attr : a.attributes) {
+  for (std::size_t k = 0; k < a.attributes.size(); ++k) {
+    const ast::Attribute& attr = a.attributes[k];
+    for (std::size_t j = 0; j < k; ++j)
+      if (a.attributes[j].name == attr.name) error(attr.name.data(), fmt::format("repeated attribute '{}'", attr.name));
     computation.attributes.push_back({attr.name, attr.value});
     if (!is_computation_attribute(attr.name)) continue;
     AttributeError problem;
@@ -372,7 +418,9 @@ hlo::ShapeId ModuleBuilder::intern_shape(std::string_view text) {
   const char* p = text.data();
   const char* end = text.data() + text.size();
   try {
-    if (!run(grammar::shape(), p, end, shape)) throw SyntaxError{text.data(), "expected shape"};
+    if (!run(grammar::shape(), p, end, shape)) {
+      throw SyntaxError{text.data(), shape_failure(text)};
+    }
   } catch (...) {
     m_shape_ids.erase(it);
     throw;
@@ -381,15 +429,47 @@ hlo::ShapeId ModuleBuilder::intern_shape(std::string_view text) {
     m_shape_ids.erase(it);
     throw SyntaxError{p, "unexpected text in shape"};
   }
+  check_shape(shape, text.data());
   m_module.shapes.push_back(std::move(shape));
   return it->second;
+}
+
+// Layout ranks and element counts; `where` is the start of the shape's text.
+void ModuleBuilder::check_shape(const hlo::Shape& shape, const char* where) {
+  if (shape.is_tuple) {
+    for (const hlo::Shape& element : shape.elements) check_shape(element, where);
+    return;
+  }
+  bool dynamic = std::find(shape.dim_kinds.begin(), shape.dim_kinds.end(), hlo::DimKind::kUnbounded) !=
+                 shape.dim_kinds.end();
+  if (!dynamic && !shape.element_count())
+    throw SyntaxError{where, fmt::format("shape {} has more elements than a signed 64-bit integer can count",
+                                         hlo::to_string(shape))};
+  if (!shape.layout || (shape.layout->minor_to_major.empty() && shape.rank() != 0)) return;
+  std::vector<bool> seen(shape.rank(), false);
+  bool ok = shape.layout->minor_to_major.size() == shape.rank();
+  for (std::int64_t d : shape.layout->minor_to_major) {
+    if (!ok || d < 0 || static_cast<std::size_t>(d) >= shape.rank() || seen[static_cast<std::size_t>(d)]) {
+      ok = false;
+      break;
+    }
+    seen[static_cast<std::size_t>(d)] = true;
+  }
+  if (!ok)
+    throw SyntaxError{where, fmt::format("layout {} is not a permutation of the {} dimensions of the shape",
+                                         hlo::to_string(*shape.layout), shape.rank())};
 }
 
 void ModuleBuilder::resolve_callees() {
   for (const PendingCallee& pending : m_pending_callees) {
     auto it = m_computation_ids.find(pending.name);
     if (it == m_computation_ids.end()) {
-      error(pending.name.data(), fmt::format("call of undefined computation '{}'", pending.name));
+      if (m_truncated)
+        m_diagnostics.warning_at(*m_source, pending.name.data(),
+                                 fmt::format("call of computation '{}', which the truncated input does not reach",
+                                             pending.name));
+      else
+        error(pending.name.data(), fmt::format("call of undefined computation '{}'", pending.name));
       continue;
     }
     m_module.computations[pending.computation].callees[pending.slot] = it->second;
@@ -425,10 +505,11 @@ void ModuleBuilder::finish_module() {
 
 }  // namespace
 
-std::vector<hlo::Module> parse_hlo(const SourceFilePtr& source, DiagnosticEngine& diagnostics) {
+std::vector<hlo::Module> parse_hlo(const SourceFilePtr& source, DiagnosticEngine& diagnostics,
+                                   const ParseOptions& options) {
   std::vector<hlo::Module> modules;
   std::size_t errors_before = diagnostics.error_count();
-  ModuleBuilder builder(source, diagnostics, modules);
+  ModuleBuilder builder(source, diagnostics, options, modules);
   for (std::string_view region : hlo_regions(source->text())) builder.parse_region(region);
   if (modules.empty() && diagnostics.error_count() == errors_before) {
     std::string_view text = source->text();
@@ -439,8 +520,30 @@ std::vector<hlo::Module> parse_hlo(const SourceFilePtr& source, DiagnosticEngine
   return modules;
 }
 
-std::vector<hlo::Module> parse_hlo_text(std::string text, std::string name, DiagnosticEngine& diagnostics) {
-  return parse_hlo(std::make_shared<const SourceFile>(std::move(name), std::move(text)), diagnostics);
+std::optional<hlo::Shape> parse_shape(std::string_view text, std::string* error) {
+  const char* p = text.data();
+  const char* end = text.data() + text.size();
+  auto fail = [&](const char* where, std::string_view message) -> std::optional<hlo::Shape> {
+    if (error) *error = fmt::format("{}: {}", where - text.data() + 1, message);
+    return std::nullopt;
+  };
+  hlo::Shape shape;
+  try {
+    const char* extent = scan::shape_text(scan::skip_blank(p, end), end);
+    p = scan::skip_blank(p, end);
+    if (!extent) return fail(p, "expected shape");
+    if (!run(grammar::shape(), p, end, shape)) return fail(p, shape_failure(std::string_view(p, end - p)));
+    p = scan::skip_blank(p, end);
+    if (p != end) return fail(p, "unexpected text after the shape");
+  } catch (const SyntaxError& e) {
+    return fail(e.where, e.message);
+  }
+  return shape;
+}
+
+std::vector<hlo::Module> parse_hlo_text(std::string text, std::string name, DiagnosticEngine& diagnostics,
+                                        const ParseOptions& options) {
+  return parse_hlo(std::make_shared<const SourceFile>(std::move(name), std::move(text)), diagnostics, options);
 }
 
 SourceFilePtr read_source(const std::string& path, DiagnosticEngine& diagnostics) {
@@ -454,6 +557,11 @@ SourceFilePtr read_source(const std::string& path, DiagnosticEngine& diagnostics
     if (!file) {
       diagnostics.error(path, "cannot open file");
       return nullptr;
+    }
+    if (std::fseek(file, 0, SEEK_END) == 0) {
+      long size = std::ftell(file);
+      if (size > 0) text.reserve(static_cast<std::size_t>(size));
+      std::rewind(file);
     }
     char chunk[1 << 16];
     std::size_t n;

@@ -41,10 +41,11 @@ struct text_parser : x3::parser<Derived> {
   static bool const has_attribute = true;
   template <typename It, typename Ctx, typename RCtx, typename Attr>
   bool parse(It& first, It const& last, Ctx const& ctx, RCtx&, Attr& attr) const {
-    x3::skip_over(first, last, ctx);
+    It start = first;
+    x3::skip_over(start, last, ctx);  // on failure `first` stays put, so errors point before the blanks
     std::string_view text;
-    if (!static_cast<Derived const&>(*this).scan(first, last, text)) return false;
-    first = text.data() + text.size() + static_cast<Derived const&>(*this).trailing(first, text);
+    if (!static_cast<Derived const&>(*this).scan(start, last, text)) return false;
+    first = text.data() + text.size() + static_cast<Derived const&>(*this).trailing(start, text);
     store(text, attr);
     return true;
   }
@@ -154,9 +155,10 @@ struct int64_parser : x3::parser<int64_parser> {
   static bool const has_attribute = true;
   template <typename It, typename Ctx, typename RCtx, typename Attr>
   bool parse(It& first, It const& last, Ctx const& ctx, RCtx&, Attr& attr) const {
-    x3::skip_over(first, last, ctx);
+    It start = first;
+    x3::skip_over(start, last, ctx);
     std::int64_t value = 0;
-    const char* e = scan::integer(first, last, value);
+    const char* e = scan::integer(start, last, value);
     if (!e) return false;
     first = e;
     store(value, attr);

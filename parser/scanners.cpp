@@ -144,13 +144,23 @@ const char* shape_text(const char* p, const char* end) {
   const char* q = p;
   while (q < end && ((*q >= 'a' && *q <= 'z') || is_digit(*q))) ++q;
   if (q == p || q == end || *q != '[') return nullptr;
-  q = group_end(q, end);
-  // A '{' after the dims starts a layout only if a minor_to_major list or ':' follows.
+  // Dimensions hold only sizes, '<=', '?', ',' and blanks; anything else ends the extent
+  // there, so the shape grammar reports it at its own position.
+  for (++q; q < end && *q != ']'; ++q) {
+    if (*q == '-') throw SyntaxError{q, "dimension size must not be negative"};
+    if (!(is_digit(*q) || *q == ',' || *q == '<' || *q == '=' || *q == '?' || *q == ' ' || *q == '\t'))
+      throw SyntaxError{q, "expected ']'"};
+  }
+  if (q == end) throw SyntaxError{q, "expected ']'"};
+  ++q;
+  // A '{' after the dims starts a layout only if a minor_to_major list or ':' follows
+  // (or it is an empty layout '{}'); otherwise it opens a computation body.
   const char* brace = q;
   while (brace < end && (*brace == ' ' || *brace == '\t')) ++brace;
   if (brace < end && *brace == '{') {
     const char* inside = skip_blank(brace + 1, end);
-    if (inside < end && (is_digit(*inside) || *inside == ':' || *inside == '}')) return group_end(brace, end);
+    if (brace + 1 < end && brace[1] == '}') return brace + 2;
+    if (inside < end && (is_digit(*inside) || *inside == ':')) return group_end(brace, end);
   }
   return q;
 }
@@ -165,11 +175,11 @@ const char* integer(const char* p, const char* end, std::int64_t& value) {
   constexpr std::int64_t k_min = std::numeric_limits<std::int64_t>::min();
   for (; p < end && is_digit(*p); ++p) {
     int digit = *p - '0';
-    if (acc < (k_min + digit) / 10) throw SyntaxError{start, "integer does not fit in 64 bits"};
+    if (acc < (k_min + digit) / 10) throw SyntaxError{start, "integer is outside the range of a signed 64-bit integer"};
     acc = acc * 10 - digit;
   }
   if (!negative) {
-    if (acc == k_min) throw SyntaxError{start, "integer does not fit in 64 bits"};
+    if (acc == k_min) throw SyntaxError{start, "integer is outside the range of a signed 64-bit integer"};
     acc = -acc;
   }
   value = acc;

@@ -62,9 +62,10 @@ auto const tuple_shape_def = x3::lit('(')[([](auto& ctx) { x3::_val(ctx).is_tupl
 
 auto const shape_rule_def = tuple_shape | array_shape;
 
-auto const tile_dim = int64[([](auto& ctx) { x3::_val(ctx).dims.push_back(x3::_attr(ctx)); })] |
-                      x3::lit('*')[([](auto& ctx) { x3::_val(ctx).dims.push_back(hlo::k_combined_tile_dim); })];
-auto const tile_def = '(' > (tile_dim % ',') > ')';
+auto const tile_dim = x3::rule<struct tile_dim_class, std::int64_t>{"tile dimension"} =
+    int64 | (x3::lit('*') >> x3::attr(hlo::k_combined_tile_dim));
+inline constexpr auto push_tile_dim = [](auto& ctx) { x3::_val(ctx).dims.push_back(x3::_attr(ctx)); };
+auto const tile_def = '(' > (tile_dim[push_tile_dim] >> *(',' > tile_dim[push_tile_dim])) > ')';
 
 template <auto Member>
 inline constexpr auto set_layout = [](auto& ctx) { x3::_val(ctx).*Member = x3::_attr(ctx); };
