@@ -1,0 +1,61 @@
+// bench/parse: parse throughput and peak memory of the parser on one file,
+// next to `grep -c ' = '` on the same file as the floor. Prints figures only.
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "parser/parse.hpp"
+
+namespace {
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+long peak_rss_kib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: parse_bench FILE\n");
+    return 2;
+  }
+  std::string path = argv[1];
+  using namespace hlo_index;
+  parser::DiagnosticEngine diagnostics;
+  auto start = std::chrono::steady_clock::now();
+  auto source = parser::read_source(path, diagnostics);
+  if (!source) return 2;
+  double read_s = seconds_since(start);
+  double mb = static_cast<double>(source->text().size()) / 1e6;
+  long rss_before = peak_rss_kib();
+
+  start = std::chrono::steady_clock::now();
+  auto modules = parser::parse_hlo(source, diagnostics);
+  double parse_s = seconds_since(start);
+  long rss_after = peak_rss_kib();
+  std::size_t instructions = 0;
+  for (const auto& m : modules) instructions += m.instruction_count();
+
+  start = std::chrono::steady_clock::now();
+  std::string grep = "grep -c ' = ' '" + path + "' > /dev/null";
+  if (std::system(grep.c_str()) != 0) std::fprintf(stderr, "grep failed\n");
+  double grep_s = seconds_since(start);
+
+  std::printf("file               %.1f MB, %zu modules, %zu instructions, %zu errors\n", mb, modules.size(), instructions,
+              diagnostics.error_count());
+  std::printf("read               %.3f s\n", read_s);
+  std::printf("parse              %.3f s  = %.0f MB/s  (%.0f ns per instruction)\n", parse_s, mb / parse_s,
+              parse_s * 1e9 / static_cast<double>(instructions));
+  std::printf("grep -c ' = '      %.3f s  = %.0f MB/s  (floor)\n", grep_s, mb / grep_s);
+  std::printf("parse / grep       %.1fx slower\n", parse_s / grep_s);
+  std::printf("peak memory        %.0f MB = %.2fx the file (%.0f MB before parsing: text + runtime)\n",
+              static_cast<double>(rss_after) / 1024, static_cast<double>(rss_after) * 1024 / (mb * 1e6),
+              static_cast<double>(rss_before) / 1024);
+  return diagnostics.has_errors() ? 1 : 0;
+}
