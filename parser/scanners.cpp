@@ -50,10 +50,22 @@ private:
   int m_depth = 0;
 };
 
+// Characters with no meaning inside a balanced span: skipped in a tight loop.
+struct PlainChars {
+  bool plain[256] = {};
+  constexpr PlainChars() {
+    for (int c = 0; c < 256; ++c) plain[c] = true;
+    for (char c : {'(', ')', '[', ']', '{', '}', '"', '\'', '/'}) plain[static_cast<unsigned char>(c)] = false;
+  }
+};
+constexpr PlainChars k_plain{};
+
 // From an opener at `p`, returns just past its matching closer.
 const char* group_end(const char* p, const char* end) {
   BracketStack stack;
   while (p < end) {
+    while (p < end && k_plain.plain[static_cast<unsigned char>(*p)]) ++p;
+    if (p == end) break;
     char c = *p;
     if (is_opener(c)) {
       stack.push(p++);
@@ -73,7 +85,7 @@ const char* group_end(const char* p, const char* end) {
 
 }  // namespace
 
-const char* skip_blank(const char* p, const char* end) {
+const char* skip_blank_slow(const char* p, const char* end) {
   while (p < end) {
     if (is_space(*p)) {
       ++p;

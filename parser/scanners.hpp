@@ -11,15 +11,29 @@
 
 namespace hlo_index::parser::scan {
 
-inline bool is_name_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-         c == '.' || c == '-';
-}
+// One table lookup per character in the hot loops.
+struct CharClasses {
+  bool name[256] = {};
+  constexpr CharClasses() {
+    for (int c = 'a'; c <= 'z'; ++c) name[c] = true;
+    for (int c = 'A'; c <= 'Z'; ++c) name[c] = true;
+    for (int c = '0'; c <= '9'; ++c) name[c] = true;
+    name[static_cast<unsigned char>('_')] = name[static_cast<unsigned char>('.')] =
+        name[static_cast<unsigned char>('-')] = true;
+  }
+};
+inline constexpr CharClasses k_char_classes{};
+
+inline bool is_name_char(char c) { return k_char_classes.name[static_cast<unsigned char>(c)]; }
 inline bool is_space(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
 inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
+const char* skip_blank_slow(const char* p, const char* end);
 /// Skips whitespace, /* block */ and // line comments. Returns the new position.
-const char* skip_blank(const char* p, const char* end);
+inline const char* skip_blank(const char* p, const char* end) {
+  if (p < end && !is_space(*p) && *p != '/') return p;  // the common case: already at a token
+  return skip_blank_slow(p, end);
+}
 
 /// A name: [%]name-chars+. Sets `name_begin` past the sigil.
 const char* name(const char* p, const char* end, const char*& name_begin);
