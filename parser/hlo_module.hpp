@@ -7,7 +7,7 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
+#include <memory>
 #include <optional>
 #include <string>
 #include <span>
@@ -93,8 +93,9 @@ struct Module {
   std::vector<Computation> computations;  // in text order
   std::uint32_t entry = k_none;
   std::vector<Shape> shapes;        // interned; ShapeId indexes here
-  /// Text the parser made up (names of inline operand instructions); a deque so views stay valid.
-  std::deque<std::string> synthesized_text;
+  /// Text the parser made up (names of inline operand instructions). Heap strings so views into
+  /// them stay valid however the module is moved; unique_ptr also makes Module move-only.
+  std::vector<std::unique_ptr<std::string>> synthesized_text;
 
   const Shape& shape(ShapeId id) const { return shapes[id]; }
   const Shape& shape_of(const Instruction& i) const { return shapes[i.shape]; }

@@ -267,7 +267,8 @@ std::uint32_t ModuleBuilder::add_inline_operand(const ast::Operand& operand, std
   const char* p = operand.shape.data();
   const char* end = operand.nested.data() + operand.nested.size();
   run(grammar::inline_instruction(), p, end, nested);
-  nested.name = m_module.synthesized_text.emplace_back(fmt::format("{}.operand{}", user, k));
+  nested.name = *m_module.synthesized_text.emplace_back(
+      std::make_unique<std::string>(fmt::format("{}.operand{}", user, k)));
   return add_instruction(nested, computation, computation_index);
 }
 
