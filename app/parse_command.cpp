@@ -17,8 +17,8 @@ namespace {
 struct ModuleStats {
   std::string name;
   std::size_t computations = 0, instructions = 0, fusions = 0;
-  std::map<std::string, std::size_t> fusion_kinds;  // kLoop -> n
-  std::map<std::string, std::size_t> opcodes;       // sorted: deterministic output
+  std::map<std::string_view, std::size_t> fusion_kinds;  // kLoop -> n; views into the module's text
+  std::map<std::string_view, std::size_t> opcodes;       // sorted: deterministic output
 };
 
 ModuleStats stats_of(const hlo::Module& module) {
@@ -28,10 +28,10 @@ ModuleStats stats_of(const hlo::Module& module) {
   for (const hlo::Computation& c : module.computations) {
     s.instructions += c.instructions.size();
     for (const hlo::Instruction& i : c.instructions) {
-      ++s.opcodes[std::string(i.opcode_text)];
+      ++s.opcodes[i.opcode_text];
       if (i.opcode != hlo::Opcode::kFusion) continue;
       ++s.fusions;
-      ++s.fusion_kinds[std::string(c.attribute(i, "kind").value_or("(none)"))];
+      ++s.fusion_kinds[c.attribute(i, "kind").value_or("(none)")];
     }
   }
   return s;
@@ -50,8 +50,13 @@ nlohmann::ordered_json to_json(const ModuleStats& s) {
   j["computations"] = s.computations;
   j["instructions"] = s.instructions;
   j["fusions"] = s.fusions;
-  j["fusion_kinds"] = s.fusion_kinds;
-  j["opcodes"] = s.opcodes;
+  auto as_object = [](const std::map<std::string_view, std::size_t>& counts) {
+    nlohmann::ordered_json o = nlohmann::ordered_json::object();
+    for (const auto& [key, n] : counts) o[std::string(key)] = n;
+    return o;
+  };
+  j["fusion_kinds"] = as_object(s.fusion_kinds);
+  j["opcodes"] = as_object(s.opcodes);
   return j;
 }
 

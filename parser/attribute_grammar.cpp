@@ -24,8 +24,7 @@ bool parse_all(std::string_view text, const Rule& rule, Value& value, AttributeE
     if (!x3::phrase_parse(first, last, rule, grammar::blank, value))
       return fail(first, fmt::format("expected {}", x3::what(rule)));
   } catch (const x3::expectation_failure<const char*>& e) {
-    bool mangled = e.which().rfind("N5boost", 0) == 0;  // an unnamed X3 parser
-    return fail(e.where(), fmt::format("expected {}", mangled ? std::string("valid syntax") : e.which()));
+    return fail(e.where(), grammar::expected_text(e));
   } catch (const SyntaxError& e) {
     return fail(e.where, e.message);
   }

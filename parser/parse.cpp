@@ -7,9 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <set>
 #include <sstream>
 #include <unordered_map>
@@ -48,8 +46,7 @@ bool run(const Rule& rule, const char*& p, const char* end, Attr& attr) {
     // Point at the next token on the same line, or at the end of the line.
     const char* where = e.where();
     while (where < end && (*where == ' ' || *where == '\t')) ++where;
-    std::string what = e.which().rfind("N5boost", 0) == 0 ? std::string("valid syntax") : e.which();
-    throw SyntaxError{where, "expected " + what};
+    throw SyntaxError{where, grammar::expected_text(e)};
   }
 }
 
@@ -338,13 +335,15 @@ std::uint32_t ModuleBuilder::add_instruction(const ast::Instruction& a, hlo::Com
     if (!operand.shape.empty()) {
       hlo::ShapeId declared = intern_shape(operand.shape);
       const hlo::Instruction& def = computation.instructions[it->second];
-      if (declared != def.shape) {
-        hlo::Shape want = m_module.shapes[def.shape], got = m_module.shapes[declared];
-        want.layout.reset();
-        got.layout.reset();
-        if (!(want == got))
-          error(operand.shape.data(), fmt::format("operand '{}' is declared as {} but is defined as {}", operand.name,
-                                                  hlo::to_string(got), hlo::to_string(want)));
+      const hlo::Shape& want = m_module.shapes[def.shape];
+      const hlo::Shape& got = m_module.shapes[declared];
+      if (declared != def.shape && !hlo::same_ignoring_layout(want, got)) {
+        auto without_layout = [](hlo::Shape shape) {
+          shape.layout.reset();
+          return hlo::to_string(shape);
+        };
+        error(operand.shape.data(), fmt::format("operand '{}' is declared as {} but is defined as {}", operand.name,
+                                                without_layout(got), without_layout(want)));
       }
     }
   }
@@ -413,26 +412,17 @@ void ModuleBuilder::finish_computation(hlo::Computation& computation, const char
 }
 
 hlo::ShapeId ModuleBuilder::intern_shape(std::string_view text) {
-  auto [it, inserted] = m_shape_ids.emplace(text, static_cast<hlo::ShapeId>(m_module.shapes.size()));
-  if (!inserted) return it->second;
+  if (auto it = m_shape_ids.find(text); it != m_shape_ids.end()) return it->second;
   hlo::Shape shape;
   const char* p = text.data();
   const char* end = text.data() + text.size();
-  try {
-    if (!run(grammar::shape(), p, end, shape)) {
-      throw SyntaxError{text.data(), shape_failure(text)};
-    }
-  } catch (...) {
-    m_shape_ids.erase(it);
-    throw;
-  }
-  if (p != end) {
-    m_shape_ids.erase(it);
-    throw SyntaxError{p, "unexpected text in shape"};
-  }
+  if (!run(grammar::shape(), p, end, shape)) throw SyntaxError{text.data(), shape_failure(text)};
+  if (p != end) throw SyntaxError{p, "unexpected text in shape"};
   check_shape(shape, text.data());
+  auto id = static_cast<hlo::ShapeId>(m_module.shapes.size());
   m_module.shapes.push_back(std::move(shape));
-  return it->second;
+  m_shape_ids.emplace(text, id);
+  return id;
 }
 
 // Layout ranks and element counts; `where` is the start of the shape's text.

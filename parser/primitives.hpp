@@ -177,6 +177,13 @@ inline constexpr typed_literal_parser typed_literal{};
 inline constexpr int64_parser int64{};
 inline constexpr keyword_parser kw(const char* word) { return keyword_parser(word); }
 
+/// What an expectation failure says was expected. X3 names unnamed composite
+/// parsers by their mangled type ("N5boost6spirit..."), which is no use to a user.
+inline std::string expected_text(const x3::expectation_failure<const char*>& failure) {
+  const std::string& which = failure.which();
+  return "expected " + (which.rfind("N5boost", 0) == 0 ? std::string("valid syntax") : which);
+}
+
 }  // namespace hlo_index::parser::grammar
 
 // Names X3 uses in expectation_failure::which(); users read them as "expected <name>".

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace hlo_index::hlo {
 
 const std::vector<std::pair<std::string_view, ElementType>>& all_element_types() {
@@ -57,6 +59,14 @@ std::optional<std::int64_t> Shape::element_count() const {
     count *= d;
   }
   return count;
+}
+
+bool same_ignoring_layout(const Shape& a, const Shape& b) {
+  if (a.is_tuple != b.is_tuple) return false;
+  if (a.is_tuple)
+    return std::equal(a.elements.begin(), a.elements.end(), b.elements.begin(), b.elements.end(),
+                      same_ignoring_layout);
+  return a.type == b.type && a.dims == b.dims && a.dim_kinds == b.dim_kinds;
 }
 
 std::string to_string(const Layout& layout) {

@@ -63,6 +63,9 @@ struct Shape {
   friend bool operator==(const Shape&, const Shape&) = default;
 };
 
+/// Equal element types and dimensions, recursively; layouts are not compared.
+bool same_ignoring_layout(const Shape& a, const Shape& b);
+
 /// Canonical text of a shape or layout (the form XLA prints, no spaces).
 std::string to_string(const Shape& shape);
 std::string to_string(const Layout& layout);

@@ -7,10 +7,6 @@ namespace hlo_index::parser {
 SourceFile::SourceFile(std::string name, std::string text)
     : m_name(std::move(name)), m_text(std::move(text)) {}
 
-bool SourceFile::contains(const char* p) const {
-  return p >= m_text.data() && p <= m_text.data() + m_text.size();
-}
-
 void SourceFile::build_line_starts() const {
   if (!m_line_starts.empty()) return;
   m_line_starts.push_back(0);

@@ -25,8 +25,6 @@ public:
   const std::string& name() const { return m_name; }
   std::string_view text() const { return m_text; }
 
-  /// True if `p` points into (or one past the end of) this file's text.
-  bool contains(const char* p) const;
   std::size_t offset_of(const char* p) const { return static_cast<std::size_t>(p - m_text.data()); }
 
   LineColumn line_column(std::size_t offset) const;
