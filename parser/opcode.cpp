@@ -4,6 +4,8 @@
 #include <array>
 #include <utility>
 
+#include "parser/name_table.hpp"
+
 namespace hlo_index::hlo {
 namespace {
 
@@ -25,9 +27,13 @@ constexpr auto k_opcode_table = [] {
 }  // namespace
 
 Opcode opcode_from_string(std::string_view text) {
-  auto it = std::lower_bound(k_opcode_table.begin(), k_opcode_table.end(), text,
-                             [](const OpcodeEntry& e, std::string_view t) { return e.name < t; });
-  return it != k_opcode_table.end() && it->name == text ? it->opcode : Opcode::kUnknown;
+  static const parser::NameTable table = [] {
+    parser::NameTable t;
+    for (const OpcodeEntry& e : k_opcode_table) t.insert(e.name, static_cast<std::uint32_t>(e.opcode));
+    return t;
+  }();
+  std::uint32_t opcode = table.find(text);
+  return opcode == parser::NameTable::k_absent ? Opcode::kUnknown : static_cast<Opcode>(opcode);
 }
 
 std::string_view opcode_name(Opcode opcode) {

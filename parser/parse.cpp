@@ -10,7 +10,6 @@
 #include <iostream>
 #include <set>
 #include <sstream>
-#include <unordered_map>
 
 #include "parser/ast.hpp"
 #include "parser/attributes.hpp"
@@ -18,6 +17,7 @@
 #include "parser/config.hpp"
 #include "parser/document.hpp"
 #include "parser/grammar.hpp"
+#include "parser/name_table.hpp"
 #include "parser/scanners.hpp"
 #include "parser/syntax_error.hpp"
 
@@ -102,9 +102,9 @@ private:
   bool m_module_open = false;
   const char* m_module_start = nullptr;
   std::size_t m_errors_at_start = 0;
-  std::unordered_map<std::string_view, hlo::ShapeId> m_shape_ids;
-  std::unordered_map<std::string_view, std::uint32_t> m_computation_ids;
-  std::unordered_map<std::string_view, std::uint32_t> m_instruction_ids;  // current computation
+  NameTable m_shape_ids;        // shape text -> ShapeId
+  NameTable m_computation_ids;  // computation name -> index
+  NameTable m_instruction_ids;  // instruction name -> index in the current computation
   std::vector<PendingCallee> m_pending_callees;
   std::set<std::string_view> m_warned_opcodes;
   ast::Instruction m_instruction;  // reused: its vectors keep their capacity
@@ -195,6 +195,16 @@ const char* ModuleBuilder::parse_table(const char* p, const char* end) {
   throw SyntaxError{p, "expected 'HloModule', a computation or a stack frame table"};
 }
 
+// About one instruction per line up to the computation's closing brace: a
+// reservation that saves the vector's repeated growth on large computations.
+std::size_t estimated_instructions(const char* p, const char* end) {
+  std::string_view rest(p, static_cast<std::size_t>(end - p));
+  std::size_t close = rest.find("\n}");
+  return static_cast<std::size_t>(std::count(rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(
+                                                                        close == rest.npos ? 0 : close),
+                                             '\n'));
+}
+
 // Says why `statement` is not an instruction: "a = ..." with the '=' missing, or something else.
 [[noreturn]] void ModuleBuilder::no_instruction(const char* statement, const char* end) {
   const char* p = statement;
@@ -216,7 +226,7 @@ const char* ModuleBuilder::parse_computation(const char* p, const char* end) {
   const char* open_brace = p - 1;
 
   auto index = static_cast<std::uint32_t>(m_module.computations.size());
-  if (!m_computation_ids.emplace(header.name, index).second)
+  if (!m_computation_ids.insert(header.name, index))
     error(header.name.data(), fmt::format("redefinition of computation '{}'", header.name));
   m_module.computations.emplace_back();
   hlo::Computation& computation = m_module.computations.back();
@@ -227,6 +237,7 @@ const char* ModuleBuilder::parse_computation(const char* p, const char* end) {
   if (header.has_signature) computation.signature_result = intern_shape(header.result);
 
   m_instruction_ids.clear();
+  computation.instructions.reserve(estimated_instructions(p, end));
   while (true) {
     p = scan::skip_blank(p, end);
     if (p == end && m_options.allow_truncated) {
@@ -271,9 +282,9 @@ std::uint32_t ModuleBuilder::add_inline_operand(const ast::Operand& operand, std
 
 hlo::ShapeId ModuleBuilder::infer_shape(const ast::Instruction& a, const hlo::Computation& computation) {
   auto operand_shape = [&](const ast::Operand& operand) -> const hlo::Shape* {
-    auto it = m_instruction_ids.find(operand.name);
-    if (operand.name.empty() || it == m_instruction_ids.end()) return nullptr;
-    return &m_module.shapes[computation.instructions[it->second].shape];
+    std::uint32_t id = m_instruction_ids.find(operand.name);
+    if (operand.name.empty() || id == NameTable::k_absent) return nullptr;
+    return &m_module.shapes[computation.instructions[id].shape];
   };
   hlo::Shape shape;
   bool known = false;
@@ -304,10 +315,12 @@ hlo::ShapeId ModuleBuilder::infer_shape(const ast::Instruction& a, const hlo::Co
 std::uint32_t ModuleBuilder::add_instruction(const ast::Instruction& a, hlo::Computation& computation,
                                              std::uint32_t computation_index) {
   // Inline operand instructions come first, so the user's operands can name them.
-  std::vector<std::uint32_t> inline_ids(a.operands.size(), hlo::k_none);
-  for (std::size_t k = 0; k < a.operands.size(); ++k)
-    if (!a.operands[k].nested.empty())
-      inline_ids[k] = add_inline_operand(a.operands[k], a.name, k, computation, computation_index);
+  std::vector<std::uint32_t> inline_ids;
+  for (std::size_t k = 0; k < a.operands.size(); ++k) {
+    if (a.operands[k].nested.empty()) continue;
+    inline_ids.resize(a.operands.size(), hlo::k_none);
+    inline_ids[k] = add_inline_operand(a.operands[k], a.name, k, computation, computation_index);
+  }
   hlo::Instruction ins;
   ins.name = a.name;
   ins.is_root = a.is_root;
@@ -321,20 +334,20 @@ std::uint32_t ModuleBuilder::add_instruction(const ast::Instruction& a, hlo::Com
   ins.first_operand = static_cast<std::uint32_t>(computation.operands.size());
   for (std::size_t k = 0; k < a.operands.size(); ++k) {
     const ast::Operand& operand = a.operands[k];
-    if (inline_ids[k] != hlo::k_none) {
+    if (!inline_ids.empty() && inline_ids[k] != hlo::k_none) {
       computation.operands.push_back(inline_ids[k]);
       continue;
     }
-    auto it = m_instruction_ids.find(operand.name);
-    if (it == m_instruction_ids.end()) {
+    std::uint32_t operand_id = m_instruction_ids.find(operand.name);
+    if (operand_id == NameTable::k_absent) {
       error(operand.name.data(), fmt::format("use of undefined value '{}'", operand.name));
       computation.operands.push_back(hlo::k_none);
       continue;
     }
-    computation.operands.push_back(it->second);
+    computation.operands.push_back(operand_id);
     if (!operand.shape.empty()) {
       hlo::ShapeId declared = intern_shape(operand.shape);
-      const hlo::Instruction& def = computation.instructions[it->second];
+      const hlo::Instruction& def = computation.instructions[operand_id];
       const hlo::Shape& want = m_module.shapes[def.shape];
       const hlo::Shape& got = m_module.shapes[declared];
       if (declared != def.shape && !hlo::same_ignoring_layout(want, got)) {
@@ -385,13 +398,18 @@ std::uint32_t ModuleBuilder::add_instruction(const ast::Instruction& a, hlo::Com
   }
 
   auto id = static_cast<std::uint32_t>(computation.instructions.size());
-  if (!m_instruction_ids.emplace(a.name, id).second)
+  if (!m_instruction_ids.insert(a.name, id))
     error(a.name.data(), fmt::format("redefinition of '{}' in computation '{}'", a.name, computation.name));
   computation.instructions.push_back(ins);
   return id;
 }
 
 void ModuleBuilder::finish_computation(hlo::Computation& computation, const char* open_brace) {
+  // Modules stay in memory whole: drop the vectors' growth slack.
+  computation.instructions.shrink_to_fit();
+  computation.operands.shrink_to_fit();
+  computation.attributes.shrink_to_fit();
+  computation.callees.shrink_to_fit();
   if (computation.instructions.empty()) {
     error(open_brace, fmt::format("computation '{}' has no instructions; it needs a ROOT", computation.name));
     return;
@@ -412,7 +430,7 @@ void ModuleBuilder::finish_computation(hlo::Computation& computation, const char
 }
 
 hlo::ShapeId ModuleBuilder::intern_shape(std::string_view text) {
-  if (auto it = m_shape_ids.find(text); it != m_shape_ids.end()) return it->second;
+  if (std::uint32_t known = m_shape_ids.find(text); known != NameTable::k_absent) return known;
   hlo::Shape shape;
   const char* p = text.data();
   const char* end = text.data() + text.size();
@@ -421,7 +439,7 @@ hlo::ShapeId ModuleBuilder::intern_shape(std::string_view text) {
   check_shape(shape, text.data());
   auto id = static_cast<hlo::ShapeId>(m_module.shapes.size());
   m_module.shapes.push_back(std::move(shape));
-  m_shape_ids.emplace(text, id);
+  m_shape_ids.insert(text, id);
   return id;
 }
 
@@ -453,8 +471,8 @@ void ModuleBuilder::check_shape(const hlo::Shape& shape, const char* where) {
 
 void ModuleBuilder::resolve_callees() {
   for (const PendingCallee& pending : m_pending_callees) {
-    auto it = m_computation_ids.find(pending.name);
-    if (it == m_computation_ids.end()) {
+    std::uint32_t callee = m_computation_ids.find(pending.name);
+    if (callee == NameTable::k_absent) {
       if (m_truncated)
         m_diagnostics.warning_at(*m_source, pending.name.data(),
                                  fmt::format("call of computation '{}', which the truncated input does not reach",
@@ -463,7 +481,7 @@ void ModuleBuilder::resolve_callees() {
         error(pending.name.data(), fmt::format("call of undefined computation '{}'", pending.name));
       continue;
     }
-    m_module.computations[pending.computation].callees[pending.slot] = it->second;
+    m_module.computations[pending.computation].callees[pending.slot] = callee;
   }
 }
 

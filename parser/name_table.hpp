@@ -1,0 +1,97 @@
+// NameTable: an open-addressing map from names (string_views into the source)
+// to 32-bit ids. The parser looks a name up for every operand, so this replaces
+// std::unordered_map there: no node allocations, a hash that reads 8 bytes at a
+// time, and clear() in O(1) (a generation counter), since a module's hundreds
+// of small computations each start with an empty table.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+namespace hlo_index::parser {
+
+class NameTable {
+public:
+  static constexpr std::uint32_t k_absent = 0xffffffffu;
+
+  /// Empties the table, keeping its capacity.
+  void clear() {
+    m_count = 0;
+    if (++m_generation == 0) {  // wrapped after 2^32 clears: forget every slot for real
+      m_slots.assign(m_slots.size(), Slot{});
+      m_generation = 1;
+    }
+  }
+
+  /// Adds `name` -> `value`; returns false (and changes nothing) if `name` is there already.
+  bool insert(std::string_view name, std::uint32_t value) {
+    if ((m_count + 1) * 4 > m_slots.size() * 3) grow();
+    Slot& slot = probe(name);
+    if (slot.generation == m_generation) return false;
+    slot = {name.data(), static_cast<std::uint32_t>(name.size()), value, m_generation};
+    ++m_count;
+    return true;
+  }
+
+  /// The value of `name`, or k_absent.
+  std::uint32_t find(std::string_view name) const {
+    if (m_slots.empty()) return k_absent;
+    const Slot& slot = const_cast<NameTable*>(this)->probe(name);
+    return slot.generation == m_generation ? slot.value : k_absent;
+  }
+
+  std::size_t size() const { return m_count; }
+
+private:
+  struct Slot {
+    const char* data = nullptr;
+    std::uint32_t size = 0;
+    std::uint32_t value = 0;
+    std::uint32_t generation = 0;  // live only if equal to the table's generation
+  };
+
+  static std::uint64_t hash(std::string_view name) {
+    constexpr std::uint64_t k_multiplier = 0x9E3779B97F4A7C15ull;
+    std::uint64_t h = name.size() * k_multiplier;
+    std::size_t i = 0;
+    for (; i + 8 <= name.size(); i += 8) {
+      std::uint64_t chunk;
+      std::memcpy(&chunk, name.data() + i, 8);
+      h = (h ^ chunk) * k_multiplier;
+      h ^= h >> 29;
+    }
+    if (i < name.size()) {
+      std::uint64_t chunk = 0;
+      std::memcpy(&chunk, name.data() + i, name.size() - i);
+      h = (h ^ chunk) * k_multiplier;
+    }
+    return h ^ (h >> 32);
+  }
+
+  // The slot holding `name`, or the empty slot where it would go. Needs a non-empty table.
+  Slot& probe(std::string_view name) {
+    std::size_t mask = m_slots.size() - 1;
+    for (std::size_t i = hash(name) & mask;; i = (i + 1) & mask) {
+      Slot& slot = m_slots[i];
+      if (slot.generation != m_generation) return slot;
+      if (slot.size == name.size() && std::memcmp(slot.data, name.data(), name.size()) == 0) return slot;
+    }
+  }
+
+  void grow() {
+    std::vector<Slot> old = std::move(m_slots);
+    m_slots.assign(old.empty() ? 64 : old.size() * 2, Slot{});
+    std::uint32_t live = m_generation;
+    m_generation = 1;  // fresh slots hold generation 0: all empty
+    for (const Slot& slot : old)
+      if (slot.generation == live) probe({slot.data, slot.size}) = {slot.data, slot.size, slot.value, 1};
+  }
+
+  std::vector<Slot> m_slots;  // size is a power of two
+  std::size_t m_count = 0;
+  std::uint32_t m_generation = 1;
+};
+
+}  // namespace hlo_index::parser
