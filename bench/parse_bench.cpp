@@ -2,7 +2,9 @@
 // next to `grep -c ' = '` on the same file as the floor. Prints figures only.
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
+#include <vector>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -35,23 +37,38 @@ int main(int argc, char** argv) {
   double mb = static_cast<double>(source->text().size()) / 1e6;
   long rss_before = peak_rss_kib();
 
-  start = std::chrono::steady_clock::now();
-  auto modules = parser::parse_hlo(source, diagnostics);
-  double parse_s = seconds_since(start);
-  long rss_after = peak_rss_kib();
-  std::size_t instructions = 0;
-  for (const auto& m : modules) instructions += m.instruction_count();
+  // Several parses in one process: the machine is noisy, so report the fastest and the median.
+  constexpr int k_runs = 7;
+  std::vector<double> times;
+  std::size_t instructions = 0, module_count = 0;
+  long rss_after = 0;
+  for (int run = 0; run < k_runs; ++run) {
+    parser::DiagnosticEngine run_diagnostics;
+    start = std::chrono::steady_clock::now();
+    auto modules = parser::parse_hlo(source, run_diagnostics);
+    times.push_back(seconds_since(start));
+    if (run == 0) {
+      rss_after = peak_rss_kib();  // modules still alive: the peak of one parse
+      for (const auto& m : modules) instructions += m.instruction_count();
+      module_count = modules.size();
+      diagnostics = std::move(run_diagnostics);
+    }
+  }
+  std::sort(times.begin(), times.end());
+  double parse_s = times.front();
+  double median_s = times[k_runs / 2];
 
   start = std::chrono::steady_clock::now();
   std::string grep = "grep -c ' = ' '" + path + "' > /dev/null";
   if (std::system(grep.c_str()) != 0) std::fprintf(stderr, "grep failed\n");
   double grep_s = seconds_since(start);
 
-  std::printf("file               %.1f MB, %zu modules, %zu instructions, %zu errors\n", mb, modules.size(), instructions,
+  std::printf("file               %.1f MB, %zu modules, %zu instructions, %zu errors\n", mb, module_count, instructions,
               diagnostics.error_count());
   std::printf("read               %.3f s\n", read_s);
-  std::printf("parse              %.3f s  = %.0f MB/s  (%.0f ns per instruction)\n", parse_s, mb / parse_s,
+  std::printf("parse (best of %d)  %.3f s  = %.0f MB/s  (%.0f ns per instruction)\n", k_runs, parse_s, mb / parse_s,
               parse_s * 1e9 / static_cast<double>(instructions));
+  std::printf("parse (median)     %.3f s  = %.0f MB/s  (slowest %.3f s)\n", median_s, mb / median_s, times.back());
   std::printf("grep -c ' = '      %.3f s  = %.0f MB/s  (floor)\n", grep_s, mb / grep_s);
   std::printf("parse / grep       %.1fx slower\n", parse_s / grep_s);
   std::printf("peak memory        %.0f MB = %.2fx the file (%.0f MB before parsing: text + runtime)\n",

@@ -46,6 +46,11 @@ std::optional<std::vector<std::int64_t>> parse_int_list(std::string_view text, A
   return value;
 }
 
+bool parse_int_list(std::string_view text, std::vector<std::int64_t>& out, AttributeError* error) {
+  out.clear();
+  return parse_all(text, grammar::int_list, out, error);
+}
+
 std::optional<std::vector<std::vector<std::int64_t>>> parse_int_list_list(std::string_view text,
                                                                            AttributeError* error) {
   std::vector<std::vector<std::int64_t>> value;

@@ -71,6 +71,8 @@ struct AttributeError {
 std::optional<std::int64_t> parse_int(std::string_view text, AttributeError* error = nullptr);
 /// `{1,0,2}`
 std::optional<std::vector<std::int64_t>> parse_int_list(std::string_view text, AttributeError* error = nullptr);
+/// The same into `out` (cleared first), reusing its capacity: for hot loops.
+bool parse_int_list(std::string_view text, std::vector<std::int64_t>& out, AttributeError* error);
 /// `{{0,1},{2,3}}`
 std::optional<std::vector<std::vector<std::int64_t>>> parse_int_list_list(std::string_view text,
                                                                            AttributeError* error = nullptr);

@@ -43,7 +43,7 @@ private:
       auto is = [&](std::string_view name) { return a.name == name; };
       if (std::find(std::begin(k_int_list_attributes), std::end(k_int_list_attributes), a.name) !=
           std::end(k_int_list_attributes))
-        parsed = parse_int_list(a.value, &problem).has_value();
+        parsed = parse_int_list(a.value, m_scratch, &problem);
       else if (std::find(std::begin(k_int_attributes), std::end(k_int_attributes), a.name) !=
                std::end(k_int_attributes))
         parsed = parse_int(a.value, &problem).has_value();
@@ -201,6 +201,7 @@ private:
     }
   }
 
+  std::vector<std::int64_t> m_scratch;  // reused by syntax checks of integer lists
   const hlo::Module& m_module;
   const SourceFile& m_source;
   DiagnosticEngine& m_diagnostics;

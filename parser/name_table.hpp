@@ -28,9 +28,10 @@ public:
   /// Adds `name` -> `value`; returns false (and changes nothing) if `name` is there already.
   bool insert(std::string_view name, std::uint32_t value) {
     if ((m_count + 1) * 4 > m_slots.size() * 3) grow();
-    Slot& slot = probe(name);
+    std::uint64_t h = hash(name);
+    Slot& slot = probe(name, h);
     if (slot.generation == m_generation) return false;
-    slot = {name.data(), static_cast<std::uint32_t>(name.size()), value, m_generation};
+    slot = {name.data(), static_cast<std::uint32_t>(name.size()), value, m_generation, fingerprint(h)};
     ++m_count;
     return true;
   }
@@ -38,19 +39,28 @@ public:
   /// The value of `name`, or k_absent.
   std::uint32_t find(std::string_view name) const {
     if (m_slots.empty()) return k_absent;
-    const Slot& slot = const_cast<NameTable*>(this)->probe(name);
+    const Slot& slot = const_cast<NameTable*>(this)->probe(name, hash(name));
     return slot.generation == m_generation ? slot.value : k_absent;
   }
 
   std::size_t size() const { return m_count; }
+
+  /// Starts loading the slot `name` hashes to, so a later insert or find of it
+  /// does not wait for memory (large computations' tables do not fit in cache).
+  void prefetch(std::string_view name) const {
+    if (!m_slots.empty()) __builtin_prefetch(&m_slots[hash(name) & (m_slots.size() - 1)]);
+  }
 
 private:
   struct Slot {
     const char* data = nullptr;
     std::uint32_t size = 0;
     std::uint32_t value = 0;
-    std::uint32_t generation = 0;  // live only if equal to the table's generation
+    std::uint32_t generation = 0;   // live only if equal to the table's generation
+    std::uint32_t fingerprint = 0;  // high hash bits: most mismatches never touch the text
   };
+
+  static std::uint32_t fingerprint(std::uint64_t h) { return static_cast<std::uint32_t>(h >> 32); }
 
   static std::uint64_t hash(std::string_view name) {
     constexpr std::uint64_t k_multiplier = 0x9E3779B97F4A7C15ull;
@@ -67,16 +77,24 @@ private:
       std::memcpy(&chunk, name.data() + i, name.size() - i);
       h = (h ^ chunk) * k_multiplier;
     }
-    return h ^ (h >> 32);
+    // MurmurHash3's finaliser: every input bit reaches the low bits the table indexes by.
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    return h ^ (h >> 33);
   }
 
   // The slot holding `name`, or the empty slot where it would go. Needs a non-empty table.
-  Slot& probe(std::string_view name) {
+  Slot& probe(std::string_view name, std::uint64_t h) {
     std::size_t mask = m_slots.size() - 1;
-    for (std::size_t i = hash(name) & mask;; i = (i + 1) & mask) {
+    std::uint32_t print = fingerprint(h);
+    for (std::size_t i = h & mask;; i = (i + 1) & mask) {
       Slot& slot = m_slots[i];
       if (slot.generation != m_generation) return slot;
-      if (slot.size == name.size() && std::memcmp(slot.data, name.data(), name.size()) == 0) return slot;
+      if (slot.fingerprint == print && slot.size == name.size() &&
+          std::memcmp(slot.data, name.data(), name.size()) == 0)
+        return slot;
     }
   }
 
@@ -86,7 +104,10 @@ private:
     std::uint32_t live = m_generation;
     m_generation = 1;  // fresh slots hold generation 0: all empty
     for (const Slot& slot : old)
-      if (slot.generation == live) probe({slot.data, slot.size}) = {slot.data, slot.size, slot.value, 1};
+      if (slot.generation == live) {
+        std::string_view name(slot.data, slot.size);
+        probe(name, hash(name)) = {slot.data, slot.size, slot.value, 1, slot.fingerprint};
+      }
   }
 
   std::vector<Slot> m_slots;  // size is a power of two

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <set>
 #include <sstream>
@@ -82,6 +83,7 @@ private:
   void check_shape(const hlo::Shape& shape, const char* where);
   [[noreturn]] void unexpected_statement(const char* p, const char* end);
   [[noreturn]] void no_instruction(const char* statement, const char* end);
+  void prefetch_definition(const char* statement, const char* end) const;
   void error(const char* where, std::string message) {
     m_diagnostics.error_at(*m_source, where, std::move(message));
   }
@@ -198,11 +200,23 @@ const char* ModuleBuilder::parse_table(const char* p, const char* end) {
 // About one instruction per line up to the computation's closing brace: a
 // reservation that saves the vector's repeated growth on large computations.
 std::size_t estimated_instructions(const char* p, const char* end) {
-  std::string_view rest(p, static_cast<std::size_t>(end - p));
-  std::size_t close = rest.find("\n}");
-  return static_cast<std::size_t>(std::count(rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(
-                                                                        close == rest.npos ? 0 : close),
-                                             '\n'));
+  std::size_t lines = 0;
+  while (const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(end - p))) {
+    p = static_cast<const char*>(nl) + 1;
+    if (p < end && *p == '}') break;
+    ++lines;
+  }
+  return lines;
+}
+
+// The name an instruction statement defines is inserted after the whole line is
+// parsed; loading its table slot now hides the cache miss behind that work.
+void ModuleBuilder::prefetch_definition(const char* statement, const char* end) const {
+  const char* p = statement;
+  if (starts_with_keyword(p, end, "ROOT")) p = scan::skip_blank(p + 4, end);
+  const char* name_begin;
+  if (const char* after = scan::name(p, end, name_begin))
+    m_instruction_ids.prefetch({name_begin, static_cast<std::size_t>(after - name_begin)});
 }
 
 // Says why `statement` is not an instruction: "a = ..." with the '=' missing, or something else.
@@ -258,6 +272,7 @@ const char* ModuleBuilder::parse_computation(const char* p, const char* end) {
       break;
     }
     const char* statement = p;
+    prefetch_definition(statement, end);
     m_instruction.clear();
     if (!run(grammar::instruction(), p, end, m_instruction)) no_instruction(statement, end);
     add_instruction(m_instruction, computation, index);
@@ -321,6 +336,9 @@ std::uint32_t ModuleBuilder::add_instruction(const ast::Instruction& a, hlo::Com
     inline_ids.resize(a.operands.size(), hlo::k_none);
     inline_ids[k] = add_inline_operand(a.operands[k], a.name, k, computation, computation_index);
   }
+  // Start every table lookup of this instruction at once so their cache misses overlap.
+  m_shape_ids.prefetch(a.shape);
+  for (const ast::Operand& operand : a.operands) m_instruction_ids.prefetch(operand.name);
   hlo::Instruction ins;
   ins.name = a.name;
   ins.is_root = a.is_root;

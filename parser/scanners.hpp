@@ -31,7 +31,8 @@ inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 const char* skip_blank_slow(const char* p, const char* end);
 /// Skips whitespace, /* block */ and // line comments. Returns the new position.
 inline const char* skip_blank(const char* p, const char* end) {
-  if (p < end && !is_space(*p) && *p != '/') return p;  // the common case: already at a token
+  if (p < end && !is_space(*p) && *p != '/') return p;  // the common cases: already at a token,
+  if (p + 1 < end && *p == ' ' && !is_space(p[1]) && p[1] != '/') return p + 1;  // or one space before it
   return skip_blank_slow(p, end);
 }
 
