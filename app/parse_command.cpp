@@ -28,7 +28,7 @@ ModuleStats stats_of(const hlo::Module& module) {
   for (const hlo::Computation& c : module.computations) {
     s.instructions += c.instructions.size();
     for (const hlo::Instruction& i : c.instructions) {
-      ++s.opcodes[i.opcode_text];
+      ++s.opcodes[module.opcode_text(i)];
       if (i.opcode != hlo::Opcode::kFusion) continue;
       ++s.fusions;
       ++s.fusion_kinds[c.attribute(i, "kind").value_or("(none)")];

@@ -99,6 +99,11 @@ std::optional<std::vector<WindowDim>> parse_window(std::string_view text, Attrib
   return dims;
 }
 
+bool parse_computation_list(std::string_view text, std::vector<std::string_view>& out, AttributeError* error) {
+  out.clear();
+  return parse_all(text, grammar::computation_list, out, error);
+}
+
 std::optional<std::vector<std::string_view>> parse_computation_list(std::string_view text, AttributeError* error) {
   std::vector<std::string_view> value;
   if (!parse_all(text, grammar::computation_list, value, error)) return std::nullopt;

@@ -87,6 +87,8 @@ std::optional<ConvolutionDimensions> parse_dim_labels(std::string_view text, Att
 /// `%name` or `{%a, %b}`; names without sigils.
 std::optional<std::vector<std::string_view>> parse_computation_list(std::string_view text,
                                                                      AttributeError* error = nullptr);
+/// The same into `out` (cleared first), reusing its capacity.
+bool parse_computation_list(std::string_view text, std::vector<std::string_view>& out, AttributeError* error);
 
 //===--- A generic view for any attribute: a tree of atoms, strings and groups ---===//
 struct AttributeTree {

@@ -6,18 +6,36 @@
 #include <functional>
 
 #include "parser/attributes.hpp"
+#include "parser/name_table.hpp"
 
 namespace hlo_index::parser {
 namespace {
 
-// Attribute names whose values are integer lists; all must parse.
-constexpr std::string_view k_int_list_attributes[] = {
-    "dimensions", "dynamic_slice_sizes", "lhs_batch_dims", "rhs_batch_dims", "lhs_contracting_dims",
-    "rhs_contracting_dims", "offset_dims", "collapsed_slice_dims", "start_index_map", "operand_batching_dims",
-    "start_indices_batching_dims", "slice_sizes", "update_window_dims", "inserted_window_dims",
-    "scatter_dims_to_operand_dims", "input_batching_dims", "scatter_indices_batching_dims"};
-constexpr std::string_view k_int_attributes[] = {"index", "iota_dimension", "index_vector_dim", "feature_group_count",
-                                                 "batch_group_count"};
+// The syntax of the attributes whose values must parse; others are free-form.
+enum class Syntax : std::uint32_t { kIntList, kInt, kSlice, kPadding, kWindow, kDimLabels };
+
+// The syntax attribute `name` must have, or NameTable::k_absent.
+std::uint32_t syntax_of(std::string_view name) {
+  static const NameTable table = [] {
+    NameTable t;
+    for (std::string_view list : {"dimensions", "dynamic_slice_sizes", "lhs_batch_dims", "rhs_batch_dims",
+                                  "lhs_contracting_dims", "rhs_contracting_dims", "offset_dims", "collapsed_slice_dims",
+                                  "start_index_map", "operand_batching_dims", "start_indices_batching_dims",
+                                  "slice_sizes", "update_window_dims", "inserted_window_dims",
+                                  "scatter_dims_to_operand_dims", "input_batching_dims",
+                                  "scatter_indices_batching_dims"})
+      t.insert(list, static_cast<std::uint32_t>(Syntax::kIntList));
+    for (std::string_view scalar : {"index", "iota_dimension", "index_vector_dim", "feature_group_count",
+                                    "batch_group_count"})
+      t.insert(scalar, static_cast<std::uint32_t>(Syntax::kInt));
+    t.insert("slice", static_cast<std::uint32_t>(Syntax::kSlice));
+    t.insert("padding", static_cast<std::uint32_t>(Syntax::kPadding));
+    t.insert("window", static_cast<std::uint32_t>(Syntax::kWindow));
+    t.insert("dim_labels", static_cast<std::uint32_t>(Syntax::kDimLabels));
+    return t;
+  }();
+  return table.find(name);
+}
 
 class Checker {
 public:
@@ -30,6 +48,12 @@ public:
   }
 
 private:
+  // An integer list that check_syntax already accepted, parsed into the reused buffer.
+  const std::vector<std::int64_t>& int_list(std::string_view text) {
+    parse_int_list(text, m_scratch, nullptr);
+    return m_scratch;
+  }
+
   void error(std::string_view at, std::string message) {
     m_diagnostics.error_at(m_source, at.data(), std::move(message));
   }
@@ -38,23 +62,18 @@ private:
   bool check_syntax(const hlo::Computation& c, const hlo::Instruction& i) {
     bool ok = true;
     for (const hlo::Attribute& a : c.attributes_of(i)) {
+      std::uint32_t syntax = syntax_of(a.name);
+      if (syntax == NameTable::k_absent) continue;
       AttributeError problem;
       bool parsed = true;
-      auto is = [&](std::string_view name) { return a.name == name; };
-      if (std::find(std::begin(k_int_list_attributes), std::end(k_int_list_attributes), a.name) !=
-          std::end(k_int_list_attributes))
-        parsed = parse_int_list(a.value, m_scratch, &problem);
-      else if (std::find(std::begin(k_int_attributes), std::end(k_int_attributes), a.name) !=
-               std::end(k_int_attributes))
-        parsed = parse_int(a.value, &problem).has_value();
-      else if (is("slice"))
-        parsed = parse_slice(a.value, &problem).has_value();
-      else if (is("padding"))
-        parsed = parse_padding(a.value, &problem).has_value();
-      else if (is("window"))
-        parsed = parse_window(a.value, &problem).has_value();
-      else if (is("dim_labels"))
-        parsed = parse_dim_labels(a.value, &problem).has_value();
+      switch (static_cast<Syntax>(syntax)) {
+        case Syntax::kIntList: parsed = parse_int_list(a.value, m_scratch, &problem); break;
+        case Syntax::kInt: parsed = parse_int(a.value, &problem).has_value(); break;
+        case Syntax::kSlice: parsed = parse_slice(a.value, &problem).has_value(); break;
+        case Syntax::kPadding: parsed = parse_padding(a.value, &problem).has_value(); break;
+        case Syntax::kWindow: parsed = parse_window(a.value, &problem).has_value(); break;
+        case Syntax::kDimLabels: parsed = parse_dim_labels(a.value, &problem).has_value(); break;
+      }
       if (!parsed) {
         error(a.value.substr(std::min(problem.offset, a.value.size())),
               fmt::format("malformed '{}' attribute: {}", a.name, problem.message));
@@ -98,14 +117,14 @@ private:
     switch (i.opcode) {
       case Opcode::kBroadcast:
         if (auto text = attr("dimensions"); text && in0) {
-          auto dims = *parse_int_list(*text);
+          const auto& dims = int_list(*text);
           if (check_count(*text, "dimensions", dims.size(), in0->rank(), "the operand"))
             check_in_range(*text, "dimensions", dims, out.rank(), "the result");
         }
         break;
       case Opcode::kTranspose:
         if (auto text = attr("dimensions"); text) {
-          auto dims = *parse_int_list(*text);
+          const auto& dims = int_list(*text);
           if (check_count(*text, "dimensions", dims.size(), out.rank(), "the result") &&
               check_in_range(*text, "dimensions", dims, out.rank(), "the result")) {
             auto sorted = dims;
@@ -118,11 +137,11 @@ private:
       case Opcode::kReverse:
       case Opcode::kReduce:
         if (auto text = attr("dimensions"); text && in0 && !in0->is_tuple)
-          check_in_range(*text, "dimensions", *parse_int_list(*text), in0->rank(), "the operand");
+          check_in_range(*text, "dimensions", int_list(*text), in0->rank(), "the operand");
         break;
       case Opcode::kConcatenate:
         if (auto text = attr("dimensions"); text) {
-          auto dims = *parse_int_list(*text);
+          const auto& dims = int_list(*text);
           if (dims.size() != 1)
             error(*text, fmt::format("'dimensions' of a concatenate must have one entry, not {}", dims.size()));
           else
@@ -156,7 +175,7 @@ private:
         break;
       case Opcode::kDynamicSlice:
         if (auto text = attr("dynamic_slice_sizes"); text && in0)
-          check_count(*text, "dynamic_slice_sizes", parse_int_list(*text)->size(), in0->rank(), "the operand");
+          check_count(*text, "dynamic_slice_sizes", int_list(*text).size(), in0->rank(), "the operand");
         break;
       case Opcode::kIota:
         if (auto text = attr("iota_dimension"); text)
@@ -192,7 +211,7 @@ private:
         for (auto [name, shape] : {std::pair{"lhs_batch_dims", in0}, {"lhs_contracting_dims", in0},
                                    {"rhs_batch_dims", in1}, {"rhs_contracting_dims", in1}})
           if (auto text = attr(name))
-            check_in_range(*text, name, *parse_int_list(*text), shape->rank(),
+            check_in_range(*text, name, int_list(*text), shape->rank(),
                            shape == in0 ? "the left operand" : "the right operand");
         break;
       }

@@ -1,5 +1,7 @@
 #include "parser/document.hpp"
 
+#include <cstring>
+
 namespace hlo_index::parser {
 namespace {
 
@@ -7,49 +9,66 @@ constexpr std::string_view k_begin_graph = "## BEGIN_GRAPH";
 constexpr std::string_view k_end_graph = "## END_GRAPH";
 constexpr std::string_view k_separator = "// -----";
 
-// Offset of the next line of `text` at or after `from` that starts with `prefix`, or npos.
-std::size_t find_line_starting(std::string_view text, std::string_view prefix, std::size_t from) {
-  for (std::size_t at = text.find(prefix, from); at != std::string_view::npos; at = text.find(prefix, at + 1))
-    if (at == 0 || text[at - 1] == '\n') return at;
-  return std::string_view::npos;
-}
-
-std::size_t line_end(std::string_view text, std::size_t at) {
-  std::size_t nl = text.find('\n', at);
-  return nl == std::string_view::npos ? text.size() : nl;
-}
-
 // A separator line is exactly "// -----", blanks after it allowed ("// ------" is a comment).
-bool is_separator_line(std::string_view text, std::size_t at) {
-  for (std::size_t i = at + k_separator.size(); i < text.size() && text[i] != '\n'; ++i)
-    if (text[i] != ' ' && text[i] != '\t' && text[i] != '\r') return false;
+bool is_separator_line(std::string_view line) {
+  if (!line.starts_with(k_separator)) return false;
+  for (char c : line.substr(k_separator.size()))
+    if (c != ' ' && c != '\t' && c != '\r') return false;
   return true;
+}
+
+struct Marker {
+  enum Kind { kBegin, kEnd, kSeparator } kind;
+  std::size_t line_begin, line_end;
+};
+
+// The marker lines of `text`, in order: one pass, a memchr per line.
+std::vector<Marker> find_markers(std::string_view text) {
+  std::vector<Marker> markers;
+  const char* base = text.data();
+  const char* end = base + text.size();
+  for (const char* line = base; line < end;) {
+    const char* nl = static_cast<const char*>(std::memchr(line, '\n', static_cast<std::size_t>(end - line)));
+    const char* line_end = nl ? nl : end;
+    if (*line == '#' || *line == '/') {
+      std::string_view content(line, static_cast<std::size_t>(line_end - line));
+      auto at = [&](Marker::Kind kind) {
+        markers.push_back({kind, static_cast<std::size_t>(line - base), static_cast<std::size_t>(line_end - base)});
+      };
+      if (content.starts_with(k_begin_graph)) at(Marker::kBegin);
+      else if (content.starts_with(k_end_graph)) at(Marker::kEnd);
+      else if (is_separator_line(content)) at(Marker::kSeparator);
+    }
+    line = line_end + 1;
+  }
+  return markers;
 }
 
 }  // namespace
 
 std::vector<std::string_view> hlo_regions(std::string_view text) {
+  std::vector<Marker> markers = find_markers(text);
   std::vector<std::string_view> regions;
-  std::size_t begin = find_line_starting(text, k_begin_graph, 0);
-  if (begin != std::string_view::npos) {
-    while (begin != std::string_view::npos) {
-      std::size_t start = line_end(text, begin);
-      std::size_t stop = find_line_starting(text, k_end_graph, start);
-      if (stop == std::string_view::npos) {  // a truncated log
-        regions.push_back(text.substr(start));
-        break;
+  bool wrapped = false;
+  for (const Marker& m : markers) wrapped = wrapped || m.kind == Marker::kBegin;
+  if (wrapped) {
+    std::size_t open = std::string_view::npos;
+    for (const Marker& m : markers) {
+      if (m.kind == Marker::kBegin) {
+        open = m.line_end;
+      } else if (m.kind == Marker::kEnd && open != std::string_view::npos) {
+        regions.push_back(text.substr(open, m.line_begin - open));
+        open = std::string_view::npos;
       }
-      regions.push_back(text.substr(start, stop - start));
-      begin = find_line_starting(text, k_begin_graph, stop);
     }
+    if (open != std::string_view::npos) regions.push_back(text.substr(open));  // a truncated log
     return regions;
   }
   std::size_t start = 0;
-  for (std::size_t at = find_line_starting(text, k_separator, 0); at != std::string_view::npos;
-       at = find_line_starting(text, k_separator, at + 1)) {
-    if (!is_separator_line(text, at)) continue;
-    regions.push_back(text.substr(start, at - start));
-    start = line_end(text, at);
+  for (const Marker& m : markers) {
+    if (m.kind != Marker::kSeparator) continue;
+    regions.push_back(text.substr(start, m.line_begin - start));
+    start = m.line_end;
   }
   regions.push_back(text.substr(start));
   return regions;

@@ -30,18 +30,20 @@ struct Attribute {
   std::string_view value;
 };
 
+/// One instruction; 72 bytes, as a large module holds hundreds of thousands.
 struct Instruction {
-  std::string_view name;         // without the '%' sigil
-  std::string_view opcode_text;  // as written, also for kUnknown
-  Opcode opcode = Opcode::kUnknown;
-  ShapeId shape = 0;
-  bool is_root = false;          // written ROOT, or chosen as the last instruction
-  std::uint32_t first_operand = 0, operand_count = 0;      // into Computation::operands
-  std::uint32_t first_attribute = 0, attribute_count = 0;  // into Computation::attributes
-  std::uint32_t first_callee = 0, callee_count = 0;        // into Computation::callees
+  std::string_view name;  // without the '%' sigil
   /// For constant: the literal text between the parentheses; for parameter: the number's text.
   std::string_view literal;
   std::int64_t parameter_number = -1;
+  ShapeId shape = 0;
+  std::uint32_t first_operand = 0, operand_count = 0;  // into Computation::operands
+  std::uint32_t first_attribute = 0;                   // into Computation::attributes
+  std::uint32_t first_callee = 0;                      // into Computation::callees
+  std::uint16_t attribute_count = 0, callee_count = 0;
+  std::uint16_t unknown_opcode = 0;  // kUnknown only: index into Module::unknown_opcodes
+  Opcode opcode = Opcode::kUnknown;
+  bool is_root = false;  // written ROOT, or chosen as the last instruction
 };
 
 struct Parameter {
@@ -93,6 +95,12 @@ struct Module {
   std::vector<Computation> computations;  // in text order
   std::uint32_t entry = k_none;
   std::vector<Shape> shapes;        // interned; ShapeId indexes here
+  /// Spellings of opcodes hlo-index does not know, as written (Instruction::unknown_opcode).
+  std::vector<std::string_view> unknown_opcodes;
+  /// The opcode as written: its name, also for opcodes hlo-index does not know.
+  std::string_view opcode_text(const Instruction& i) const {
+    return i.opcode == Opcode::kUnknown ? unknown_opcodes[i.unknown_opcode] : opcode_name(i.opcode);
+  }
   /// Text the parser made up (names of inline operand instructions). Heap strings so views into
   /// them stay valid however the module is moved; unique_ptr also makes Module move-only.
   std::vector<std::unique_ptr<std::string>> synthesized_text;

@@ -40,14 +40,17 @@ inline constexpr auto flag = [](auto& ctx) { x3::_val(ctx).*Member = true; };
 //===--- Grammar ---===//
 auto const attribute_name = x3::rule<struct attribute_name_class, std::string_view>{"attribute name"} = name;
 
+// Every rule body below stores what it matches through semantic actions on the
+// rule's value, so each is wrapped in omit[]: X3 then synthesizes no attribute of its
+// own for the alternatives and sequences inside (which would cost allocations).
 auto const attribute_def =
-    (kw("literal")[([](auto& ctx) { x3::_val(ctx).name = "literal"; })] >> '=' >
-     typed_literal[set<&ast::Attribute::value>]) |
-    (attribute_name[set<&ast::Attribute::name>] >> '=' > attribute_value[set<&ast::Attribute::value>]);
+    x3::omit[(kw("literal")[([](auto& ctx) { x3::_val(ctx).name = "literal"; })] >> '=' >
+              typed_literal[set<&ast::Attribute::value>]) |
+             (attribute_name[set<&ast::Attribute::name>] >> '=' > attribute_value[set<&ast::Attribute::value>])];
 
-auto const operand_def = (shape_text[set<&ast::Operand::shape>] >>
-                          (nested_call[set<&ast::Operand::nested>] | name[set<&ast::Operand::name>])) |
-                         name[set<&ast::Operand::name>];
+auto const operand_def = x3::omit[(shape_text[set<&ast::Operand::shape>] >>
+                                    (nested_call[set<&ast::Operand::nested>] | name[set<&ast::Operand::name>])) |
+                                   name[set<&ast::Operand::name>]];
 
 // constant(...) and parameter(N) hold a literal, every other opcode a list of operands.
 auto const literal_opcode = kw("constant")[([](auto& ctx) { x3::_val(ctx).opcode = "constant"; })] |
@@ -61,13 +64,14 @@ auto const operand_call = opcode[set<&ast::Instruction::opcode>] > '(' >
                           -(operand[push<&ast::Instruction::operands>] % ',') > ')';
 
 // The shape may be left out (`gte = get-tuple-element(t), index=0`): the driver infers it.
-auto const instruction_rule_def = -kw("ROOT")[flag<&ast::Instruction::is_root>] >>
-                                  name[set<&ast::Instruction::name>] >> '=' >
-                                  -shape_text[set<&ast::Instruction::shape>] > (literal_call | operand_call) >
-                                  *(',' > attribute[push<&ast::Instruction::attributes>]);
+auto const instruction_rule_def = x3::omit[-kw("ROOT")[flag<&ast::Instruction::is_root>] >>
+                                           name[set<&ast::Instruction::name>] >> '=' >
+                                           -shape_text[set<&ast::Instruction::shape>] > (literal_call | operand_call) >
+                                           *(',' > attribute[push<&ast::Instruction::attributes>])];
 
 // `f32[] parameter(0)` used as an operand: shape and call, no name, no attributes.
-auto const inline_instruction_rule_def = shape_text[set<&ast::Instruction::shape>] > (literal_call | operand_call);
+auto const inline_instruction_rule_def =
+    x3::omit[shape_text[set<&ast::Instruction::shape>] > (literal_call | operand_call)];
 
 auto const parameter_def = name[set<&ast::Parameter::name>] > ':' > shape_text[set<&ast::Parameter::shape>];
 

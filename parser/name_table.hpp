@@ -27,7 +27,7 @@ public:
 
   /// Adds `name` -> `value`; returns false (and changes nothing) if `name` is there already.
   bool insert(std::string_view name, std::uint32_t value) {
-    if ((m_count + 1) * 4 > m_slots.size() * 3) grow();
+    if ((m_count + 1) * 2 > m_slots.size()) grow();  // at most half full: short linear probes
     std::uint64_t h = hash(name);
     Slot& slot = probe(name, h);
     if (slot.generation == m_generation) return false;
@@ -62,19 +62,41 @@ private:
 
   static std::uint32_t fingerprint(std::uint64_t h) { return static_cast<std::uint32_t>(h >> 32); }
 
+  static std::uint64_t load8(const char* p) {
+    std::uint64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+  }
+
+  // memcmp(a, b, n) == 0 without a library call: names are short.
+  static bool same_bytes(const char* a, const char* b, std::size_t n) {
+    if (n < 8) {
+      for (std::size_t i = 0; i < n; ++i)
+        if (a[i] != b[i]) return false;
+      return true;
+    }
+    for (std::size_t i = 0; i + 8 <= n; i += 8)
+      if (load8(a + i) != load8(b + i)) return false;
+    return load8(a + n - 8) == load8(b + n - 8);
+  }
+
   static std::uint64_t hash(std::string_view name) {
     constexpr std::uint64_t k_multiplier = 0x9E3779B97F4A7C15ull;
     std::uint64_t h = name.size() * k_multiplier;
     std::size_t i = 0;
     for (; i + 8 <= name.size(); i += 8) {
-      std::uint64_t chunk;
-      std::memcpy(&chunk, name.data() + i, 8);
-      h = (h ^ chunk) * k_multiplier;
+      h = (h ^ load8(name.data() + i)) * k_multiplier;
       h ^= h >> 29;
     }
     if (i < name.size()) {
+      // The last 8 bytes, overlapping the previous chunk: a fixed-size load the
+      // compiler inlines (a variable-size memcpy is a library call).
       std::uint64_t chunk = 0;
-      std::memcpy(&chunk, name.data() + i, name.size() - i);
+      if (name.size() >= 8)
+        chunk = load8(name.data() + name.size() - 8);
+      else
+        for (std::size_t j = 0; j < name.size(); ++j)
+          chunk |= static_cast<std::uint64_t>(static_cast<unsigned char>(name[j])) << (8 * j);
       h = (h ^ chunk) * k_multiplier;
     }
     // MurmurHash3's finaliser: every input bit reaches the low bits the table indexes by.
@@ -92,8 +114,7 @@ private:
     for (std::size_t i = h & mask;; i = (i + 1) & mask) {
       Slot& slot = m_slots[i];
       if (slot.generation != m_generation) return slot;
-      if (slot.fingerprint == print && slot.size == name.size() &&
-          std::memcmp(slot.data, name.data(), name.size()) == 0)
+      if (slot.fingerprint == print && slot.size == name.size() && same_bytes(slot.data, name.data(), name.size()))
         return slot;
     }
   }

@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <iostream>
-#include <set>
 #include <sstream>
 
 #include "parser/ast.hpp"
@@ -77,13 +77,15 @@ private:
   std::uint32_t add_inline_operand(const ast::Operand& operand, std::string_view user, std::size_t k,
                                    hlo::Computation& computation, std::uint32_t computation_index);
   hlo::ShapeId infer_shape(const ast::Instruction& a, const hlo::Computation& computation);
+  std::uint16_t unknown_opcode_index(std::string_view opcode);
+  template <typename Count>
+  Count narrow_count(std::size_t count, const char* where, const char* what);
   void finish_computation(hlo::Computation& computation, const char* open_brace);
   hlo::ShapeId intern_shape(std::string_view text);
   void resolve_callees();
   void check_shape(const hlo::Shape& shape, const char* where);
   [[noreturn]] void unexpected_statement(const char* p, const char* end);
   [[noreturn]] void no_instruction(const char* statement, const char* end);
-  void prefetch_definition(const char* statement, const char* end) const;
   void error(const char* where, std::string message) {
     m_diagnostics.error_at(*m_source, where, std::move(message));
   }
@@ -108,8 +110,8 @@ private:
   NameTable m_computation_ids;  // computation name -> index
   NameTable m_instruction_ids;  // instruction name -> index in the current computation
   std::vector<PendingCallee> m_pending_callees;
-  std::set<std::string_view> m_warned_opcodes;
-  ast::Instruction m_instruction;  // reused: its vectors keep their capacity
+  ast::Instruction m_instruction;                // reused: its vectors keep their capacity
+  std::vector<std::string_view> m_callee_names;  // reused buffer for calls=, to_apply=, ...
 };
 
 void ModuleBuilder::parse_region(std::string_view region) {
@@ -209,16 +211,6 @@ std::size_t estimated_instructions(const char* p, const char* end) {
   return lines;
 }
 
-// The name an instruction statement defines is inserted after the whole line is
-// parsed; loading its table slot now hides the cache miss behind that work.
-void ModuleBuilder::prefetch_definition(const char* statement, const char* end) const {
-  const char* p = statement;
-  if (starts_with_keyword(p, end, "ROOT")) p = scan::skip_blank(p + 4, end);
-  const char* name_begin;
-  if (const char* after = scan::name(p, end, name_begin))
-    m_instruction_ids.prefetch({name_begin, static_cast<std::size_t>(after - name_begin)});
-}
-
 // Says why `statement` is not an instruction: "a = ..." with the '=' missing, or something else.
 [[noreturn]] void ModuleBuilder::no_instruction(const char* statement, const char* end) {
   const char* p = statement;
@@ -272,7 +264,6 @@ const char* ModuleBuilder::parse_computation(const char* p, const char* end) {
       break;
     }
     const char* statement = p;
-    prefetch_definition(statement, end);
     m_instruction.clear();
     if (!run(grammar::instruction(), p, end, m_instruction)) no_instruction(statement, end);
     add_instruction(m_instruction, computation, index);
@@ -293,6 +284,27 @@ std::uint32_t ModuleBuilder::add_inline_operand(const ast::Operand& operand, std
   nested.name = *m_module.synthesized_text.emplace_back(
       std::make_unique<std::string>(fmt::format("{}.operand{}", user, k)));
   return add_instruction(nested, computation, computation_index);
+}
+
+// Registers an opcode hlo-index does not know (with a warning, once per module).
+std::uint16_t ModuleBuilder::unknown_opcode_index(std::string_view opcode) {
+  auto& known = m_module.unknown_opcodes;
+  auto it = std::find(known.begin(), known.end(), opcode);
+  if (it != known.end()) return static_cast<std::uint16_t>(it - known.begin());
+  if (known.size() == 0xffff) throw SyntaxError{opcode.data(), "more than 65535 distinct unknown opcodes"};
+  m_diagnostics.warning_at(*m_source, opcode.data(),
+                           fmt::format("unknown opcode '{}': kept, but hlo-index cannot analyse it", opcode));
+  known.push_back(opcode);
+  return static_cast<std::uint16_t>(known.size() - 1);
+}
+
+// `count` as the narrow type Instruction stores it in, or an error at `where`.
+template <typename Count>
+Count ModuleBuilder::narrow_count(std::size_t count, const char* where, const char* what) {
+  if (count > std::numeric_limits<Count>::max())
+    throw SyntaxError{where, fmt::format("an instruction with {} {} is more than hlo-index supports ({})", count,
+                                         what, std::numeric_limits<Count>::max())};
+  return static_cast<Count>(count);
 }
 
 hlo::ShapeId ModuleBuilder::infer_shape(const ast::Instruction& a, const hlo::Computation& computation) {
@@ -342,11 +354,8 @@ std::uint32_t ModuleBuilder::add_instruction(const ast::Instruction& a, hlo::Com
   hlo::Instruction ins;
   ins.name = a.name;
   ins.is_root = a.is_root;
-  ins.opcode_text = a.opcode;
   ins.opcode = hlo::opcode_from_string(a.opcode);
-  if (ins.opcode == hlo::Opcode::kUnknown && m_warned_opcodes.insert(a.opcode).second)
-    m_diagnostics.warning_at(*m_source, a.opcode.data(),
-                             fmt::format("unknown opcode '{}': kept, but hlo-index cannot analyse it", a.opcode));
+  if (ins.opcode == hlo::Opcode::kUnknown) ins.unknown_opcode = unknown_opcode_index(a.opcode);
   ins.shape = a.shape.empty() ? infer_shape(a, computation) : intern_shape(a.shape);
 
   ins.first_operand = static_cast<std::uint32_t>(computation.operands.size());
@@ -389,18 +398,18 @@ std::uint32_t ModuleBuilder::add_instruction(const ast::Instruction& a, hlo::Com
     computation.attributes.push_back({attr.name, attr.value});
     if (!is_computation_attribute(attr.name)) continue;
     AttributeError problem;
-    auto names = parse_computation_list(attr.value, &problem);
-    if (!names) {
+    if (!parse_computation_list(attr.value, m_callee_names, &problem)) {
       error(attr.value.data() + problem.offset, problem.message);
       continue;
     }
-    for (std::string_view name : *names) {
+    for (std::string_view name : m_callee_names) {
       m_pending_callees.push_back({computation_index, static_cast<std::uint32_t>(computation.callees.size()), name});
       computation.callees.push_back(hlo::k_none);
     }
   }
-  ins.attribute_count = static_cast<std::uint32_t>(a.attributes.size());
-  ins.callee_count = static_cast<std::uint32_t>(computation.callees.size()) - ins.first_callee;
+  ins.attribute_count = narrow_count<std::uint16_t>(a.attributes.size(), a.name.data(), "attributes");
+  ins.callee_count = narrow_count<std::uint16_t>(computation.callees.size() - ins.first_callee, a.name.data(),
+                                                 "called computations");
 
   if (a.has_literal) {
     ins.literal = a.literal;

@@ -24,7 +24,7 @@ void print_computation(std::string& out, const hlo::Module& module, const hlo::C
   out += " {\n";
   for (const hlo::Instruction& i : c.instructions) {
     fmt::format_to(std::back_inserter(out), "  {}%{} = {} {}(", i.is_root ? "ROOT " : "", i.name,
-                   hlo::to_string(module.shape_of(i)), i.opcode_text);
+                   hlo::to_string(module.shape_of(i)), module.opcode_text(i));
     if (!i.literal.empty() || i.opcode == hlo::Opcode::kConstant || i.opcode == hlo::Opcode::kParameter) {
       out += fold_blanks(i.literal);
     } else {

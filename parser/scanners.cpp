@@ -3,6 +3,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <string_view>
 
 namespace hlo_index::parser::scan {
 namespace {
@@ -10,6 +11,15 @@ namespace {
 char closer_of(char open) { return open == '(' ? ')' : open == '[' ? ']' : '}'; }
 bool is_opener(char c) { return c == '(' || c == '[' || c == '{'; }
 bool is_closer(char c) { return c == ')' || c == ']' || c == '}'; }
+
+// Characters that may stand between a shape's '[' and ']': sizes, '<=', '?', ',' and blanks.
+struct DimensionChars {
+  bool allowed[256] = {};
+  constexpr DimensionChars() {
+    for (char c : std::string_view("0123456789,<=? \t")) allowed[static_cast<unsigned char>(c)] = true;
+  }
+};
+constexpr DimensionChars k_dimension_chars{};
 
 const char* skip_comment(const char* p, const char* end) {
   if (p + 1 >= end || p[0] != '/') return nullptr;
@@ -159,9 +169,9 @@ const char* shape_text(const char* p, const char* end) {
   // Dimensions hold only sizes, '<=', '?', ',' and blanks; anything else ends the extent
   // there, so the shape grammar reports it at its own position.
   for (++q; q < end && *q != ']'; ++q) {
+    if (k_dimension_chars.allowed[static_cast<unsigned char>(*q)]) continue;
     if (*q == '-') throw SyntaxError{q, "dimension size must not be negative"};
-    if (!(is_digit(*q) || *q == ',' || *q == '<' || *q == '=' || *q == '?' || *q == ' ' || *q == '\t'))
-      throw SyntaxError{q, "expected ']'"};
+    throw SyntaxError{q, "expected ']'"};
   }
   if (q == end) throw SyntaxError{q, "expected ']'"};
   ++q;

@@ -54,10 +54,10 @@ auto const dimension = (x3::lit("<=") > int64[push_dim(hlo::DimKind::kBounded)])
 
 auto const array_shape_def =
     element_type[([](auto& ctx) { x3::_val(ctx).type = x3::_attr(ctx); })] > '[' > -(dimension % ',') > ']' >
-    -layout[([](auto& ctx) { x3::_val(ctx).layout = x3::_attr(ctx); })];
+    -layout[([](auto& ctx) { x3::_val(ctx).layout = std::move(x3::_attr(ctx)); })];
 
 auto const tuple_shape_def = x3::lit('(')[([](auto& ctx) { x3::_val(ctx).is_tuple = true; })] >
-                             -(shape_rule[([](auto& ctx) { x3::_val(ctx).elements.push_back(x3::_attr(ctx)); })] % ',') >
+                             -(shape_rule[([](auto& ctx) { x3::_val(ctx).elements.push_back(std::move(x3::_attr(ctx))); })] % ',') >
                              ')';
 
 auto const shape_rule_def = tuple_shape | array_shape;
@@ -78,7 +78,7 @@ auto const layout_item =
     (x3::lit("D(") > (x3::raw[x3::lexeme[+x3::upper >> *x3::char_("+~")]]
                           [([](auto& ctx) { x3::_val(ctx).dim_level_types.push_back(as_string(ctx)); })] %
                       ',') > ')') |
-    (x3::lit('T') > +tile[([](auto& ctx) { x3::_val(ctx).tiles.push_back(x3::_attr(ctx)); })]) |
+    (x3::lit('T') > +tile[([](auto& ctx) { x3::_val(ctx).tiles.push_back(std::move(x3::_attr(ctx))); })]) |
     (x3::lit("L(") > int64[set_layout<&hlo::Layout::tail_padding_alignment>] > ')') |
     (x3::lit("#(") > type_name[([](auto& ctx) { x3::_val(ctx).index_type = as_string(ctx); })] > ')') |
     (x3::lit("*(") > type_name[([](auto& ctx) { x3::_val(ctx).pointer_type = as_string(ctx); })] > ')') |
