@@ -37,15 +37,13 @@ std::uint32_t syntax_of(std::string_view name) {
   return table.find(name);
 }
 
+// The checks of one instruction; a cheap view made per instruction.
 class Checker {
 public:
-  Checker(const hlo::Module& module, DiagnosticEngine& diagnostics)
-      : m_module(module), m_source(*module.source), m_diagnostics(diagnostics) {}
+  Checker(const hlo::Module& module, DiagnosticEngine& diagnostics, std::vector<std::int64_t>& scratch)
+      : m_module(module), m_source(*module.source), m_diagnostics(diagnostics), m_scratch(scratch) {}
 
-  void run() {
-    for (const hlo::Computation& c : m_module.computations)
-      for (const hlo::Instruction& i : c.instructions) check(c, i);
-  }
+  void check(const hlo::Computation& c, const hlo::Instruction& i) { check_instruction(c, i); }
 
 private:
   // An integer list that check_syntax already accepted, parsed into the reused buffer.
@@ -108,7 +106,7 @@ private:
     return false;
   }
 
-  void check(const hlo::Computation& c, const hlo::Instruction& i) {
+  void check_instruction(const hlo::Computation& c, const hlo::Instruction& i) {
     if (!check_syntax(c, i)) return;
     const hlo::Shape& out = m_module.shape_of(i);
     const hlo::Shape* in0 = operand_shape(c, i, 0);
@@ -220,18 +218,16 @@ private:
     }
   }
 
-  std::vector<std::int64_t> m_scratch;  // reused by syntax checks of integer lists
   const hlo::Module& m_module;
   const SourceFile& m_source;
   DiagnosticEngine& m_diagnostics;
+  std::vector<std::int64_t>& m_scratch;  // reused by integer-list parses
 };
 
 }  // namespace
 
-bool check_module(const hlo::Module& module, DiagnosticEngine& diagnostics) {
-  std::size_t before = diagnostics.error_count();
-  Checker(module, diagnostics).run();
-  return diagnostics.error_count() == before;
+void InstructionChecker::check(const hlo::Module& module, const hlo::Computation& c, const hlo::Instruction& i) {
+  Checker(module, m_diagnostics, m_scratch).check(c, i);
 }
 
 }  // namespace hlo_index::parser

@@ -61,7 +61,7 @@ class ModuleBuilder {
 public:
   ModuleBuilder(const SourceFilePtr& source, DiagnosticEngine& diagnostics, const ParseOptions& options,
                 std::vector<hlo::Module>& out)
-      : m_source(source), m_diagnostics(diagnostics), m_options(options), m_out(out) {}
+      : m_source(source), m_diagnostics(diagnostics), m_options(options), m_out(out), m_checker(diagnostics) {}
 
   void parse_region(std::string_view region);
 
@@ -110,6 +110,7 @@ private:
   NameTable m_computation_ids;  // computation name -> index
   NameTable m_instruction_ids;  // instruction name -> index in the current computation
   std::vector<PendingCallee> m_pending_callees;
+  InstructionChecker m_checker;
   ast::Instruction m_instruction;                // reused: its vectors keep their capacity
   std::vector<std::string_view> m_callee_names;  // reused buffer for calls=, to_apply=, ...
 };
@@ -428,15 +429,19 @@ std::uint32_t ModuleBuilder::add_instruction(const ast::Instruction& a, hlo::Com
   if (!m_instruction_ids.insert(a.name, id))
     error(a.name.data(), fmt::format("redefinition of '{}' in computation '{}'", a.name, computation.name));
   computation.instructions.push_back(ins);
+  m_checker.check(m_module, computation, computation.instructions.back());
   return id;
 }
 
 void ModuleBuilder::finish_computation(hlo::Computation& computation, const char* open_brace) {
-  // Modules stay in memory whole: drop the vectors' growth slack.
-  computation.instructions.shrink_to_fit();
-  computation.operands.shrink_to_fit();
-  computation.attributes.shrink_to_fit();
-  computation.callees.shrink_to_fit();
+  // Modules stay in memory whole: drop the vectors' growth slack when it is worth a copy.
+  auto trim = [](auto& vector) {
+    if (vector.capacity() > vector.size() + vector.size() / 8 + 16) vector.shrink_to_fit();
+  };
+  trim(computation.instructions);
+  trim(computation.operands);
+  trim(computation.attributes);
+  trim(computation.callees);
   if (computation.instructions.empty()) {
     error(open_brace, fmt::format("computation '{}' has no instructions; it needs a ROOT", computation.name));
     return;
@@ -535,7 +540,6 @@ void ModuleBuilder::finish_module() {
   }
   if (!m_module.has_header) m_module.name = m_module.computations[m_module.entry].name;
   resolve_callees();
-  if (m_diagnostics.error_count() == m_errors_at_start) check_module(m_module, m_diagnostics);
   if (m_diagnostics.error_count() == m_errors_at_start) m_out.push_back(std::move(m_module));
 }
 
