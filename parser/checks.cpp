@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "parser/attributes.hpp"
+#include "parser/literal_check.hpp"
 #include "parser/name_table.hpp"
 
 namespace hlo_index::parser {
@@ -35,6 +36,15 @@ std::uint32_t syntax_of(std::string_view name) {
     return t;
   }();
   return table.find(name);
+}
+
+bool is_static_array(const hlo::Shape& s) {
+  return !s.is_tuple && std::all_of(s.dim_kinds.begin(), s.dim_kinds.end(),
+                                    [](hlo::DimKind k) { return k == hlo::DimKind::kStatic; });
+}
+
+bool is_one_of(std::string_view text, std::initializer_list<std::string_view> choices) {
+  return std::find(choices.begin(), choices.end(), text) != choices.end();
 }
 
 // The checks of one instruction; a cheap view made per instruction.
@@ -113,6 +123,25 @@ private:
     auto attr = [&](std::string_view name) { return c.attribute(i, name); };
     using hlo::Opcode;
     switch (i.opcode) {
+      case Opcode::kConstant:
+        if (auto problem = check_literal(i.literal, out)) m_diagnostics.error_at(m_source, problem->where, problem->message);
+        break;
+      case Opcode::kCompare:
+        if (auto text = attr("direction"); text && !is_one_of(*text, {"EQ", "NE", "LT", "LE", "GT", "GE"}))
+          error(*text, fmt::format("unknown comparison direction '{}' (expected EQ, NE, LT, LE, GT or GE)", *text));
+        break;
+      case Opcode::kFusion:
+        if (auto text = attr("kind"); text && !is_one_of(*text, {"kLoop", "kInput", "kOutput", "kCustom"}))
+          error(*text, fmt::format("unknown fusion kind '{}' (expected kLoop, kInput, kOutput or kCustom)", *text));
+        break;
+      case Opcode::kReshape:
+        if (in0 && is_static_array(*in0) && is_static_array(out)) {
+          auto from = in0->element_count(), to = out.element_count();
+          if (*from != *to)
+            error(i.name, fmt::format("reshape from {} to {} changes the number of elements ({} to {})",
+                                      hlo::to_string(*in0), hlo::to_string(out), *from, *to));
+        }
+        break;
       case Opcode::kBroadcast:
         if (auto text = attr("dimensions"); text && in0) {
           const auto& dims = int_list(*text);

@@ -84,6 +84,7 @@ private:
   hlo::ShapeId intern_shape(std::string_view text);
   void resolve_callees();
   void check_shape(const hlo::Shape& shape, const char* where);
+  void check_parameters(const hlo::Computation& computation);
   [[noreturn]] void unexpected_statement(const char* p, const char* end);
   [[noreturn]] void no_instruction(const char* statement, const char* end);
   void error(const char* where, std::string message) {
@@ -459,6 +460,7 @@ void ModuleBuilder::finish_computation(hlo::Computation& computation, const char
     computation.root = static_cast<std::uint32_t>(computation.instructions.size() - 1);
     computation.instructions.back().is_root = true;
   }
+  check_parameters(computation);
 }
 
 hlo::ShapeId ModuleBuilder::intern_shape(std::string_view text) {
@@ -499,6 +501,24 @@ void ModuleBuilder::check_shape(const hlo::Shape& shape, const char* where) {
   if (!ok)
     throw SyntaxError{where, fmt::format("layout {} is not a permutation of the {} dimensions of the shape",
                                          hlo::to_string(*shape.layout), shape.rank())};
+}
+
+// Parameter numbers are distinct. (A signature may list fewer parameters than the
+// body uses: XLA's parser accepts that, and published dumps contain it.)
+void ModuleBuilder::check_parameters(const hlo::Computation& computation) {
+  std::vector<std::pair<std::int64_t, std::uint32_t>> numbers;  // (parameter number, instruction)
+  for (std::uint32_t k = 0; k < computation.instructions.size(); ++k) {
+    const hlo::Instruction& i = computation.instructions[k];
+    if (i.opcode == hlo::Opcode::kParameter && i.parameter_number >= 0) numbers.emplace_back(i.parameter_number, k);
+  }
+  std::sort(numbers.begin(), numbers.end());
+  for (std::size_t n = 1; n < numbers.size(); ++n) {
+    if (numbers[n].first != numbers[n - 1].first) continue;
+    const hlo::Instruction& second = computation.instructions[numbers[n].second];
+    error(second.literal.data(), fmt::format("parameter({}) is defined twice in '{}' (first by '{}')",
+                                             numbers[n].first, computation.name,
+                                             computation.instructions[numbers[n - 1].second].name));
+  }
 }
 
 void ModuleBuilder::resolve_callees() {
