@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "app/exit_codes.hpp"
+#include "app/map_command.hpp"
 #include "app/parse_command.hpp"
 
 int main(int argc, char** argv) {
@@ -15,6 +16,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   int exit_code = k_exit_ok;
   setup_parse_command(app, exit_code);
+  setup_map_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

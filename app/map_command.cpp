@@ -1,0 +1,189 @@
+#include "app/map_command.hpp"
+
+#include <fmt/format.h>
+
+#include <iostream>
+#include <iterator>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "app/exit_codes.hpp"
+#include "indexing/count.hpp"
+#include "indexing/exact_ops.hpp"
+#include "indexing/isl_context.hpp"
+#include "indexing/map_ops.hpp"
+#include "indexing/map_text.hpp"
+
+namespace hlo_index::app {
+namespace {
+
+using indexing::IndexingMap;
+
+std::size_t arity(const std::string& operation) {
+  return operation == "compose" || operation == "equal" ? 2 : 1;
+}
+
+// Maps on standard input are separated by lines holding only `---`.
+std::vector<std::string> split_stdin(std::istream& in) {
+  std::vector<std::string> texts(1);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line == "---") {
+      texts.emplace_back();
+    } else {
+      texts.back() += line + "\n";
+    }
+  }
+  return texts;
+}
+
+std::string json_text(const IndexingMap& m) { return indexing::print_map(m); }
+
+nlohmann::ordered_json count_json(const indexing::Count& c) {
+  nlohmann::ordered_json j;
+  j["value"] = c.value;
+  j["exact"] = c.exact;
+  return j;
+}
+
+std::string count_text(const indexing::Count& c) {
+  return c.exact ? std::to_string(c.value) : fmt::format("<= {} (upper bound: an isl budget was hit)", c.value);
+}
+
+}  // namespace
+
+void setup_map_command(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<MapOptions>();
+  CLI::App* cmd = app.add_subcommand("map", "Work with indexing maps in XLA's text form");
+  cmd->footer(
+      "Operations:\n"
+      "  simplify MAP         the simplest exact form of MAP\n"
+      "  compose A B          A then B: maps A's domain through A and then B (XLA's ComposeIndexingMaps(A, B))\n"
+      "  inverse MAP          the inverse relation, one map per convex piece\n"
+      "  count MAP            points of the domain, distinct results (image) and pairs (relation)\n"
+      "  equal A B            whether A and B are the same integer relation\n\n"
+      "A map is written as XLA prints it, on one line or in the multi-line form of the XLA docs:\n"
+      "  '(d0, d1)[s0] -> (d0 + s0, d1), domain: d0 in [0, 9], d1 in [0, 19], s0 in [0, 3]'\n"
+      "Every variable needs an interval. Maps come from the arguments or, when there are none (or '-'),\n"
+      "from standard input, separated by lines holding only '---'. Syntax errors are reported with a caret\n"
+      "and exit code 2.\n\n"
+      "Examples:\n"
+      "  hlo-index map simplify '(d0, d1) -> (d0 + d1 floordiv 16, d1 mod 16), domain: d0 in [0, 6], d1 in [0, 14]'\n"
+      "  hlo-index map count '(d0)[s0] -> (s0), domain: d0 in [0, 9], s0 in [0, 4]' --format json");
+  cmd->add_option("operation", options->operation, "simplify, compose, inverse, count or equal")
+      ->required()
+      ->check(CLI::IsMember({"simplify", "compose", "inverse", "count", "equal"}));
+  cmd->add_option("maps", options->maps, "Maps in text form ('-' or none: standard input)");
+  cmd->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
+  cmd->add_flag("--multi-line", options->multi_line, "Print maps in the multi-line form (domain: on its own line)");
+  cmd->add_flag("!--no-simplify", options->simplify, "compose/inverse: print the result without simplifying it");
+  cmd->add_flag("--verify", options->verify,
+                "Check with isl that every simplification kept the relation exactly (slower)");
+  cmd->add_option("--isl-max-operations", options->isl_max_operations,
+                  "Budget of one isl computation in isl operations (default 2000000); when it runs out the "
+                  "answer is a sound over-approximation marked approximate");
+  cmd->callback([options, &exit_code] { exit_code = run_map_command(*options, std::cin, std::cout, std::cerr); });
+}
+
+int run_map_command(const MapOptions& options, std::istream& in, std::ostream& out, std::ostream& err) {
+  if (options.isl_max_operations != 0) indexing::IslContext::get().set_operation_limit(options.isl_max_operations);
+  std::vector<std::string> texts = options.maps;
+  std::vector<std::string> names;
+  if (texts.empty() || (texts.size() == 1 && texts[0] == "-")) {
+    texts = split_stdin(in);
+    for (std::size_t i = 0; i < texts.size(); ++i) names.push_back(fmt::format("<stdin map {}>", i + 1));
+  } else {
+    for (std::size_t i = 0; i < texts.size(); ++i) names.push_back(fmt::format("<map {}>", i + 1));
+  }
+  const std::size_t needed = arity(options.operation);
+  if (texts.size() != needed) {
+    err << fmt::format("hlo-index map {}: expected {} map{}, got {}\n", options.operation, needed,
+                       needed == 1 ? "" : "s", texts.size());
+    return k_exit_input_error;
+  }
+  std::vector<IndexingMap> maps;
+  parser::DiagnosticEngine diagnostics;
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    parser::SourceFile source(names[i], texts[i]);
+    auto m = indexing::parse_map(source, diagnostics);
+    if (m) maps.push_back(std::move(*m));
+  }
+  if (diagnostics.has_errors()) {
+    err << parser::render(diagnostics);
+    return k_exit_input_error;
+  }
+
+  indexing::MapSimplifyOptions simplify_options;
+  simplify_options.verify = options.verify;
+  indexing::MapPrintOptions print_options;
+  print_options.layout = options.multi_line ? indexing::MapLayout::kMultiLine : indexing::MapLayout::kOneLine;
+  const bool json = options.format == "json";
+  nlohmann::ordered_json j;
+  j["operation"] = options.operation;
+
+  auto emit_maps = [&](const std::vector<IndexingMap>& result) {
+    if (json) {
+      nlohmann::ordered_json list = nlohmann::ordered_json::array();
+      bool exact = true;
+      for (const IndexingMap& m : result) {
+        list.push_back(json_text(m));
+        exact = exact && !m.approximate();
+      }
+      j["maps"] = list;
+      j["exact"] = exact;
+    } else {
+      for (std::size_t i = 0; i < result.size(); ++i) {
+        out << (i > 0 ? "\n" : "") << indexing::print_map(result[i], print_options) << "\n";
+      }
+    }
+  };
+
+  try {
+    if (options.operation == "simplify") {
+      indexing::simplify(maps[0], simplify_options);
+      emit_maps({maps[0]});
+    } else if (options.operation == "compose") {
+      IndexingMap c = indexing::compose(maps[0], maps[1]);
+      if (options.simplify) indexing::simplify(c, simplify_options);
+      emit_maps({c});
+    } else if (options.operation == "inverse") {
+      std::vector<IndexingMap> inv = indexing::inverse(maps[0]);
+      emit_maps(inv);
+    } else if (options.operation == "count") {
+      indexing::Count domain = indexing::count_domain(maps[0]);
+      indexing::Count image = indexing::count_image(maps[0]);
+      indexing::Count relation = indexing::count_relation(maps[0]);
+      if (maps[0].is_undefined()) {
+        err << "hlo-index map count: an UNDEFINED map has no points to count\n";
+        return k_exit_input_error;
+      }
+      if (json) {
+        j["domain"] = count_json(domain);
+        j["image"] = count_json(image);
+        j["relation"] = count_json(relation);
+      } else {
+        out << "domain points: " << count_text(domain) << "\n";
+        out << "image points: " << count_text(image) << "\n";
+        out << "relation pairs: " << count_text(relation) << "\n";
+      }
+    } else if (options.operation == "equal") {
+      auto equal = indexing::are_equal(maps[0], maps[1]);
+      if (json) {
+        j["equal"] = equal.has_value() ? nlohmann::ordered_json(*equal) : nlohmann::ordered_json(nullptr);
+      } else {
+        out << (!equal.has_value() ? "unknown (isl budget exhausted)" : *equal ? "equal" : "not equal") << "\n";
+      }
+    }
+  } catch (const std::invalid_argument& e) {
+    err << "hlo-index map " << options.operation << ": error: " << e.what() << "\n";
+    return k_exit_input_error;
+  } catch (const simplify::ArithmeticOverflow& e) {
+    err << "hlo-index map " << options.operation << ": error: " << e.what() << "\n";
+    return k_exit_input_error;
+  }
+  if (json) out << j.dump(2) << "\n";
+  return k_exit_ok;
+}
+
+}  // namespace hlo_index::app

@@ -1,0 +1,249 @@
+#include "indexing/exact_ops.hpp"
+
+#include "indexing/isl_bridge.hpp"
+#include "indexing/map_ops.hpp"
+#include "simplify/range.hpp"
+
+namespace hlo_index::indexing {
+
+namespace {
+
+unsigned count_of(const IndexingMap& m, VarKind k) { return static_cast<unsigned>(m.domain().count(k)); }
+
+// { (d, rt, r) } with the range variables projected out.
+isl::set relation_set(const IndexingMap& m) {
+  isl::set graph = graph_set(m.domain(), m.results());
+  return project_out(graph, count_of(m, VarKind::kDim), count_of(m, VarKind::kRange));
+}
+
+}  // namespace
+
+std::optional<bool> is_empty(const IndexingMap& map) {
+  if (map.is_known_empty()) return true;
+  if (map.is_undefined()) return std::nullopt;
+  if (map.domain().has_empty_bounds()) return true;
+  if (map.domain().constraints().empty()) return false;
+  try {
+    IslBudget budget;
+    return graph_set(map.domain(), {}).is_empty();
+  } catch (const IslLimitReached&) {
+    return std::nullopt;
+  } catch (const isl::exception_quota&) {
+    return std::nullopt;
+  }
+}
+
+std::optional<bool> are_equal(const IndexingMap& a, const IndexingMap& b) {
+  if (a.is_undefined() || b.is_undefined()) return a.is_undefined() && b.is_undefined();
+  if (a.dim_count() != b.dim_count() || a.runtime_count() != b.runtime_count() ||
+      a.results().size() != b.results().size()) {
+    return false;
+  }
+  if (a.runtime_sources().size() != b.runtime_sources().size()) return false;
+  for (std::size_t i = 0; i < a.runtime_sources().size(); ++i) {
+    const RuntimeSource& x = a.runtime_sources()[i];
+    const RuntimeSource& y = b.runtime_sources()[i];
+    if (x.source != y.source || (x.map == nullptr) != (y.map == nullptr)) return false;
+    if (x.map) {
+      auto same = are_equal(*x.map, *y.map);
+      if (!same.has_value() || !*same) return same;
+    }
+  }
+  if (a == b) return true;
+  try {
+    IslBudget budget;
+    isl::set x = a.is_known_empty() ? isl::set() : relation_set(a);
+    isl::set y = b.is_known_empty() ? isl::set() : relation_set(b);
+    if (a.is_known_empty() || b.is_known_empty()) {
+      bool ex = a.is_known_empty() || x.is_empty();
+      bool ey = b.is_known_empty() || y.is_empty();
+      return ex && ey;
+    }
+    return x.is_equal(y);
+  } catch (const IslLimitReached&) {
+    return std::nullopt;
+  } catch (const isl::exception_quota&) {
+    return std::nullopt;
+  }
+}
+
+namespace {
+
+// Variables of an inverse map: results become dimensions, runtime
+// variables stay, and (for a non-function) the original dimensions become
+// range variables.
+std::vector<Var> inverse_vars(std::size_t results, std::size_t runtimes, std::size_t dims_as_ranges) {
+  std::vector<Var> vars;
+  for (std::uint32_t i = 0; i < results; ++i) vars.push_back({VarKind::kDim, i});
+  for (std::uint32_t i = 0; i < runtimes; ++i) vars.push_back({VarKind::kRuntime, i});
+  for (std::uint32_t i = 0; i < dims_as_ranges; ++i) vars.push_back({VarKind::kRange, i});
+  return vars;
+}
+
+Domain domain_of_piece(const SymbolicPiece& piece, std::span<const Var> vars, std::size_t results,
+                       std::size_t runtimes, std::size_t ranges) {
+  std::vector<Variable> by_kind[simplify::k_var_kinds];
+  by_kind[0].resize(results);
+  by_kind[1].resize(ranges);
+  by_kind[2].resize(runtimes);
+  for (std::size_t i = 0; i < vars.size(); ++i) by_kind[static_cast<int>(vars[i].kind)][vars[i].index] = {piece.bounds[i], ""};
+  Domain d(by_kind[0], by_kind[1], by_kind[2]);
+  for (const Constraint& c : piece.constraints) (void)d.add_constraint(c.expr, c.interval);
+  return d;
+}
+
+IndexingMap over_approximate_inverse(const IndexingMap& map) {
+  // (r)[s...]{rt} -> (s...): every original index for every result index.
+  std::vector<Variable> dims(map.results().size(), Variable{Interval::unbounded(), ""});
+  // Result intervals from interval arithmetic (sound, possibly wide).
+  simplify::RangeEvaluator ranges(map.domain(), true);
+  for (std::size_t k = 0; k < dims.size(); ++k) dims[k].bounds = ranges(map.results()[k]);
+  std::vector<Expr> results;
+  for (std::uint32_t i = 0; i < map.dim_count(); ++i) results.push_back(Expr::range(i));
+  IndexingMap out(Domain(dims, map.domain().variables(VarKind::kDim), map.domain().variables(VarKind::kRuntime)),
+                  std::move(results));
+  out.runtime_sources() = map.runtime_sources();
+  out.mark_approximate();
+  return out;
+}
+
+}  // namespace
+
+std::vector<IndexingMap> inverse(const IndexingMap& map) {
+  if (map.is_undefined()) return {IndexingMap::undefined(map.undefined_reason())};
+  const std::size_t n_res = map.results().size(), n_rt = map.runtime_count(), n_dim = map.dim_count();
+  if (map.is_known_empty()) {
+    std::vector<Variable> dims(n_res, Variable{{0, -1}, ""});
+    std::vector<Expr> results(n_dim);
+    IndexingMap out(Domain(dims, {}, {}), results);
+    out.set_known_empty();
+    return {out};
+  }
+  std::vector<IndexingMap> out;
+  try {
+    IslBudget budget;
+    // Graph over [d, s, rt, r]; keep (r, rt, d) in that order.
+    isl::set graph = graph_set(map.domain(), map.results());
+    unsigned nd = static_cast<unsigned>(n_dim), ns = static_cast<unsigned>(map.range_count());
+    isl::set rel = project_out(graph, nd, ns);  // [d, rt, r]
+    // The reversed relation is built symbolically (results as dimensions,
+    // original dimensions as range variables) and handed to isl as a graph.
+    std::vector<Var> in_vars = inverse_vars(n_res, n_rt, 0);
+    Domain swapped;
+    {
+      // Dimensions: r (exact intervals), runtime: rt, ranges: original d.
+      std::vector<Variable> res_dims;
+      for (unsigned k = 0; k < n_res; ++k) {
+        auto b = dimension_bounds(rel, nd + static_cast<unsigned>(n_rt) + k);
+        if (!b) throw IslLimitReached();
+        res_dims.push_back({*b, ""});
+      }
+      std::vector<Variable> ranges = map.domain().variables(VarKind::kDim);
+      std::vector<Variable> inner_ranges = map.domain().variables(VarKind::kRange);
+      ranges.insert(ranges.end(), inner_ranges.begin(), inner_ranges.end());
+      swapped = Domain(res_dims, ranges, map.domain().variables(VarKind::kRuntime));
+      // Old dims d_i -> s_i, old ranges s_j -> s_{n_dim + j}, results r_k = d_k.
+      auto rename = [&](Var v) {
+        switch (v.kind) {
+          case VarKind::kDim: return Expr::range(v.index);
+          case VarKind::kRange: return Expr::range(static_cast<std::uint32_t>(n_dim) + v.index);
+          case VarKind::kRuntime: return Expr::variable(v);
+        }
+        return Expr::variable(v);
+      };
+      for (const Constraint& c : map.domain().constraints()) {
+        (void)swapped.add_constraint(simplify::substitute(c.expr, rename), c.interval);
+      }
+      for (std::size_t k = 0; k < n_res; ++k) {
+        Expr e = simplify::substitute(map.results()[k], rename) - Expr::dim(static_cast<std::uint32_t>(k));
+        (void)swapped.add_constraint(e, Interval::point(0));
+      }
+    }
+    // Graph of the swapped map with results = original dims: [r, s(d, s_old), rt, d'].
+    std::vector<Expr> original_dims;
+    for (std::uint32_t i = 0; i < n_dim; ++i) original_dims.push_back(Expr::range(i));
+    isl::set swapped_graph = graph_set(swapped, original_dims);
+    // Project out the old dims and old ranges: [r, rt, d'].
+    isl::set inv = project_out(swapped_graph, static_cast<unsigned>(n_res),
+                               static_cast<unsigned>(n_dim + map.range_count()));
+    auto functions = function_pieces(inv, static_cast<unsigned>(n_res + n_rt), in_vars);
+    if (functions) {
+      for (const FunctionPiece& f : *functions) {
+        for (const SymbolicPiece& p : symbolic_pieces(f.domain, in_vars)) {
+          IndexingMap m(domain_of_piece(p, in_vars, n_res, n_rt, 0), f.results);
+          m.runtime_sources() = map.runtime_sources();
+          out.push_back(std::move(m));
+        }
+      }
+    } else {
+      std::vector<Var> vars = inverse_vars(n_res, n_rt, n_dim);
+      for (const SymbolicPiece& p : symbolic_pieces(inv, vars)) {
+        std::vector<Expr> results;
+        for (std::uint32_t i = 0; i < n_dim; ++i) results.push_back(Expr::range(i));
+        IndexingMap m(domain_of_piece(p, vars, n_res, n_rt, n_dim), results);
+        m.runtime_sources() = map.runtime_sources();
+        eliminate_determined_symbols(m);
+        out.push_back(std::move(m));
+      }
+    }
+    for (IndexingMap& m : out) simplify(m);
+  } catch (const IslLimitReached&) {
+    return {over_approximate_inverse(map)};
+  } catch (const isl::exception_quota&) {
+    return {over_approximate_inverse(map)};
+  }
+  return out;
+}
+
+bool tighten_bounds(IndexingMap& map) {
+  if (!map.is_defined() || map.domain().constraints().empty()) return false;
+  try {
+    IslBudget budget;
+    isl::set set = graph_set(map.domain(), {});
+    if (set.is_empty()) {
+      map.set_known_empty();
+      return true;
+    }
+    bool changed = false;
+    unsigned pos = 0;
+    for (int k = 0; k < simplify::k_var_kinds; ++k) {
+      auto kind = static_cast<VarKind>(k);
+      for (std::uint32_t i = 0; i < map.domain().count(kind); ++i, ++pos) {
+        auto b = dimension_bounds(set, pos);
+        if (b && *b != map.domain().bounds({kind, i})) {
+          map.domain().set_bounds({kind, i}, *b);
+          changed = true;
+        }
+      }
+    }
+    return changed;
+  } catch (const IslLimitReached&) {
+    return false;
+  } catch (const isl::exception_quota&) {
+    return false;
+  }
+}
+
+bool remove_redundant_constraints(IndexingMap& map) {
+  if (!map.is_defined() || map.domain().constraints().empty()) return false;
+  try {
+    IslBudget budget;
+    bool changed = false;
+    isl::set full = graph_set(map.domain(), {});
+    for (std::size_t i = map.domain().constraints().size(); i-- > 0;) {
+      Domain without = map.domain();
+      without.remove_constraint(i);
+      if (graph_set(without, {}).is_subset(full)) {
+        map.domain() = std::move(without);
+        changed = true;
+      }
+    }
+    return changed;
+  } catch (const IslLimitReached&) {
+    return false;
+  } catch (const isl::exception_quota&) {
+    return false;
+  }
+}
+
+}  // namespace hlo_index::indexing

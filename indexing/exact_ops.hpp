@@ -1,0 +1,36 @@
+// Exact (isl-decided) questions about indexing maps. Each runs under an isl
+// operation budget; std::nullopt means the budget ran out.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "indexing/indexing_map.hpp"
+
+namespace hlo_index::indexing {
+
+/// True if the domain has no integer point. nullopt for UNDEFINED maps and
+/// when the budget ran out.
+std::optional<bool> is_empty(const IndexingMap& map);
+
+/// Semantic equality: same relation { (d, rt) -> r } (range variables are
+/// existential), same runtime-variable sources. Two UNDEFINED maps are
+/// equal; UNDEFINED never equals a defined map.
+std::optional<bool> are_equal(const IndexingMap& a, const IndexingMap& b);
+
+/// The inverse relation { (r, rt) -> d } as maps from the result space
+/// (dimension intervals: the exact image) to the original dimensions. One
+/// map per convex piece; where the inverse is not a function, the
+/// undetermined dimensions become range variables. When the budget runs out,
+/// a single over-approximating map (every dimension a range variable) marked
+/// approximate.
+std::vector<IndexingMap> inverse(const IndexingMap& map);
+
+/// Narrows every variable interval to the exact projection of the domain.
+/// Returns true on change; false (unchanged) when the budget runs out.
+bool tighten_bounds(IndexingMap& map);
+
+/// Removes constraints implied by the others and the intervals.
+bool remove_redundant_constraints(IndexingMap& map);
+
+}  // namespace hlo_index::indexing

@@ -1,0 +1,71 @@
+#include "indexing/indexing_map.hpp"
+
+#include <stdexcept>
+
+namespace hlo_index::indexing {
+
+bool RuntimeSource::operator==(const RuntimeSource& other) const {
+  if (source != other.source) return false;
+  if (!map || !other.map) return map == other.map;
+  return *map == *other.map;
+}
+
+namespace {
+void check_variables(const Domain& domain, const Expr& e) {
+  simplify::for_each_variable(e, [&](Var v) {
+    if (v.index >= domain.count(v.kind)) throw std::invalid_argument("expression uses an undeclared variable");
+  });
+}
+}  // namespace
+
+IndexingMap::IndexingMap(Domain domain, std::vector<Expr> results)
+    : m_domain(std::move(domain)), m_results(std::move(results)) {
+  for (const Expr& r : m_results) check_variables(m_domain, r);
+  for (const Constraint& c : m_domain.constraints()) check_variables(m_domain, c.expr);
+  if (m_domain.has_empty_bounds()) set_known_empty();
+}
+
+IndexingMap IndexingMap::undefined(std::string reason) {
+  IndexingMap m;
+  m.m_state = State::kUndefined;
+  m.m_reason = std::move(reason);
+  return m;
+}
+
+IndexingMap IndexingMap::known_empty(const IndexingMap& shape_of) {
+  IndexingMap m = shape_of;
+  m.set_known_empty();
+  return m;
+}
+
+IndexingMap IndexingMap::identity(const std::vector<std::int64_t>& sizes) {
+  std::vector<Variable> dims;
+  std::vector<Expr> results;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    dims.push_back({{0, sizes[i] - 1}, ""});
+    results.push_back(Expr::dim(static_cast<std::uint32_t>(i)));
+  }
+  return IndexingMap(Domain(std::move(dims), {}, {}), std::move(results));
+}
+
+void IndexingMap::add_constraint(const Expr& e, Interval interval) {
+  if (!is_defined()) return;
+  check_variables(m_domain, e);
+  if (!m_domain.add_constraint(e, interval)) set_known_empty();
+}
+
+void IndexingMap::set_known_empty() {
+  m_state = State::kKnownEmpty;
+  for (Expr& r : m_results) r = Expr();
+  for (int k = 0; k < simplify::k_var_kinds; ++k) {
+    for (Variable& v : m_domain.variables(static_cast<VarKind>(k))) v.bounds = {0, -1};
+  }
+  m_domain.clear_constraints();
+}
+
+bool IndexingMap::operator==(const IndexingMap& other) const {
+  return m_state == other.m_state && m_approximate == other.m_approximate && m_domain == other.m_domain &&
+         m_results == other.m_results && m_runtime_sources == other.m_runtime_sources;
+}
+
+}  // namespace hlo_index::indexing

@@ -1,0 +1,97 @@
+// IndexingMap: `(d0, ...)[s0, ...]{rt0, ...} -> (e0, ...)` with a domain
+// (an interval per variable plus constraints `expr in [lo, hi]`), as in
+// XLA's indexing analysis. The map is the relation
+//   { (d, rt) -> (e(d, s, rt)) : (d, s, rt) in domain }:
+// range variables are existential (every value in the domain is read).
+// Special states: UNDEFINED (nothing known) and KNOWN EMPTY.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "simplify/domain.hpp"
+#include "simplify/expr.hpp"
+
+namespace hlo_index::indexing {
+
+using simplify::Constraint;
+using simplify::Domain;
+using simplify::Expr;
+using simplify::Interval;
+using simplify::Var;
+using simplify::VarKind;
+using simplify::Variable;
+
+class IndexingMap;
+
+/// Where a runtime variable's value comes from: the instruction that
+/// produces it (`parameter(1)`, `constant(3)`, an instruction name) and the
+/// map from this map's domain into that instruction's index space.
+struct RuntimeSource {
+  std::string source;
+  std::shared_ptr<const IndexingMap> map;  // null: not known
+  bool operator==(const RuntimeSource& other) const;
+};
+
+class IndexingMap {
+public:
+  enum class State { kDefined, kUndefined, kKnownEmpty };
+
+  /// A defined map; becomes KNOWN EMPTY if a variable interval is empty.
+  /// Throws std::invalid_argument if an expression uses a variable the
+  /// domain does not have.
+  IndexingMap(Domain domain, std::vector<Expr> results);
+  IndexingMap() : IndexingMap(Domain(), {}) {}
+
+  static IndexingMap undefined(std::string reason = {});
+  /// KNOWN EMPTY with the variable counts of `shape_of` and its number of
+  /// results (XLA keeps them).
+  static IndexingMap known_empty(const IndexingMap& shape_of);
+  /// (d0, ..., dn-1) -> (d0, ..., dn-1) over the given dimension sizes.
+  static IndexingMap identity(const std::vector<std::int64_t>& sizes);
+
+  State state() const { return m_state; }
+  bool is_defined() const { return m_state == State::kDefined; }
+  bool is_undefined() const { return m_state == State::kUndefined; }
+  bool is_known_empty() const { return m_state == State::kKnownEmpty; }
+  const std::string& undefined_reason() const { return m_reason; }
+
+  /// True when some operation hit a bound and returned a superset of the
+  /// exact relation.
+  bool approximate() const { return m_approximate; }
+  void mark_approximate() { m_approximate = true; }
+
+  const Domain& domain() const { return m_domain; }
+  Domain& domain() { return m_domain; }
+  const std::vector<Expr>& results() const { return m_results; }
+  std::vector<Expr>& results() { return m_results; }
+
+  std::size_t dim_count() const { return m_domain.count(VarKind::kDim); }
+  std::size_t range_count() const { return m_domain.count(VarKind::kRange); }
+  std::size_t runtime_count() const { return m_domain.count(VarKind::kRuntime); }
+
+  const std::vector<RuntimeSource>& runtime_sources() const { return m_runtime_sources; }
+  std::vector<RuntimeSource>& runtime_sources() { return m_runtime_sources; }
+
+  /// Adds a constraint with XLA's semantics (a bare variable narrows its
+  /// interval, an infeasible one makes the map KNOWN EMPTY).
+  void add_constraint(const Expr& e, Interval interval);
+  /// Resets to KNOWN EMPTY, keeping variable and result counts.
+  void set_known_empty();
+
+  /// Structural equality (same expressions, bounds, constraints, state).
+  /// Semantic equality is are_equal() in exact_ops.hpp.
+  bool operator==(const IndexingMap& other) const;
+
+private:
+  State m_state = State::kDefined;
+  bool m_approximate = false;
+  std::string m_reason;
+  Domain m_domain;
+  std::vector<Expr> m_results;
+  std::vector<RuntimeSource> m_runtime_sources;
+};
+
+}  // namespace hlo_index::indexing

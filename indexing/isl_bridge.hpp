@@ -1,0 +1,82 @@
+// Conversions between the symbolic form of maps (simplify::Domain, Expr)
+// and isl sets, and the few isl queries hlo-index needs. This is the only
+// file pair that calls isl's C API; everything else holds isl objects as
+// RAII values from isl/cpp.h. Every function here must run inside an
+// IslBudget and throws IslLimitReached when the budget runs out.
+#pragma once
+
+#include <isl/cpp.h>
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "indexing/isl_context.hpp"
+#include "simplify/domain.hpp"
+#include "simplify/expr.hpp"
+
+namespace hlo_index::indexing {
+
+using simplify::Domain;
+using simplify::Expr;
+using simplify::Interval;
+using simplify::Var;
+
+/// The set of points (d..., s..., rt..., r...) with (d, s, rt) in the domain
+/// and r_k = results[k]: the graph of a map. Set dimensions are in that order.
+isl::set graph_set(const Domain& domain, std::span<const Expr> results);
+
+/// Removes `n` set dimensions starting at `first`, keeping the projection
+/// exact (existentially quantified).
+isl::set project_out(const isl::set& set, unsigned first, unsigned n);
+
+/// Keeps only the dimensions [first, first + n) (in order) as a set.
+isl::set project_onto(const isl::set& set, unsigned first, unsigned n);
+
+/// Reorders the set dimensions: new dimension i is old dimension order[i].
+/// `order` must be a permutation.
+isl::set permute(const isl::set& set, std::span<const unsigned> order);
+
+/// Exact lower and upper bound of a set dimension; nullopt when unbounded
+/// or the set is empty.
+std::optional<Interval> dimension_bounds(const isl::set& set, unsigned pos);
+
+/// The number of integer points; isl enumerates all but the innermost
+/// dimension, so callers use it for small sets only.
+std::int64_t count_points(const isl::set& set);
+
+/// True if every dimension's projection is an interval and the set is the
+/// product of those intervals.
+bool is_box(const isl::set& set);
+
+/// True if the relation from the first `n_in` set dimensions to the rest is
+/// injective (no two inputs share an output).
+bool is_injective(const isl::set& graph, unsigned n_in);
+
+/// One basic set of a set, in symbolic form over variables `vars` (one per
+/// set dimension): variable bounds (exact projections of this basic set)
+/// and constraints. Existential variables of the basic set become floordiv
+/// subexpressions.
+struct SymbolicPiece {
+  std::vector<Interval> bounds;  // per set dimension
+  std::vector<simplify::Constraint> constraints;
+};
+std::vector<SymbolicPiece> symbolic_pieces(const isl::set& set, std::span<const Var> vars);
+
+/// A single-valued relation from the first `n_in` set dimensions to the
+/// rest, as pieces: the domain piece (as a set over the n_in dimensions)
+/// and the result expressions over `vars` (one per input dimension).
+struct FunctionPiece {
+  isl::set domain;
+  std::vector<Expr> results;
+};
+/// nullopt when the relation is not single-valued.
+std::optional<std::vector<FunctionPiece>> function_pieces(const isl::set& graph, unsigned n_in,
+                                                          std::span<const Var> vars);
+
+/// The expression isl considers the simplest for `e` on `domain` (the gist
+/// of its quasi-affine form); nullopt when isl needs more than one piece.
+std::optional<Expr> isl_canonical_form(const Expr& e, const Domain& domain);
+
+}  // namespace hlo_index::indexing

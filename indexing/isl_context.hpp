@@ -1,0 +1,60 @@
+// The one owner of the isl context: one isl_ctx per thread, created on first
+// use, with an operation cap so that no isl call can run away. Code that
+// calls isl opens an IslBudget; when the cap is hit the isl call fails, the
+// bridge throws IslLimitReached, and the caller falls back to a sound
+// over-approximation marked as such.
+#pragma once
+
+#include <isl/cpp.h>
+
+#include <stdexcept>
+
+namespace hlo_index::indexing {
+
+/// Thrown when an isl computation exceeded its operation budget.
+class IslLimitReached : public std::runtime_error {
+public:
+  IslLimitReached() : std::runtime_error("isl operation limit reached") {}
+};
+
+/// Default budget of one top-level operation (compose, count, ...), in isl's
+/// own operation units. Large enough for every map of the corpus; small
+/// enough that a pathological map stops in well under a second.
+inline constexpr unsigned long k_default_isl_operation_limit = 2'000'000;
+
+class IslContext {
+public:
+  /// The context of the calling thread.
+  static IslContext& get();
+
+  isl::ctx ctx() const { return isl::ctx(m_ctx); }
+  isl_ctx* raw() const { return m_ctx; }
+
+  unsigned long operation_limit() const { return m_limit; }
+  /// Budget for every IslBudget opened afterwards on this thread.
+  void set_operation_limit(unsigned long limit) { m_limit = limit; }
+
+  IslContext(const IslContext&) = delete;
+  IslContext& operator=(const IslContext&) = delete;
+  ~IslContext();
+
+private:
+  IslContext();
+  isl_ctx* m_ctx;
+  unsigned long m_limit = k_default_isl_operation_limit;
+};
+
+/// Scope of one budgeted isl computation: resets the operation counter and
+/// applies the thread's limit; nested scopes share the outer budget.
+class IslBudget {
+public:
+  IslBudget();
+  ~IslBudget();
+  IslBudget(const IslBudget&) = delete;
+  IslBudget& operator=(const IslBudget&) = delete;
+
+private:
+  bool m_outermost;
+};
+
+}  // namespace hlo_index::indexing

@@ -1,0 +1,300 @@
+#include "indexing/map_ops.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "indexing/exact_ops.hpp"
+#include "indexing/isl_bridge.hpp"
+#include "simplify/simplifier.hpp"
+
+namespace hlo_index::indexing {
+
+namespace {
+
+std::vector<Variable> concat(const std::vector<Variable>& a, const std::vector<Variable>& b) {
+  std::vector<Variable> out = a;
+  out.insert(out.end(), b.begin(), b.end());
+  return out;
+}
+
+}  // namespace
+
+IndexingMap compose(const IndexingMap& first, const IndexingMap& second) {
+  if (first.is_undefined() || second.is_undefined()) {
+    return IndexingMap::undefined(first.is_undefined() ? first.undefined_reason() : second.undefined_reason());
+  }
+  if (first.results().size() != second.dim_count()) {
+    throw std::invalid_argument("cannot compose: the first map has " + std::to_string(first.results().size()) +
+                                " results but the second has " + std::to_string(second.dim_count()) +
+                                " dimensions");
+  }
+  const Domain& fd = first.domain();
+  const Domain& sd = second.domain();
+  const auto second_ranges = static_cast<std::uint32_t>(second.range_count());
+  const auto second_runtimes = static_cast<std::uint32_t>(second.runtime_count());
+
+  Domain domain(fd.variables(VarKind::kDim), concat(sd.variables(VarKind::kRange), fd.variables(VarKind::kRange)),
+                concat(sd.variables(VarKind::kRuntime), fd.variables(VarKind::kRuntime)));
+  // first's symbols move behind second's.
+  auto rename_first = [&](Var v) {
+    switch (v.kind) {
+      case VarKind::kDim: return Expr::variable(v);
+      case VarKind::kRange: return Expr::range(v.index + second_ranges);
+      case VarKind::kRuntime: return Expr::runtime(v.index + second_runtimes);
+    }
+    return Expr::variable(v);
+  };
+  std::vector<Expr> first_results;
+  for (const Expr& r : first.results()) first_results.push_back(simplify::substitute(r, rename_first));
+  // second's dimensions become first's results; its symbols keep their numbers.
+  auto through_first = [&](Var v) {
+    return v.kind == VarKind::kDim ? first_results[v.index] : Expr::variable(v);
+  };
+  std::vector<Expr> results;
+  for (const Expr& r : second.results()) results.push_back(simplify::substitute(r, through_first));
+
+  IndexingMap out(std::move(domain), std::move(results));
+  if (first.is_known_empty() || second.is_known_empty()) {
+    out.set_known_empty();
+    return out;
+  }
+  for (const Constraint& c : sd.constraints()) out.add_constraint(simplify::substitute(c.expr, through_first), c.interval);
+  for (const Constraint& c : fd.constraints()) out.add_constraint(simplify::substitute(c.expr, rename_first), c.interval);
+  for (std::size_t i = 0; i < first_results.size(); ++i) {
+    out.add_constraint(first_results[i], sd.bounds({VarKind::kDim, static_cast<std::uint32_t>(i)}));
+  }
+  // Runtime sources line up with the runtime variables: second's (now read
+  // at first's coordinates), then first's.
+  std::vector<RuntimeSource> sources;
+  for (const RuntimeSource& s : second.runtime_sources()) {
+    RuntimeSource composed{s.source, nullptr};
+    if (s.map) composed.map = std::make_shared<const IndexingMap>(compose(first, *s.map));
+    sources.push_back(std::move(composed));
+  }
+  for (const RuntimeSource& s : first.runtime_sources()) sources.push_back(s);
+  if (!sources.empty()) out.runtime_sources() = std::move(sources);
+  if (first.approximate() || second.approximate()) out.mark_approximate();
+  return out;
+}
+
+bool remove_unused_symbols(IndexingMap& map) {
+  if (!map.is_defined()) return false;
+  Domain& domain = map.domain();
+  std::vector<bool> used[simplify::k_var_kinds];
+  for (int k = 0; k < simplify::k_var_kinds; ++k) {
+    used[k].assign(domain.count(static_cast<VarKind>(k)), k == static_cast<int>(VarKind::kDim));
+  }
+  auto mark = [&](Var v) { used[static_cast<int>(v.kind)][v.index] = true; };
+  for (const Expr& r : map.results()) simplify::for_each_variable(r, mark);
+  // A constraint that involves a used variable makes all of its variables used.
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const Constraint& c : domain.constraints()) {
+      bool touches_used = false, touches_unused = false;
+      simplify::for_each_variable(c.expr, [&](Var v) {
+        (used[static_cast<int>(v.kind)][v.index] ? touches_used : touches_unused) = true;
+      });
+      if (touches_used && touches_unused) {
+        simplify::for_each_variable(c.expr, mark);
+        grew = true;
+      }
+    }
+  }
+  bool any_unused = false;
+  for (int k = 1; k < simplify::k_var_kinds; ++k) {
+    for (bool u : used[k]) any_unused = any_unused || !u;
+  }
+  if (!any_unused) return false;
+
+  // Constraints on unused variables only: the map is empty if they cannot hold.
+  std::vector<Constraint> unused_only;
+  for (const Constraint& c : domain.constraints()) {
+    bool touches_used = false;
+    simplify::for_each_variable(c.expr, [&](Var v) { touches_used = touches_used || used[static_cast<int>(v.kind)][v.index]; });
+    if (!touches_used) unused_only.push_back(c);
+  }
+  if (!unused_only.empty()) {
+    Domain probe(domain.variables(VarKind::kDim), domain.variables(VarKind::kRange),
+                 domain.variables(VarKind::kRuntime));
+    for (const Constraint& c : unused_only) (void)probe.add_constraint(c.expr, c.interval);
+    IndexingMap probe_map(probe, {});
+    auto empty = is_empty(probe_map);
+    if (!empty.has_value()) return false;  // cannot decide: keep everything
+    if (*empty) {
+      map.set_known_empty();
+      return true;
+    }
+  }
+
+  std::vector<std::uint32_t> new_index[simplify::k_var_kinds];
+  Domain out_domain;
+  for (int k = 0; k < simplify::k_var_kinds; ++k) {
+    auto kind = static_cast<VarKind>(k);
+    const auto& vars = domain.variables(kind);
+    std::uint32_t next = 0;
+    for (std::size_t i = 0; i < vars.size(); ++i) {
+      new_index[k].push_back(used[k][i] ? next++ : UINT32_MAX);
+      if (used[k][i]) out_domain.variables(kind).push_back(vars[i]);
+    }
+  }
+  auto renumber = [&](Var v) {
+    return Expr::variable({v.kind, new_index[static_cast<int>(v.kind)][v.index]});
+  };
+  for (const Constraint& c : domain.constraints()) {
+    bool touches_used = false;
+    simplify::for_each_variable(c.expr, [&](Var v) { touches_used = touches_used || used[static_cast<int>(v.kind)][v.index]; });
+    if (touches_used) (void)out_domain.add_constraint(simplify::substitute(c.expr, renumber), c.interval);
+  }
+  std::vector<Expr> results;
+  for (const Expr& r : map.results()) results.push_back(simplify::substitute(r, renumber));
+  std::vector<RuntimeSource> sources;
+  const auto& old_sources = map.runtime_sources();
+  for (std::size_t i = 0; i < old_sources.size() && i < used[2].size(); ++i) {
+    if (used[2][i]) sources.push_back(old_sources[i]);
+  }
+  bool approximate = map.approximate();
+  map = IndexingMap(std::move(out_domain), std::move(results));
+  map.runtime_sources() = std::move(sources);
+  if (approximate) map.mark_approximate();
+  return true;
+}
+
+bool eliminate_determined_symbols(IndexingMap& map) {
+  if (!map.is_defined()) return false;
+  bool changed = false;
+  for (bool again = true; again;) {
+    again = false;
+    const auto constraints = map.domain().constraints();
+    for (const Constraint& c : constraints) {
+      if (!c.interval.is_point()) continue;
+      std::vector<simplify::Term> terms;
+      std::int64_t constant;
+      simplify::decompose_linear(c.expr, terms, constant);
+      for (const simplify::Term& t : terms) {
+        if (!t.atom.is_variable() || t.atom.variable().kind != VarKind::kRange) continue;
+        if (t.coefficient != 1 && t.coefficient != -1) continue;
+        Var s = t.atom.variable();
+        Expr rest = c.expr - t.atom * t.coefficient;
+        if (simplify::uses_variable(rest, s)) continue;
+        // t.coefficient * s + rest == value  =>  s == (value - rest) / coefficient.
+        Expr value = (Expr::constant(c.interval.lo) - rest) * t.coefficient;
+        Interval bounds = map.domain().bounds(s);
+        auto replace = [&](Var v) { return v == s ? value : Expr::variable(v); };
+        Domain domain = map.domain();
+        std::vector<Constraint> old = domain.take_constraints();
+        IndexingMap next(domain, {});
+        for (Expr& r : map.results()) r = simplify::substitute(r, replace);
+        next.results() = map.results();
+        next.runtime_sources() = map.runtime_sources();
+        for (const Constraint& o : old) {
+          if (o == c) continue;
+          next.add_constraint(simplify::substitute(o.expr, replace), o.interval);
+        }
+        next.add_constraint(value, bounds);
+        if (map.approximate()) next.mark_approximate();
+        map = std::move(next);
+        changed = again = true;
+        break;
+      }
+      if (again) break;
+    }
+  }
+  if (changed) remove_unused_symbols(map);
+  return changed;
+}
+
+bool rescale_symbols(IndexingMap& map) {
+  if (!map.is_defined()) return false;
+  bool changed = false;
+  for (bool again = true; again && map.is_defined();) {
+    again = false;
+    for (const Constraint& c : map.domain().constraints()) {
+      if (c.expr.kind() != Expr::Kind::kMod || !c.interval.is_point() || !c.expr.operand().is_variable()) continue;
+      Var s = c.expr.operand().variable();
+      if (s.kind != VarKind::kRange) continue;
+      std::int64_t m = c.expr.divisor(), r = c.interval.lo;
+      Interval b = map.domain().bounds(s);
+      Interval scaled{simplify::ceil_div(b.lo - r, m), simplify::floor_div(b.hi - r, m)};
+      Expr replacement = Expr::variable(s) * m + r;
+      auto replace = [&](Var v) { return v == s ? replacement : Expr::variable(v); };
+      Constraint removed = c;
+      Domain domain = map.domain();
+      std::vector<Constraint> old = domain.take_constraints();
+      domain.set_bounds(s, scaled);
+      IndexingMap next(domain, {});
+      for (const Expr& e : map.results()) next.results().push_back(simplify::substitute(e, replace));
+      next.runtime_sources() = map.runtime_sources();
+      for (const Constraint& o : old) {
+        if (o == removed) continue;
+        next.add_constraint(simplify::substitute(o.expr, replace), o.interval);
+      }
+      if (map.approximate()) next.mark_approximate();
+      map = std::move(next);
+      changed = again = true;
+      break;
+    }
+  }
+  return changed;
+}
+
+namespace {
+
+bool isl_steps(IndexingMap& map) {
+  bool changed = false;
+  if (!map.domain().constraints().empty()) {
+    auto empty = is_empty(map);
+    if (empty.value_or(false)) {
+      map.set_known_empty();
+      return true;
+    }
+    changed = tighten_bounds(map) || changed;
+    changed = remove_redundant_constraints(map) || changed;
+  }
+  for (Expr& r : map.results()) {
+    if (!simplify::has_division(r)) continue;
+    try {
+      IslBudget budget;
+      auto canonical = isl_canonical_form(r, map.domain());
+      if (canonical && canonical->node_count() < r.node_count()) {
+        r = *canonical;
+        changed = true;
+      }
+    } catch (const IslLimitReached&) {
+      // Keep the rule-based form: it is exact, just maybe not the smallest.
+    }
+  }
+  return changed;
+}
+
+bool simplify_symbolic(IndexingMap& map, const MapSimplifyOptions& options) {
+  simplify::SimplifyOptions rule_options;
+  rule_options.replace_points = options.replace_points;
+  auto status = simplify::simplify_map(map.results(), map.domain(), rule_options);
+  if (status == simplify::SimplifyStatus::kEmpty) {
+    map.set_known_empty();
+    return true;
+  }
+  bool changed = status == simplify::SimplifyStatus::kChanged;
+  if (options.remove_unused_symbols) changed = remove_unused_symbols(map) || changed;
+  return changed;
+}
+
+}  // namespace
+
+bool simplify(IndexingMap& map, const MapSimplifyOptions& options) {
+  if (!map.is_defined()) return false;
+  std::optional<IndexingMap> before;
+  if (options.verify) before = map;
+  bool changed = simplify_symbolic(map, options);
+  if (options.use_isl && map.is_defined() && isl_steps(map)) {
+    changed = true;
+    if (map.is_defined()) simplify_symbolic(map, options);
+  }
+  if (options.verify && changed) {
+    auto equal = are_equal(*before, map);
+    if (equal.has_value() && !*equal) throw std::logic_error("the simplifier changed the relation of a map");
+  }
+  return changed;
+}
+
+}  // namespace hlo_index::indexing

@@ -1,0 +1,50 @@
+// Symbolic operations on indexing maps: composition (XLA's semantics and
+// symbol order), variable clean-ups, and the full simplification pipeline
+// (rules from simplify/, then the exact isl steps).
+#pragma once
+
+#include "indexing/indexing_map.hpp"
+
+namespace hlo_index::indexing {
+
+/// `first` then `second`: maps first's domain through first's results into
+/// second's domain, then through second. Symbols of the result: second's
+/// range variables, first's range variables, second's runtime variables,
+/// first's runtime variables. The domain adds second's constraints (in
+/// terms of first's results) and that first's results lie in second's
+/// dimension intervals. Not simplified. Throws std::invalid_argument when
+/// first's result count differs from second's dimension count.
+IndexingMap compose(const IndexingMap& first, const IndexingMap& second);
+
+/// Drops range and runtime variables that neither the results nor a
+/// constraint involving a used variable mention (with the constraints that
+/// only mention unused ones, after checking they can hold), renumbering the
+/// rest. Returns true if something was removed.
+bool remove_unused_symbols(IndexingMap& map);
+
+/// A range variable fixed by an equality constraint `s + e in [c, c]`
+/// (coefficient +-1, e free of s) is replaced by `c - e` everywhere, and
+/// its interval becomes a constraint on `c - e`. Returns true on change.
+bool eliminate_determined_symbols(IndexingMap& map);
+
+/// For a range variable s with a constraint `s mod c in [r, r]`, replaces
+/// s by `s * c + r` (its interval scaled down) and drops the constraint.
+bool rescale_symbols(IndexingMap& map);
+
+struct MapSimplifyOptions {
+  /// Replace subexpressions whose range is a single value by the value.
+  bool replace_points = true;
+  /// Drop range and runtime variables nothing depends on.
+  bool remove_unused_symbols = true;
+  /// Run the isl steps: exact emptiness, exact variable intervals, removal
+  /// of redundant constraints, isl's form of results when it is smaller.
+  bool use_isl = true;
+  /// Check with isl that the simplified map equals the input (throws
+  /// std::logic_error if not). For tests and --verify.
+  bool verify = false;
+};
+
+/// Simplifies in place; returns true if the map changed.
+bool simplify(IndexingMap& map, const MapSimplifyOptions& options = {});
+
+}  // namespace hlo_index::indexing

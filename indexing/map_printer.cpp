@@ -1,0 +1,115 @@
+#include <algorithm>
+#include <vector>
+
+#include "indexing/map_text.hpp"
+#include "simplify/expr_print.hpp"
+
+namespace hlo_index::indexing {
+
+namespace {
+
+simplify::VarNamer namer_for(const Domain& domain) {
+  return [&domain](Var v, std::string& out) {
+    const std::string& name = domain.variables(v.kind)[v.index].name;
+    if (name.empty()) {
+      simplify::default_var_name(v, out);
+    } else {
+      out += name;
+    }
+  };
+}
+
+void append_interval(std::string& out, Interval i) {
+  out += " in [";
+  out += std::to_string(i.lo);
+  out += ", ";
+  out += std::to_string(i.hi);
+  out += ']';
+}
+
+void append_names(std::string& out, const Domain& d, VarKind kind, const simplify::VarNamer& namer) {
+  for (std::uint32_t i = 0; i < d.count(kind); ++i) {
+    if (i > 0) out += ", ";
+    namer({kind, i}, out);
+  }
+}
+
+}  // namespace
+
+std::string print_map(const IndexingMap& map, const MapPrintOptions& options) {
+  const bool multi = options.layout == MapLayout::kMultiLine;
+  std::string out = multi ? options.indent : std::string();
+  if (map.is_undefined()) return out + "UNDEFINED";
+  if (map.is_known_empty()) return out + "KNOWN EMPTY";
+
+  const Domain& d = map.domain();
+  simplify::VarNamer namer = namer_for(d);
+  out += '(';
+  append_names(out, d, VarKind::kDim, namer);
+  out += ')';
+  if (d.count(VarKind::kRange) > 0) {
+    out += '[';
+    append_names(out, d, VarKind::kRange, namer);
+    out += ']';
+  }
+  if (d.count(VarKind::kRuntime) > 0) {
+    out += '{';
+    append_names(out, d, VarKind::kRuntime, namer);
+    out += '}';
+  }
+  out += " -> (";
+  for (std::size_t i = 0; i < map.results().size(); ++i) {
+    if (i > 0) out += ", ";
+    simplify::print(map.results()[i], out, namer);
+  }
+  out += ')';
+
+  std::vector<std::string> items;
+  for (int k = 0; k < simplify::k_var_kinds; ++k) {
+    auto kind = static_cast<VarKind>(k);
+    for (std::uint32_t i = 0; i < d.count(kind); ++i) {
+      std::string item;
+      namer({kind, i}, item);
+      append_interval(item, d.bounds({kind, i}));
+      items.push_back(std::move(item));
+    }
+  }
+  std::vector<std::string> constraints;
+  for (const Constraint& c : d.constraints()) {
+    std::string item;
+    simplify::print(c.expr, item, namer);
+    append_interval(item, c.interval);
+    constraints.push_back(std::move(item));
+  }
+  // XLA sorts constraints by their printed text.
+  std::sort(constraints.begin(), constraints.end());
+  items.insert(items.end(), constraints.begin(), constraints.end());
+
+  if (!items.empty()) {
+    if (multi) {
+      out += '\n' + options.indent + "domain:";
+      for (const std::string& item : items) out += '\n' + options.indent + item;
+    } else {
+      out += ", domain: ";
+      for (std::size_t i = 0; i < items.size(); ++i) {
+        if (i > 0) out += ", ";
+        out += items[i];
+      }
+    }
+  }
+  if (map.approximate()) out += multi ? '\n' + options.indent + "(approximate)" : std::string(" (approximate)");
+  if (!map.runtime_sources().empty()) {
+    out += '\n' + options.indent + "runtime variables:";
+    MapPrintOptions nested;
+    for (std::size_t i = 0; i < map.runtime_sources().size(); ++i) {
+      const RuntimeSource& s = map.runtime_sources()[i];
+      out += '\n' + options.indent + "  ";
+      namer({VarKind::kRuntime, static_cast<std::uint32_t>(i)}, out);
+      out += ": " + s.source;
+      if (s.map) out += "; " + print_map(*s.map, nested);
+    }
+  }
+  return out;
+}
+
+}  // namespace hlo_index::indexing

@@ -1,0 +1,168 @@
+#include "simplify/constraint_rules.hpp"
+
+#include <map>
+#include <vector>
+
+namespace hlo_index::simplify {
+
+std::optional<ConstraintRewrite> constraint_fold_constant(const Constraint& c, const RangeEvaluator&) {
+  if (!c.expr.is_constant()) return std::nullopt;
+  return c.interval.contains(c.expr.constant_value()) ? ConstraintRewrite::drop() : ConstraintRewrite::infeasible();
+}
+
+std::optional<ConstraintRewrite> constraint_always_true(const Constraint& c, const RangeEvaluator& ranges) {
+  Interval r = ranges(c.expr);
+  if (!r.empty() && c.interval.contains(r)) return ConstraintRewrite::drop();
+  return std::nullopt;
+}
+
+std::optional<ConstraintRewrite> constraint_never_true(const Constraint& c, const RangeEvaluator& ranges) {
+  if (c.interval.empty() || ranges(c.expr).intersect(c.interval).empty()) return ConstraintRewrite::infeasible();
+  return std::nullopt;
+}
+
+std::optional<ConstraintRewrite> constraint_clip_to_range(const Constraint& c, const RangeEvaluator& ranges) {
+  Interval r = ranges(c.expr);
+  Interval clipped = c.interval.intersect(r);
+  if (clipped == c.interval || clipped.empty()) return std::nullopt;
+  return ConstraintRewrite::replace(c.expr, clipped);
+}
+
+std::optional<ConstraintRewrite> constraint_move_constant(const Constraint& c, const RangeEvaluator&) {
+  if (c.expr.kind() != Expr::Kind::kSum || c.expr.sum_constant() == 0) return std::nullopt;
+  std::int64_t k = c.expr.sum_constant();
+  return ConstraintRewrite::replace(c.expr - k, {checked_add(c.interval.lo, checked_neg(k)),
+                                                 checked_add(c.interval.hi, checked_neg(k))});
+}
+
+std::optional<ConstraintRewrite> constraint_divide_common_factor(const Constraint& c, const RangeEvaluator&) {
+  if (c.expr.kind() != Expr::Kind::kSum || c.expr.sum_constant() != 0) return std::nullopt;
+  std::int64_t g = 0;
+  for (const Term& t : c.expr.terms()) g = gcd(g, t.coefficient);
+  if (c.expr.terms()[0].coefficient < 0) g = -g;
+  if (g == 1) return std::nullopt;
+  std::vector<Term> terms(c.expr.terms().begin(), c.expr.terms().end());
+  for (Term& t : terms) t.coefficient /= g;
+  Interval i = g > 0 ? Interval{ceil_div(c.interval.lo, g), simplify::floor_div(c.interval.hi, g)}
+                     : Interval{ceil_div(c.interval.hi, g), simplify::floor_div(c.interval.lo, g)};
+  if (i.empty()) return ConstraintRewrite::infeasible();
+  return ConstraintRewrite::replace(linear_combination(terms, 0), i);
+}
+
+std::optional<ConstraintRewrite> constraint_unfold_floordiv(const Constraint& c, const RangeEvaluator&) {
+  if (c.expr.kind() != Expr::Kind::kFloorDiv) return std::nullopt;
+  std::int64_t k = c.expr.divisor();
+  return ConstraintRewrite::replace(
+      c.expr.operand(), {saturating_mul(c.interval.lo, k), saturating_add(saturating_mul(c.interval.hi, k), k - 1)});
+}
+
+std::optional<ConstraintRewrite> constraint_drop_bounded_remainder(const Constraint& c, const RangeEvaluator& ranges) {
+  if (c.expr.kind() != Expr::Kind::kSum || c.expr.terms().size() < 2) return std::nullopt;
+  std::vector<Term> terms(c.expr.terms().begin(), c.expr.terms().end());
+  std::int64_t constant = c.expr.sum_constant();
+  for (const Term& candidate : terms) {
+    std::int64_t g = candidate.coefficient < 0 ? -candidate.coefficient : candidate.coefficient;
+    if (g <= 1) continue;
+    std::vector<Term> multiple, remainder;
+    for (const Term& t : terms) {
+      if (t.coefficient % g == 0) {
+        multiple.push_back({t.atom, t.coefficient / g});
+      } else {
+        remainder.push_back(t);
+      }
+    }
+    if (remainder.empty()) continue;
+    Interval b = ranges(linear_combination(remainder, constant));
+    if (b.empty()) continue;
+    // lo <= g*A + B  <=>  A >= ceil((lo - B) / g), constant over B's range?
+    std::int64_t lo1 = ceil_div(saturating_add(c.interval.lo, -b.lo), g);
+    std::int64_t lo2 = ceil_div(saturating_add(c.interval.lo, -b.hi), g);
+    std::int64_t hi1 = simplify::floor_div(saturating_add(c.interval.hi, -b.lo), g);
+    std::int64_t hi2 = simplify::floor_div(saturating_add(c.interval.hi, -b.hi), g);
+    if (lo1 != lo2 || hi1 != hi2) continue;
+    if (lo1 > hi1) return ConstraintRewrite::infeasible();
+    return ConstraintRewrite::replace(linear_combination(multiple, 0), {lo1, hi1});
+  }
+  return std::nullopt;
+}
+
+std::optional<ConstraintRewrite> constraint_normalize_sign(const Constraint& c, const RangeEvaluator&) {
+  if (c.expr.kind() != Expr::Kind::kSum || c.expr.terms()[0].coefficient > 0) return std::nullopt;
+  return ConstraintRewrite::replace(-c.expr, {checked_neg(c.interval.hi), checked_neg(c.interval.lo)});
+}
+
+namespace {
+
+std::int64_t lcm(std::int64_t a, std::int64_t b) { return checked_mul(a / gcd(a, b), b); }
+
+// Smallest value >= lo whose residue mod c lies in [a, b] (0 <= a <= b < c).
+std::int64_t first_with_residue(std::int64_t lo, std::int64_t c, Interval residues) {
+  std::int64_t m = floor_mod(lo, c);
+  if (residues.contains(m)) return lo;
+  if (m < residues.lo) return lo + (residues.lo - m);
+  return saturating_add(lo, c - m + residues.lo);
+}
+// Largest value <= hi whose residue mod c lies in [a, b].
+std::int64_t last_with_residue(std::int64_t hi, std::int64_t c, Interval residues) {
+  std::int64_t m = floor_mod(hi, c);
+  if (residues.contains(m)) return hi;
+  if (m > residues.hi) return hi - (m - residues.hi);
+  return saturating_add(hi, -(m + c - residues.hi));
+}
+
+}  // namespace
+
+bool merge_mod_constraints(Domain& domain, bool& changed) {
+  // Group `x mod c in [r, r]` by (x, r).
+  std::vector<Constraint> constraints = domain.take_constraints();
+  std::vector<Constraint> kept;
+  std::vector<std::pair<std::pair<Expr, std::int64_t>, std::int64_t>> groups;  // ((x, r), lcm)
+  std::vector<std::size_t> group_sizes;
+  for (Constraint& c : constraints) {
+    if (c.expr.kind() == Expr::Kind::kMod && c.interval.is_point()) {
+      bool found = false;
+      for (std::size_t g = 0; g < groups.size(); ++g) {
+        if (groups[g].first.first == c.expr.operand() && groups[g].first.second == c.interval.lo) {
+          groups[g].second = lcm(groups[g].second, c.expr.divisor());
+          ++group_sizes[g];
+          found = true;
+          break;
+        }
+      }
+      if (!found) {
+        groups.push_back({{c.expr.operand(), c.interval.lo}, c.expr.divisor()});
+        group_sizes.push_back(1);
+      }
+      continue;
+    }
+    kept.push_back(std::move(c));
+  }
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    if (group_sizes[g] > 1) changed = true;
+    const auto& [key, modulus] = groups[g];
+    kept.push_back({mod(key.first, modulus), Interval::point(key.second)});
+  }
+  bool feasible = true;
+  for (Constraint& c : kept) {
+    if (!domain.add_constraint(c.expr, c.interval)) feasible = false;
+  }
+  if (!feasible) return false;
+  // Align the bounds of bare variables with their residue constraints.
+  for (const Constraint& c : domain.constraints()) {
+    if (c.expr.kind() != Expr::Kind::kMod || !c.expr.operand().is_variable()) continue;
+    Var v = c.expr.operand().variable();
+    Interval b = domain.bounds(v);
+    Interval residues = c.interval.intersect({0, c.expr.divisor() - 1});
+    if (residues.empty()) return false;
+    Interval aligned{first_with_residue(b.lo, c.expr.divisor(), residues),
+                     last_with_residue(b.hi, c.expr.divisor(), residues)};
+    if (aligned != b) {
+      domain.set_bounds(v, aligned);
+      changed = true;
+      if (aligned.empty()) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace hlo_index::simplify

@@ -1,0 +1,64 @@
+// The domain of an indexing map: an inclusive interval for every variable
+// plus constraints `expr in [lo, hi]`. The simplifier rewrites domains; the
+// isl bridge (indexing/) turns them into exact integer sets.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "simplify/expr.hpp"
+#include "simplify/interval.hpp"
+
+namespace hlo_index::simplify {
+
+struct Variable {
+  Interval bounds;
+  std::string name;  // empty: the default name (d0, s0, rt0)
+  bool operator==(const Variable&) const = default;
+};
+
+struct Constraint {
+  Expr expr;
+  Interval interval;
+  bool operator==(const Constraint&) const = default;
+};
+
+class Domain {
+public:
+  Domain() = default;
+  Domain(std::vector<Variable> dims, std::vector<Variable> ranges, std::vector<Variable> runtimes);
+
+  std::vector<Variable>& variables(VarKind kind) { return m_variables[static_cast<int>(kind)]; }
+  const std::vector<Variable>& variables(VarKind kind) const { return m_variables[static_cast<int>(kind)]; }
+  std::size_t count(VarKind kind) const { return variables(kind).size(); }
+  std::size_t variable_count() const;
+
+  Interval bounds(Var v) const { return variables(v.kind)[v.index].bounds; }
+  void set_bounds(Var v, Interval i) { variables(v.kind)[v.index].bounds = i; }
+
+  /// Constraints in canonical order of their expressions, one per expression.
+  const std::vector<Constraint>& constraints() const { return m_constraints; }
+  const Interval* find_constraint(const Expr& e) const;
+
+  /// Adds `expr in interval` the way XLA does: a bare variable narrows its
+  /// bounds, a constant is checked and dropped, an expression that already
+  /// has a constraint gets the intersection. Returns false when the domain
+  /// became infeasible (the caller marks the map KNOWN EMPTY).
+  [[nodiscard]] bool add_constraint(const Expr& expr, Interval interval);
+  void remove_constraint(std::size_t index) { m_constraints.erase(m_constraints.begin() + static_cast<long>(index)); }
+  void clear_constraints() { m_constraints.clear(); }
+  std::vector<Constraint> take_constraints() { return std::move(m_constraints); }
+
+  /// True when some variable interval is empty.
+  bool has_empty_bounds() const;
+
+  bool operator==(const Domain&) const = default;
+
+private:
+  std::array<std::vector<Variable>, k_var_kinds> m_variables;
+  std::vector<Constraint> m_constraints;
+};
+
+}  // namespace hlo_index::simplify

@@ -1,0 +1,147 @@
+// Quasi-affine expressions over dimension, range and runtime variables:
+// integer constants, variables, linear combinations, and floordiv / mod by
+// positive constants. Values are immutable trees of shared nodes; every
+// constructor folds what holds for all integers (like terms, constants,
+// multiples of the divisor, common factors, nested divisions), so equal
+// expressions built in different ways usually end up as equal trees.
+// Range-dependent rewrites live in the simplifier (expr_rules.hpp).
+#pragma once
+
+#include <compare>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "simplify/interval.hpp"
+
+namespace hlo_index::simplify {
+
+/// Dimension variables index the tensor a map starts from, range variables
+/// enumerate values (a reduced dimension), runtime variables are values read
+/// at run time (a dynamic-slice offset). The order of the enumerators is the
+/// canonical order of variables: dimensions first.
+enum class VarKind : std::uint8_t { kDim = 0, kRange = 1, kRuntime = 2 };
+inline constexpr int k_var_kinds = 3;
+
+struct Var {
+  VarKind kind = VarKind::kDim;
+  std::uint32_t index = 0;
+  auto operator<=>(const Var&) const = default;
+};
+
+/// Thrown for expressions outside the quasi-affine fragment: a product of
+/// two non-constant expressions, a division or modulo by a non-constant or
+/// by zero.
+class NotQuasiAffine : public std::invalid_argument {
+public:
+  using std::invalid_argument::invalid_argument;
+};
+
+class ExprNode;
+struct Term;
+
+class Expr {
+public:
+  enum class Kind : std::uint8_t { kConstant, kVariable, kSum, kFloorDiv, kMod };
+
+  Expr();  // the constant 0
+  static Expr constant(std::int64_t value);
+  static Expr variable(Var v);
+  static Expr dim(std::uint32_t i) { return variable({VarKind::kDim, i}); }
+  static Expr range(std::uint32_t i) { return variable({VarKind::kRange, i}); }
+  static Expr runtime(std::uint32_t i) { return variable({VarKind::kRuntime, i}); }
+
+  Kind kind() const;
+  bool is_constant() const { return kind() == Kind::kConstant; }
+  bool is_variable() const { return kind() == Kind::kVariable; }
+  /// True for a constant equal to `v`.
+  bool is_constant(std::int64_t v) const;
+
+  std::int64_t constant_value() const;  // kConstant only
+  Var variable() const;                 // kVariable only
+
+  /// kSum: a linear combination `sum(coefficient * atom) + constant` with at
+  /// least one term; atoms are variables, floordivs or mods, each at most
+  /// once, sorted in canonical order, no zero coefficients.
+  std::span<const Term> terms() const;
+  std::int64_t sum_constant() const;
+  /// True for a sum that is a single term `atom * k` (k != 1), no constant.
+  bool is_scaled_atom() const;
+
+  /// kFloorDiv / kMod: operand and the (positive, > 1) divisor.
+  const Expr& operand() const;
+  std::int64_t divisor() const;
+
+  std::size_t hash() const;
+  /// Nodes in the tree (a measure of how complex an expression prints).
+  std::size_t node_count() const;
+
+  friend bool operator==(const Expr& a, const Expr& b);
+  /// The canonical total order (XLA's: sums, products, mod, floordiv,
+  /// variables, constants; variables by kind then index).
+  friend std::strong_ordering operator<=>(const Expr& a, const Expr& b);
+
+private:
+  explicit Expr(std::shared_ptr<const ExprNode> node) : m_node(std::move(node)) {}
+  friend class ExprFactory;
+  std::shared_ptr<const ExprNode> m_node;
+};
+
+struct Term {
+  Expr atom;
+  std::int64_t coefficient = 1;
+  bool operator==(const Term&) const = default;
+};
+
+Expr operator+(const Expr& a, const Expr& b);
+Expr operator+(const Expr& a, std::int64_t c);
+Expr operator-(const Expr& a, const Expr& b);
+Expr operator-(const Expr& a, std::int64_t c);
+Expr operator-(const Expr& a);
+Expr operator*(const Expr& a, std::int64_t k);
+/// Allowed when either side is a constant; otherwise NotQuasiAffine.
+Expr operator*(const Expr& a, const Expr& b);
+Expr floor_div(const Expr& a, std::int64_t divisor);
+Expr ceil_div(const Expr& a, std::int64_t divisor);
+Expr mod(const Expr& a, std::int64_t modulus);
+/// Divisor and modulus given as expressions: must be constants.
+Expr floor_div(const Expr& a, const Expr& divisor);
+Expr ceil_div(const Expr& a, const Expr& divisor);
+Expr mod(const Expr& a, const Expr& modulus);
+
+/// Builds `sum(coefficient * atom) + constant` from arbitrary expressions as
+/// atoms (sums are expanded).
+Expr linear_combination(std::span<const Term> terms, std::int64_t constant);
+/// The expression as a linear combination: its terms and constant. Atoms of
+/// non-sums are the expression itself.
+void decompose_linear(const Expr& e, std::vector<Term>& terms, std::int64_t& constant);
+
+/// Values of the variables for evaluation, indexed by VarKind.
+struct VarValues {
+  std::span<const std::int64_t> dims;
+  std::span<const std::int64_t> ranges;
+  std::span<const std::int64_t> runtimes;
+  std::int64_t operator[](Var v) const;
+};
+/// Evaluates with floor semantics for floordiv and mod. Overflow throws
+/// ArithmeticOverflow.
+std::int64_t evaluate(const Expr& e, const VarValues& values);
+
+/// Replaces every variable by `replacement(var)` and refolds.
+Expr substitute(const Expr& e, const std::function<Expr(Var)>& replacement);
+/// Calls `fn` for each variable occurrence.
+void for_each_variable(const Expr& e, const std::function<void(Var)>& fn);
+bool uses_kind(const Expr& e, VarKind kind);
+bool uses_variable(const Expr& e, Var v);
+/// True if the tree has a floordiv or mod node.
+bool has_division(const Expr& e);
+
+struct ExprHash {
+  std::size_t operator()(const Expr& e) const { return e.hash(); }
+};
+
+}  // namespace hlo_index::simplify
