@@ -39,7 +39,6 @@ std::optional<ConstraintRewrite> constraint_divide_common_factor(const Constrain
   if (c.expr.kind() != Expr::Kind::kSum || c.expr.sum_constant() != 0) return std::nullopt;
   std::int64_t g = 0;
   for (const Term& t : c.expr.terms()) g = gcd(g, t.coefficient);
-  if (c.expr.terms()[0].coefficient < 0) g = -g;
   if (g == 1) return std::nullopt;
   std::vector<Term> terms(c.expr.terms().begin(), c.expr.terms().end());
   for (Term& t : terms) t.coefficient /= g;
@@ -87,7 +86,14 @@ std::optional<ConstraintRewrite> constraint_drop_bounded_remainder(const Constra
 }
 
 std::optional<ConstraintRewrite> constraint_normalize_sign(const Constraint& c, const RangeEvaluator&) {
-  if (c.expr.kind() != Expr::Kind::kSum || c.expr.terms()[0].coefficient > 0) return std::nullopt;
+  if (c.expr.kind() != Expr::Kind::kSum) return std::nullopt;
+  // The term with the least atom decides: unlike the term order, the atom
+  // order does not depend on the coefficient, so e and -e agree on it.
+  const Term* lead = &c.expr.terms()[0];
+  for (const Term& t : c.expr.terms()) {
+    if ((t.atom <=> lead->atom) < 0) lead = &t;
+  }
+  if (lead->coefficient > 0) return std::nullopt;
   return ConstraintRewrite::replace(-c.expr, {checked_neg(c.interval.hi), checked_neg(c.interval.lo)});
 }
 

@@ -42,7 +42,7 @@ std::optional<ConstraintRewrite> constraint_unfold_floordiv(const Constraint& c,
 /// `A in [ceil((lo - B)/g), floor((hi - B)/g)]` (both constant over B's range).
 std::optional<ConstraintRewrite> constraint_drop_bounded_remainder(const Constraint& c, const RangeEvaluator& ranges);
 
-/// `e in [lo, hi]` whose first term (canonical order) has a negative
+/// `e in [lo, hi]` whose term with the least atom has a negative
 /// coefficient is `-e in [-hi, -lo]`, so that both spellings of one
 /// constraint meet.
 std::optional<ConstraintRewrite> constraint_normalize_sign(const Constraint& c, const RangeEvaluator& ranges);
