@@ -86,8 +86,24 @@ void setup_map_command(CLI::App& app, int& exit_code) {
   cmd->callback([options, &exit_code] { exit_code = run_map_command(*options, std::cin, std::cout, std::cerr); });
 }
 
+namespace {
+// The budget applies to this command only (tests run many in one process).
+class ScopedIslLimit {
+public:
+  explicit ScopedIslLimit(unsigned long limit) : m_saved(indexing::IslContext::get().operation_limit()) {
+    if (limit != 0) indexing::IslContext::get().set_operation_limit(limit);
+  }
+  ~ScopedIslLimit() { indexing::IslContext::get().set_operation_limit(m_saved); }
+  ScopedIslLimit(const ScopedIslLimit&) = delete;
+  ScopedIslLimit& operator=(const ScopedIslLimit&) = delete;
+
+private:
+  unsigned long m_saved;
+};
+}  // namespace
+
 int run_map_command(const MapOptions& options, std::istream& in, std::ostream& out, std::ostream& err) {
-  if (options.isl_max_operations != 0) indexing::IslContext::get().set_operation_limit(options.isl_max_operations);
+  ScopedIslLimit limit(options.isl_max_operations);
   std::vector<std::string> texts = options.maps;
   std::vector<std::string> names;
   if (texts.empty() || (texts.size() == 1 && texts[0] == "-")) {
@@ -148,7 +164,7 @@ int run_map_command(const MapOptions& options, std::istream& in, std::ostream& o
       if (options.simplify) indexing::simplify(c, simplify_options);
       emit_maps({c});
     } else if (options.operation == "inverse") {
-      std::vector<IndexingMap> inv = indexing::inverse(maps[0]);
+      std::vector<IndexingMap> inv = indexing::inverse(maps[0], options.simplify);
       emit_maps(inv);
     } else if (options.operation == "count") {
       indexing::Count domain = indexing::count_domain(maps[0]);

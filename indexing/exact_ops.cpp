@@ -35,6 +35,11 @@ std::optional<bool> is_empty(const IndexingMap& map) {
 
 std::optional<bool> are_equal(const IndexingMap& a, const IndexingMap& b) {
   if (a.is_undefined() || b.is_undefined()) return a.is_undefined() && b.is_undefined();
+  if (a.is_known_empty() || b.is_known_empty()) {
+    auto ea = is_empty(a), eb = is_empty(b);
+    if (!ea.has_value() || !eb.has_value()) return std::nullopt;
+    return *ea && *eb;
+  }
   if (a.dim_count() != b.dim_count() || a.runtime_count() != b.runtime_count() ||
       a.results().size() != b.results().size()) {
     return false;
@@ -109,16 +114,18 @@ IndexingMap over_approximate_inverse(const IndexingMap& map) {
 
 }  // namespace
 
-std::vector<IndexingMap> inverse(const IndexingMap& map) {
+std::vector<IndexingMap> inverse(const IndexingMap& map, bool simplify_pieces) {
   if (map.is_undefined()) return {IndexingMap::undefined(map.undefined_reason())};
   const std::size_t n_res = map.results().size(), n_rt = map.runtime_count(), n_dim = map.dim_count();
-  if (map.is_known_empty()) {
+  auto empty_inverse = [&] {
     std::vector<Variable> dims(n_res, Variable{{0, -1}, ""});
+    std::vector<Variable> runtimes(n_rt, Variable{{0, -1}, ""});
     std::vector<Expr> results(n_dim);
-    IndexingMap out(Domain(dims, {}, {}), results);
+    IndexingMap out(Domain(dims, {}, runtimes), results);
     out.set_known_empty();
-    return {out};
-  }
+    return std::vector<IndexingMap>{out};
+  };
+  if (map.is_known_empty()) return empty_inverse();
   std::vector<IndexingMap> out;
   try {
     IslBudget budget;
@@ -126,6 +133,7 @@ std::vector<IndexingMap> inverse(const IndexingMap& map) {
     isl::set graph = graph_set(map.domain(), map.results());
     unsigned nd = static_cast<unsigned>(n_dim), ns = static_cast<unsigned>(map.range_count());
     isl::set rel = project_out(graph, nd, ns);  // [d, rt, r]
+    if (rel.is_empty()) return empty_inverse();
     // The reversed relation is built symbolically (results as dimensions,
     // original dimensions as range variables) and handed to isl as a graph.
     std::vector<Var> in_vars = inverse_vars(n_res, n_rt, 0);
@@ -186,7 +194,9 @@ std::vector<IndexingMap> inverse(const IndexingMap& map) {
         out.push_back(std::move(m));
       }
     }
-    for (IndexingMap& m : out) simplify(m);
+    if (simplify_pieces) {
+      for (IndexingMap& m : out) simplify(m);
+    }
   } catch (const IslLimitReached&) {
     return {over_approximate_inverse(map)};
   } catch (const isl::exception_quota&) {

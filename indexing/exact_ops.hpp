@@ -15,7 +15,8 @@ std::optional<bool> is_empty(const IndexingMap& map);
 
 /// Semantic equality: same relation { (d, rt) -> r } (range variables are
 /// existential), same runtime-variable sources. Two UNDEFINED maps are
-/// equal; UNDEFINED never equals a defined map.
+/// equal; UNDEFINED never equals a defined map. Empty relations are equal
+/// whatever their arity (a KNOWN EMPTY typed as text has none).
 std::optional<bool> are_equal(const IndexingMap& a, const IndexingMap& b);
 
 /// The inverse relation { (r, rt) -> d } as maps from the result space
@@ -23,8 +24,8 @@ std::optional<bool> are_equal(const IndexingMap& a, const IndexingMap& b);
 /// map per convex piece; where the inverse is not a function, the
 /// undetermined dimensions become range variables. When the budget runs out,
 /// a single over-approximating map (every dimension a range variable) marked
-/// approximate.
-std::vector<IndexingMap> inverse(const IndexingMap& map);
+/// approximate. `simplify_pieces`: simplify each map (the default).
+std::vector<IndexingMap> inverse(const IndexingMap& map, bool simplify_pieces = true);
 
 /// Narrows every variable interval to the exact projection of the domain.
 /// Returns true on change; false (unchanged) when the budget runs out.

@@ -202,6 +202,34 @@ isl::set graph_set(const Domain& domain, std::span<const Expr> results) {
   return build_graph(domain, results, pos);
 }
 
+namespace {
+Positions domain_positions(const Domain& domain) {
+  Positions pos{};
+  pos.dims = static_cast<unsigned>(domain.count(simplify::VarKind::kDim));
+  pos.ranges = static_cast<unsigned>(domain.count(simplify::VarKind::kRange));
+  pos.runtimes = static_cast<unsigned>(domain.count(simplify::VarKind::kRuntime));
+  pos.range_base = pos.dims;
+  pos.runtime_base = pos.dims + pos.ranges;
+  pos.result_base = pos.total();
+  return pos;
+}
+}  // namespace
+
+isl::set box_set(const Domain& domain) {
+  Domain box(domain.variables(simplify::VarKind::kDim), domain.variables(simplify::VarKind::kRange),
+             domain.variables(simplify::VarKind::kRuntime));
+  return build_graph(box, {}, domain_positions(box));
+}
+
+isl::set constraint_set(const Domain& domain, const simplify::Constraint& constraint) {
+  Positions pos = domain_positions(domain);
+  isl_space* space = check(isl_space_set_alloc(raw_ctx(), 0, pos.total()));
+  isl_local_space* ls = check(isl_local_space_from_space(isl_space_copy(space)));
+  isl_set* set = constrain(check(isl_set_universe(space)), to_aff(constraint.expr, ls, pos), constraint.interval, ls);
+  isl_local_space_free(ls);
+  return isl::manage(set);
+}
+
 isl::set project_out(const isl::set& set, unsigned first, unsigned n) {
   if (n == 0) return set;
   return isl::manage(check(isl_set_project_out(set.copy(), isl_dim_set, first, n)));
@@ -214,8 +242,13 @@ isl::set project_onto(const isl::set& set, unsigned first, unsigned n) {
 }
 
 std::optional<Interval> dimension_bounds(const isl::set& set, unsigned pos) {
-  auto lo = to_int64(check(isl_set_dim_min_val(set.copy(), static_cast<int>(pos))));
-  auto hi = to_int64(check(isl_set_dim_max_val(set.copy(), static_cast<int>(pos))));
+  // An integer program per bound: much cheaper than isl_set_dim_min_val,
+  // which projects out every other dimension first.
+  isl_local_space* ls = check(isl_local_space_from_space(check(isl_set_get_space(set.get()))));
+  isl_aff* var = check(isl_aff_var_on_domain(ls, isl_dim_set, pos));
+  auto lo = to_int64(check(isl_set_min_val(set.get(), var)));
+  auto hi = to_int64(check(isl_set_max_val(set.get(), var)));
+  isl_aff_free(var);
   if (!lo || !hi) return std::nullopt;
   return Interval{*lo, *hi};
 }

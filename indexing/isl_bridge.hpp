@@ -27,6 +27,13 @@ using simplify::Var;
 /// and r_k = results[k]: the graph of a map. Set dimensions are in that order.
 isl::set graph_set(const Domain& domain, std::span<const Expr> results);
 
+/// The box of variable intervals over [d, s, rt] (no constraints), and the
+/// set of points of that space satisfying one constraint. graph_set of a
+/// domain without results is their intersection; building the pieces once
+/// lets callers test constraints one by one without rebuilding the rest.
+isl::set box_set(const Domain& domain);
+isl::set constraint_set(const Domain& domain, const simplify::Constraint& constraint);
+
 /// Removes `n` set dimensions starting at `first`, keeping the projection
 /// exact (existentially quantified).
 isl::set project_out(const isl::set& set, unsigned first, unsigned n);

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "indexing/exact_ops.hpp"
+#include "indexing/isl_context.hpp"
 #include "indexing/isl_bridge.hpp"
 #include "simplify/simplifier.hpp"
 
@@ -22,6 +23,12 @@ std::vector<Variable> concat(const std::vector<Variable>& a, const std::vector<V
 IndexingMap compose(const IndexingMap& first, const IndexingMap& second) {
   if (first.is_undefined() || second.is_undefined()) {
     return IndexingMap::undefined(first.is_undefined() ? first.undefined_reason() : second.undefined_reason());
+  }
+  if (first.is_known_empty() && first.dim_count() == 0 && first.results().empty()) return first;
+  if (second.is_known_empty() && second.dim_count() == 0 && second.results().empty()) {
+    IndexingMap out = IndexingMap::known_empty(first);
+    out.results().clear();
+    return out;
   }
   if (first.results().size() != second.dim_count()) {
     throw std::invalid_argument("cannot compose: the first map has " + std::to_string(first.results().size()) +
@@ -77,12 +84,13 @@ IndexingMap compose(const IndexingMap& first, const IndexingMap& second) {
   return out;
 }
 
-bool remove_unused_symbols(IndexingMap& map) {
+bool remove_unused_symbols(IndexingMap& map, bool runtime_too) {
   if (!map.is_defined()) return false;
   Domain& domain = map.domain();
   std::vector<bool> used[simplify::k_var_kinds];
   for (int k = 0; k < simplify::k_var_kinds; ++k) {
-    used[k].assign(domain.count(static_cast<VarKind>(k)), k == static_cast<int>(VarKind::kDim));
+    bool kept = k == static_cast<int>(VarKind::kDim) || (k == static_cast<int>(VarKind::kRuntime) && !runtime_too);
+    used[k].assign(domain.count(static_cast<VarKind>(k)), kept);
   }
   auto mark = [&](Var v) { used[static_cast<int>(v.kind)][v.index] = true; };
   for (const Expr& r : map.results()) simplify::for_each_variable(r, mark);
@@ -239,19 +247,88 @@ bool rescale_symbols(IndexingMap& map) {
 
 namespace {
 
+// Results smaller than this are left to the rules: for them isl's form is
+// rarely smaller, and asking isl (a gist) costs about 1 ms.
+constexpr std::size_t k_min_nodes_for_isl_form = 16;
+
+// `v mod c in [a, b]` on a bare variable: the rules already keep v's
+// interval exact for it (merge_mod_constraints aligns the bounds), and
+// interval evaluation already drops it when it is implied.
+bool rules_keep_exact(const Constraint& c) {
+  return c.expr.kind() == Expr::Kind::kMod && c.expr.operand().is_variable();
+}
+
+// Exact emptiness, exact intervals and redundant constraints, from one set
+// of isl objects: the box and one set per constraint.
+bool isl_domain_steps(IndexingMap& map) {
+  Domain& domain = map.domain();
+  // Variables whose interval isl may narrow: those in a constraint the
+  // rules do not handle exactly. The others are exact already.
+  std::vector<Var> linked;
+  std::vector<Var> with_mod;
+  for (const Constraint& c : domain.constraints()) {
+    if (rules_keep_exact(c)) {
+      // Two residue constraints on one variable interact: isl decides.
+      Var v = c.expr.operand().variable();
+      if (std::find(with_mod.begin(), with_mod.end(), v) != with_mod.end()) linked.push_back(v);
+      with_mod.push_back(v);
+      continue;
+    }
+    simplify::for_each_variable(c.expr, [&](Var v) {
+      if (std::find(linked.begin(), linked.end(), v) == linked.end()) linked.push_back(v);
+    });
+  }
+  if (linked.empty()) return false;
+  isl::set box = box_set(domain);
+  std::vector<isl::set> parts;
+  for (const Constraint& c : domain.constraints()) parts.push_back(constraint_set(domain, c));
+  auto intersect_all_but = [&](std::size_t skip) {
+    isl::set s = box;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      if (i != skip) s = s.intersect(parts[i]);
+    }
+    return s;
+  };
+  isl::set full = intersect_all_but(parts.size());
+  if (full.is_empty()) {
+    map.set_known_empty();
+    return true;
+  }
+  bool changed = false;
+  for (std::size_t i = parts.size(); i-- > 0;) {
+    if (rules_keep_exact(domain.constraints()[i])) continue;
+    if (intersect_all_but(i).is_subset(full)) {
+      domain.remove_constraint(i);
+      parts.erase(parts.begin() + static_cast<long>(i));
+      changed = true;
+    }
+  }
+  for (Var v : linked) {
+    unsigned pos = v.index;
+    for (int k = 0; k < static_cast<int>(v.kind); ++k) pos += static_cast<unsigned>(domain.count(static_cast<VarKind>(k)));
+    auto b = dimension_bounds(full, pos);
+    if (b && *b != domain.bounds(v)) {
+      domain.set_bounds(v, *b);
+      changed = true;
+    }
+  }
+  return changed;
+}
+
 bool isl_steps(IndexingMap& map) {
   bool changed = false;
   if (!map.domain().constraints().empty()) {
-    auto empty = is_empty(map);
-    if (empty.value_or(false)) {
-      map.set_known_empty();
-      return true;
+    try {
+      IslBudget budget;
+      changed = isl_domain_steps(map);
+    } catch (const IslLimitReached&) {
+      // The rules' result stands: exact, maybe with looser intervals.
+    } catch (const isl::exception_quota&) {
     }
-    changed = tighten_bounds(map) || changed;
-    changed = remove_redundant_constraints(map) || changed;
+    if (!map.is_defined()) return true;
   }
   for (Expr& r : map.results()) {
-    if (!simplify::has_division(r)) continue;
+    if (!simplify::has_division(r) || r.node_count() < k_min_nodes_for_isl_form) continue;
     try {
       IslBudget budget;
       auto canonical = isl_canonical_form(r, map.domain());
@@ -261,6 +338,7 @@ bool isl_steps(IndexingMap& map) {
       }
     } catch (const IslLimitReached&) {
       // Keep the rule-based form: it is exact, just maybe not the smallest.
+    } catch (const isl::exception_quota&) {
     }
   }
   return changed;
@@ -275,7 +353,9 @@ bool simplify_symbolic(IndexingMap& map, const MapSimplifyOptions& options) {
     return true;
   }
   bool changed = status == simplify::SimplifyStatus::kChanged;
-  if (options.remove_unused_symbols) changed = remove_unused_symbols(map) || changed;
+  if (options.remove_unused_symbols) {
+    changed = remove_unused_symbols(map, options.remove_unused_runtime_variables) || changed;
+  }
   return changed;
 }
 

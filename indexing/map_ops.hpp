@@ -16,11 +16,14 @@ namespace hlo_index::indexing {
 /// first's result count differs from second's dimension count.
 IndexingMap compose(const IndexingMap& first, const IndexingMap& second);
 
-/// Drops range and runtime variables that neither the results nor a
-/// constraint involving a used variable mention (with the constraints that
-/// only mention unused ones, after checking they can hold), renumbering the
-/// rest. Returns true if something was removed.
-bool remove_unused_symbols(IndexingMap& map);
+/// Drops range variables (and runtime variables when `runtime_too`) that
+/// neither the results nor a constraint involving a used variable mention
+/// (with the constraints that only mention unused ones, after checking they
+/// can hold), renumbering the rest. Returns true if something was removed.
+/// Runtime variables are kept by default: they are inputs of the relation
+/// { (d, rt) -> r }, so dropping one changes what the map is a function of
+/// (XLA drops them; its compatibility mode asks for that).
+bool remove_unused_symbols(IndexingMap& map, bool runtime_too = false);
 
 /// A range variable fixed by an equality constraint `s + e in [c, c]`
 /// (coefficient +-1, e free of s) is replaced by `c - e` everywhere, and
@@ -34,8 +37,10 @@ bool rescale_symbols(IndexingMap& map);
 struct MapSimplifyOptions {
   /// Replace subexpressions whose range is a single value by the value.
   bool replace_points = true;
-  /// Drop range and runtime variables nothing depends on.
+  /// Drop range variables nothing depends on.
   bool remove_unused_symbols = true;
+  /// ... and runtime variables too (XLA's RemoveUnusedSymbols).
+  bool remove_unused_runtime_variables = false;
   /// Run the isl steps: exact emptiness, exact variable intervals, removal
   /// of redundant constraints, isl's form of results when it is smaller.
   bool use_isl = true;

@@ -98,9 +98,10 @@ std::string print_map(const IndexingMap& map, const MapPrintOptions& options) {
     }
   }
   if (map.approximate()) out += multi ? '\n' + options.indent + "(approximate)" : std::string(" (approximate)");
-  if (!map.runtime_sources().empty()) {
+  if (options.runtime_sources && !map.runtime_sources().empty()) {
     out += '\n' + options.indent + "runtime variables:";
     MapPrintOptions nested;
+    nested.runtime_sources = false;
     for (std::size_t i = 0; i < map.runtime_sources().size(); ++i) {
       const RuntimeSource& s = map.runtime_sources()[i];
       out += '\n' + options.indent + "  ";

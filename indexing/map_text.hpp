@@ -26,6 +26,9 @@ struct MapPrintOptions {
   /// Prefix of every line after the first (and of the first in multi-line
   /// form), for nesting maps under a header.
   std::string indent;
+  /// Print the `runtime variables:` section. The maps of runtime sources
+  /// are printed without theirs (the text form has one level).
+  bool runtime_sources = true;
 };
 
 std::string print_map(const IndexingMap& map, const MapPrintOptions& options = {});

@@ -283,7 +283,9 @@ Expr floor_div(const Expr& a, std::int64_t divisor) {
     return outside.build();
   }
   Expr inner = linear_combination(inside, constant);
-  Expr quotient = divisor == 1 ? inner : make_division(Expr::Kind::kFloorDiv, inner, divisor);
+  Expr quotient = divisor == 1                               ? inner
+                  : inner.kind() == Expr::Kind::kFloorDiv    ? floor_div(inner.operand(), checked_mul(inner.divisor(), divisor))
+                                                             : make_division(Expr::Kind::kFloorDiv, inner, divisor);
   outside.add(quotient, 1);
   return outside.build();
 }
@@ -316,7 +318,9 @@ Expr mod(const Expr& a, std::int64_t modulus) {
     for (Term& t : inside) t.coefficient /= g;
     return mod(linear_combination(inside, constant / g), modulus / g) * g;
   }
-  return make_division(Expr::Kind::kMod, linear_combination(inside, constant), modulus);
+  Expr inner = linear_combination(inside, constant);
+  if (inner.kind() == Expr::Kind::kMod && inner.divisor() % modulus == 0) return mod(inner.operand(), modulus);
+  return make_division(Expr::Kind::kMod, inner, modulus);
 }
 
 namespace {

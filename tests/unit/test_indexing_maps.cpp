@@ -181,7 +181,7 @@ TEST_CASE("inverse of a bijection, a projection and a strided map", "[indexing][
   CHECK(inverse_text("(d0, d1) -> (d0), domain: d0 in [0, 6], d1 in [0, 2]") ==
         "(d0)[s0] -> (d0, s0), domain: d0 in [0, 6], s0 in [0, 2]");
   CHECK(inverse_text("(d0) -> (d0 * 2 + 1), domain: d0 in [0, 9]") ==
-        "(d0) -> ((d0 - 1) floordiv 2), domain: d0 in [1, 19], d0 mod 2 in [1, 1]");
+        "(d0) -> ((d0 + 1) floordiv 2 - 1), domain: d0 in [1, 19], d0 mod 2 in [1, 1]");
   CHECK(inverse_text("(d0, d1, d2) -> ((d0 * 100 + d1 * 10 + d2) floordiv 20, (d0 * 100 + d1 * 10 + d2) mod 20), "
                      "domain: d0 in [0, 9], d1 in [0, 9], d2 in [0, 9]") ==
         "(d0, d1) -> (d0 floordiv 5, (d0 mod 5) * 2 + d1 floordiv 10, d1 mod 10), domain: d0 in [0, 49], d1 in [0, 19]");
