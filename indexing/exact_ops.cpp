@@ -1,5 +1,7 @@
 #include "indexing/exact_ops.hpp"
 
+#include <algorithm>
+
 #include "indexing/isl_bridge.hpp"
 #include "indexing/map_ops.hpp"
 #include "simplify/range.hpp"
@@ -23,14 +25,8 @@ std::optional<bool> is_empty(const IndexingMap& map) {
   if (map.is_undefined()) return std::nullopt;
   if (map.domain().has_empty_bounds()) return true;
   if (map.domain().constraints().empty()) return false;
-  try {
-    IslBudget budget;
-    return graph_set(map.domain(), {}).is_empty();
-  } catch (const IslLimitReached&) {
-    return std::nullopt;
-  } catch (const isl::exception_quota&) {
-    return std::nullopt;
-  }
+  return within_isl_budget([&] { return std::optional<bool>(graph_set(map.domain(), {}).is_empty()); },
+                           std::optional<bool>());
 }
 
 std::optional<bool> are_equal(const IndexingMap& a, const IndexingMap& b) {
@@ -55,21 +51,8 @@ std::optional<bool> are_equal(const IndexingMap& a, const IndexingMap& b) {
     }
   }
   if (a == b) return true;
-  try {
-    IslBudget budget;
-    isl::set x = a.is_known_empty() ? isl::set() : relation_set(a);
-    isl::set y = b.is_known_empty() ? isl::set() : relation_set(b);
-    if (a.is_known_empty() || b.is_known_empty()) {
-      bool ex = a.is_known_empty() || x.is_empty();
-      bool ey = b.is_known_empty() || y.is_empty();
-      return ex && ey;
-    }
-    return x.is_equal(y);
-  } catch (const IslLimitReached&) {
-    return std::nullopt;
-  } catch (const isl::exception_quota&) {
-    return std::nullopt;
-  }
+  return within_isl_budget([&] { return std::optional<bool>(relation_set(a).is_equal(relation_set(b))); },
+                           std::optional<bool>());
 }
 
 namespace {
@@ -205,55 +188,77 @@ std::vector<IndexingMap> inverse(const IndexingMap& map, bool simplify_pieces) {
   return out;
 }
 
-bool tighten_bounds(IndexingMap& map) {
-  if (!map.is_defined() || map.domain().constraints().empty()) return false;
-  try {
-    IslBudget budget;
-    isl::set set = graph_set(map.domain(), {});
-    if (set.is_empty()) {
-      map.set_known_empty();
-      return true;
-    }
-    bool changed = false;
-    unsigned pos = 0;
-    for (int k = 0; k < simplify::k_var_kinds; ++k) {
-      auto kind = static_cast<VarKind>(k);
-      for (std::uint32_t i = 0; i < map.domain().count(kind); ++i, ++pos) {
-        auto b = dimension_bounds(set, pos);
-        if (b && *b != map.domain().bounds({kind, i})) {
-          map.domain().set_bounds({kind, i}, *b);
-          changed = true;
-        }
-      }
-    }
-    return changed;
-  } catch (const IslLimitReached&) {
-    return false;
-  } catch (const isl::exception_quota&) {
-    return false;
-  }
+namespace {
+
+// `v mod c in [a, b]` on a bare variable: the rules already keep v's
+// interval exact for it (merge_mod_constraints aligns the bounds), and
+// interval evaluation already drops it when it is implied.
+bool rules_keep_exact(const Constraint& c) {
+  return c.expr.kind() == Expr::Kind::kMod && c.expr.operand().is_variable();
 }
 
-bool remove_redundant_constraints(IndexingMap& map) {
-  if (!map.is_defined() || map.domain().constraints().empty()) return false;
-  try {
-    IslBudget budget;
-    bool changed = false;
-    isl::set full = graph_set(map.domain(), {});
-    for (std::size_t i = map.domain().constraints().size(); i-- > 0;) {
-      Domain without = map.domain();
-      without.remove_constraint(i);
-      if (graph_set(without, {}).is_subset(full)) {
-        map.domain() = std::move(without);
-        changed = true;
-      }
+bool tighten_domain_within_budget(IndexingMap& map) {
+  Domain& domain = map.domain();
+  // Variables whose interval isl may narrow: those in a constraint the
+  // rules do not handle exactly. The others are exact already.
+  std::vector<Var> linked;
+  std::vector<Var> with_mod;
+  for (const Constraint& c : domain.constraints()) {
+    if (rules_keep_exact(c)) {
+      // Two residue constraints on one variable interact: isl decides.
+      Var v = c.expr.operand().variable();
+      if (std::find(with_mod.begin(), with_mod.end(), v) != with_mod.end()) linked.push_back(v);
+      with_mod.push_back(v);
+      continue;
     }
-    return changed;
-  } catch (const IslLimitReached&) {
-    return false;
-  } catch (const isl::exception_quota&) {
-    return false;
+    simplify::for_each_variable(c.expr, [&](Var v) {
+      if (std::find(linked.begin(), linked.end(), v) == linked.end()) linked.push_back(v);
+    });
   }
+  if (linked.empty()) return false;
+  // One isl set per constraint, built once: dropping a constraint to test
+  // whether it is redundant is then an intersection, not a rebuild.
+  isl::set box = box_set(domain);
+  std::vector<isl::set> parts;
+  for (const Constraint& c : domain.constraints()) parts.push_back(constraint_set(domain, c));
+  auto intersect_all_but = [&](std::size_t skip) {
+    isl::set s = box;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      if (i != skip) s = s.intersect(parts[i]);
+    }
+    return s;
+  };
+  isl::set full = intersect_all_but(parts.size());
+  if (full.is_empty()) {
+    map.set_known_empty();
+    return true;
+  }
+  bool changed = false;
+  for (std::size_t i = parts.size(); i-- > 0;) {
+    if (rules_keep_exact(domain.constraints()[i])) continue;
+    if (intersect_all_but(i).is_subset(full)) {
+      domain.remove_constraint(i);
+      parts.erase(parts.begin() + static_cast<long>(i));
+      changed = true;
+    }
+  }
+  for (Var v : linked) {
+    unsigned pos = v.index;
+    for (int k = 0; k < static_cast<int>(v.kind); ++k) pos += static_cast<unsigned>(domain.count(static_cast<VarKind>(k)));
+    auto b = dimension_bounds(full, pos);
+    if (b && *b != domain.bounds(v)) {
+      domain.set_bounds(v, *b);
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+}  // namespace
+
+bool tighten_domain(IndexingMap& map) {
+  if (!map.is_defined() || map.domain().constraints().empty()) return false;
+  return within_isl_budget([&] { return tighten_domain_within_budget(map); }, false);
 }
 
 }  // namespace hlo_index::indexing

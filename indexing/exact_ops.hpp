@@ -27,11 +27,10 @@ std::optional<bool> are_equal(const IndexingMap& a, const IndexingMap& b);
 /// approximate. `simplify_pieces`: simplify each map (the default).
 std::vector<IndexingMap> inverse(const IndexingMap& map, bool simplify_pieces = true);
 
-/// Narrows every variable interval to the exact projection of the domain.
-/// Returns true on change; false (unchanged) when the budget runs out.
-bool tighten_bounds(IndexingMap& map);
-
-/// Removes constraints implied by the others and the intervals.
-bool remove_redundant_constraints(IndexingMap& map);
+/// Makes the domain exact where rules cannot: KNOWN EMPTY if it has no
+/// integer point, constraints implied by the others removed, every variable
+/// interval narrowed to the exact projection of the domain. Returns true on
+/// change; leaves the map alone when the budget runs out.
+bool tighten_domain(IndexingMap& map);
 
 }  // namespace hlo_index::indexing

@@ -57,4 +57,17 @@ private:
   bool m_outermost;
 };
 
+/// Runs `body` inside a budget; returns `fallback` when the budget runs out.
+template <typename Body, typename Result>
+Result within_isl_budget(Body&& body, Result fallback) {
+  try {
+    IslBudget budget;
+    return body();
+  } catch (const IslLimitReached&) {
+    return fallback;
+  } catch (const isl::exception_quota&) {
+    return fallback;
+  }
+}
+
 }  // namespace hlo_index::indexing

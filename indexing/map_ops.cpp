@@ -251,94 +251,18 @@ namespace {
 // rarely smaller, and asking isl (a gist) costs about 1 ms.
 constexpr std::size_t k_min_nodes_for_isl_form = 16;
 
-// `v mod c in [a, b]` on a bare variable: the rules already keep v's
-// interval exact for it (merge_mod_constraints aligns the bounds), and
-// interval evaluation already drops it when it is implied.
-bool rules_keep_exact(const Constraint& c) {
-  return c.expr.kind() == Expr::Kind::kMod && c.expr.operand().is_variable();
-}
-
-// Exact emptiness, exact intervals and redundant constraints, from one set
-// of isl objects: the box and one set per constraint.
-bool isl_domain_steps(IndexingMap& map) {
-  Domain& domain = map.domain();
-  // Variables whose interval isl may narrow: those in a constraint the
-  // rules do not handle exactly. The others are exact already.
-  std::vector<Var> linked;
-  std::vector<Var> with_mod;
-  for (const Constraint& c : domain.constraints()) {
-    if (rules_keep_exact(c)) {
-      // Two residue constraints on one variable interact: isl decides.
-      Var v = c.expr.operand().variable();
-      if (std::find(with_mod.begin(), with_mod.end(), v) != with_mod.end()) linked.push_back(v);
-      with_mod.push_back(v);
-      continue;
-    }
-    simplify::for_each_variable(c.expr, [&](Var v) {
-      if (std::find(linked.begin(), linked.end(), v) == linked.end()) linked.push_back(v);
-    });
-  }
-  if (linked.empty()) return false;
-  isl::set box = box_set(domain);
-  std::vector<isl::set> parts;
-  for (const Constraint& c : domain.constraints()) parts.push_back(constraint_set(domain, c));
-  auto intersect_all_but = [&](std::size_t skip) {
-    isl::set s = box;
-    for (std::size_t i = 0; i < parts.size(); ++i) {
-      if (i != skip) s = s.intersect(parts[i]);
-    }
-    return s;
-  };
-  isl::set full = intersect_all_but(parts.size());
-  if (full.is_empty()) {
-    map.set_known_empty();
-    return true;
-  }
-  bool changed = false;
-  for (std::size_t i = parts.size(); i-- > 0;) {
-    if (rules_keep_exact(domain.constraints()[i])) continue;
-    if (intersect_all_but(i).is_subset(full)) {
-      domain.remove_constraint(i);
-      parts.erase(parts.begin() + static_cast<long>(i));
-      changed = true;
-    }
-  }
-  for (Var v : linked) {
-    unsigned pos = v.index;
-    for (int k = 0; k < static_cast<int>(v.kind); ++k) pos += static_cast<unsigned>(domain.count(static_cast<VarKind>(k)));
-    auto b = dimension_bounds(full, pos);
-    if (b && *b != domain.bounds(v)) {
-      domain.set_bounds(v, *b);
-      changed = true;
-    }
-  }
-  return changed;
-}
-
 bool isl_steps(IndexingMap& map) {
   bool changed = false;
-  if (!map.domain().constraints().empty()) {
-    try {
-      IslBudget budget;
-      changed = isl_domain_steps(map);
-    } catch (const IslLimitReached&) {
-      // The rules' result stands: exact, maybe with looser intervals.
-    } catch (const isl::exception_quota&) {
-    }
-    if (!map.is_defined()) return true;
-  }
+  // Out of budget, the rules' result stands: exact, maybe with looser
+  // intervals or a larger expression.
+  changed = tighten_domain(map);
+  if (!map.is_defined()) return true;
   for (Expr& r : map.results()) {
     if (!simplify::has_division(r) || r.node_count() < k_min_nodes_for_isl_form) continue;
-    try {
-      IslBudget budget;
-      auto canonical = isl_canonical_form(r, map.domain());
-      if (canonical && canonical->node_count() < r.node_count()) {
-        r = *canonical;
-        changed = true;
-      }
-    } catch (const IslLimitReached&) {
-      // Keep the rule-based form: it is exact, just maybe not the smallest.
-    } catch (const isl::exception_quota&) {
+    auto canonical = within_isl_budget([&] { return isl_canonical_form(r, map.domain()); }, std::optional<Expr>());
+    if (canonical && canonical->node_count() < r.node_count()) {
+      r = *canonical;
+      changed = true;
     }
   }
   return changed;
