@@ -1,0 +1,2 @@
+// Brute-force property tests: filled in by the next commit.
+#include <catch2/catch.hpp>
