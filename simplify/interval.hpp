@@ -114,7 +114,10 @@ inline Interval scale(const Interval& a, std::int64_t k) {
 }
 
 inline std::string to_string(const Interval& i) {
-  return "[" + std::to_string(i.lo) + ", " + std::to_string(i.hi) + "]";
+  // Appends, not `"[" + ...`: GCC 12's -Wrestrict misfires on the latter.
+  std::string out = "[";
+  out.append(std::to_string(i.lo)).append(", ").append(std::to_string(i.hi)).append("]");
+  return out;
 }
 
 }  // namespace hlo_index::simplify
