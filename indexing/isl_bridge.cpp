@@ -11,6 +11,7 @@
 #include <isl/val.h>
 
 #include <exception>
+#include <memory>
 #include <limits>
 #include <string>
 
@@ -99,56 +100,65 @@ struct Positions {
   }
 };
 
-isl_aff* to_aff(const Expr& e, isl_local_space* ls, const Positions& pos) {
-  switch (e.kind()) {
-    case Expr::Kind::kConstant:
-      return check(isl_aff_val_on_domain(isl_local_space_copy(ls), val(e.constant_value())));
-    case Expr::Kind::kVariable:
-      return check(isl_aff_var_on_domain(isl_local_space_copy(ls), isl_dim_set, pos.of(e.variable())));
-    case Expr::Kind::kSum: {
-      isl_aff* acc = check(isl_aff_val_on_domain(isl_local_space_copy(ls), val(e.sum_constant())));
-      for (const simplify::Term& t : e.terms()) {
-        isl_aff* term = check(isl_aff_scale_val(to_aff(t.atom, ls, pos), val(t.coefficient)));
-        acc = check(isl_aff_add(acc, term));
-      }
-      return acc;
-    }
-    case Expr::Kind::kFloorDiv:
-      return check(isl_aff_floor(check(isl_aff_scale_down_val(to_aff(e.operand(), ls, pos), val(e.divisor())))));
-    case Expr::Kind::kMod: return check(isl_aff_mod_val(to_aff(e.operand(), ls, pos), val(e.divisor())));
-  }
-  return nullptr;
+// Owned local space: freed on every path, exceptions included.
+struct LocalSpaceDeleter {
+  void operator()(isl_local_space* ls) const { isl_local_space_free(ls); }
+};
+using LocalSpace = std::unique_ptr<isl_local_space, LocalSpaceDeleter>;
+
+LocalSpace local_space_of(const isl::set& set) {
+  return LocalSpace(check(isl_local_space_from_space(check(isl_set_get_space(set.get())))));
 }
 
-isl_set* constrain(isl_set* set, isl_aff* aff, Interval i, isl_local_space* ls) {
-  isl_aff* lo = check(isl_aff_val_on_domain(isl_local_space_copy(ls), val(i.lo)));
-  isl_aff* hi = check(isl_aff_val_on_domain(isl_local_space_copy(ls), val(i.hi)));
-  isl_set* ge = check(isl_aff_ge_set(isl_aff_copy(aff), lo));
-  isl_set* le = check(isl_aff_le_set(aff, hi));
-  return check(isl_set_intersect(check(isl_set_intersect(set, ge)), le));
+isl::aff constant_aff(const LocalSpace& ls, std::int64_t v) {
+  return isl::manage(check(isl_aff_val_on_domain(isl_local_space_copy(ls.get()), val(v))));
+}
+
+isl::aff to_aff(const Expr& e, const LocalSpace& ls, const Positions& pos) {
+  switch (e.kind()) {
+    case Expr::Kind::kConstant: return constant_aff(ls, e.constant_value());
+    case Expr::Kind::kVariable:
+      return isl::manage(check(isl_aff_var_on_domain(isl_local_space_copy(ls.get()), isl_dim_set, pos.of(e.variable()))));
+    case Expr::Kind::kSum: {
+      isl::aff acc = constant_aff(ls, e.sum_constant());
+      for (const simplify::Term& t : e.terms()) acc = acc.add(to_aff(t.atom, ls, pos).scale(t.coefficient));
+      return acc;
+    }
+    case Expr::Kind::kFloorDiv: return to_aff(e.operand(), ls, pos).scale_down(e.divisor()).floor();
+    case Expr::Kind::kMod: return to_aff(e.operand(), ls, pos).mod(e.divisor());
+  }
+  return constant_aff(ls, 0);
+}
+
+isl::set constrain(const isl::set& set, const isl::aff& aff, Interval i, const LocalSpace& ls) {
+  return set.intersect(aff.ge_set(constant_aff(ls, i.lo))).intersect(aff.le_set(constant_aff(ls, i.hi)));
+}
+
+// The universe of `n` set dimensions and its local space.
+std::pair<isl::set, LocalSpace> universe(unsigned n) {
+  isl::set set = isl::manage(check(isl_set_universe(check(isl_space_set_alloc(raw_ctx(), 0, n)))));
+  LocalSpace ls = local_space_of(set);
+  return {set, std::move(ls)};
 }
 
 isl::set build_graph(const Domain& domain, std::span<const Expr> results, const Positions& pos) {
-  isl_space* space = check(isl_space_set_alloc(raw_ctx(), 0, pos.total()));
-  isl_local_space* ls = check(isl_local_space_from_space(isl_space_copy(space)));
-  isl_set* set = check(isl_set_universe(space));
+  auto [set, ls] = universe(pos.total());
   for (int k = 0; k < simplify::k_var_kinds; ++k) {
     auto kind = static_cast<simplify::VarKind>(k);
     const auto& vars = domain.variables(kind);
     for (std::uint32_t i = 0; i < vars.size(); ++i) {
       unsigned p = pos.of({kind, i});
-      set = check(isl_set_lower_bound_val(set, isl_dim_set, p, val(vars[i].bounds.lo)));
-      set = check(isl_set_upper_bound_val(set, isl_dim_set, p, val(vars[i].bounds.hi)));
+      set = isl::manage(check(isl_set_lower_bound_val(set.release(), isl_dim_set, p, val(vars[i].bounds.lo))));
+      set = isl::manage(check(isl_set_upper_bound_val(set.release(), isl_dim_set, p, val(vars[i].bounds.hi))));
     }
   }
   for (const simplify::Constraint& c : domain.constraints()) set = constrain(set, to_aff(c.expr, ls, pos), c.interval, ls);
   for (std::size_t k = 0; k < results.size(); ++k) {
-    isl_aff* r = check(isl_aff_var_on_domain(isl_local_space_copy(ls), isl_dim_set,
-                                             pos.result_base + static_cast<unsigned>(k)));
-    set = check(isl_set_intersect(set, check(isl_aff_eq_set(to_aff(results[k], ls, pos), r))));
+    isl::aff r = isl::manage(check(isl_aff_var_on_domain(isl_local_space_copy(ls.get()), isl_dim_set,
+                                                         pos.result_base + static_cast<unsigned>(k))));
+    set = set.intersect(to_aff(results[k], ls, pos).eq_set(r));
   }
-  isl_local_space_free(ls);
-  return isl::manage(set);
+  return set;
 }
 
 // Expression of an aff over `vars` (one per input dimension); divs of the
@@ -223,11 +233,8 @@ isl::set box_set(const Domain& domain) {
 
 isl::set constraint_set(const Domain& domain, const simplify::Constraint& constraint) {
   Positions pos = domain_positions(domain);
-  isl_space* space = check(isl_space_set_alloc(raw_ctx(), 0, pos.total()));
-  isl_local_space* ls = check(isl_local_space_from_space(isl_space_copy(space)));
-  isl_set* set = constrain(check(isl_set_universe(space)), to_aff(constraint.expr, ls, pos), constraint.interval, ls);
-  isl_local_space_free(ls);
-  return isl::manage(set);
+  auto [set, ls] = universe(pos.total());
+  return constrain(set, to_aff(constraint.expr, ls, pos), constraint.interval, ls);
 }
 
 isl::set project_out(const isl::set& set, unsigned first, unsigned n) {
@@ -244,11 +251,10 @@ isl::set project_onto(const isl::set& set, unsigned first, unsigned n) {
 std::optional<Interval> dimension_bounds(const isl::set& set, unsigned pos) {
   // An integer program per bound: much cheaper than isl_set_dim_min_val,
   // which projects out every other dimension first.
-  isl_local_space* ls = check(isl_local_space_from_space(check(isl_set_get_space(set.get()))));
-  isl_aff* var = check(isl_aff_var_on_domain(ls, isl_dim_set, pos));
-  auto lo = to_int64(check(isl_set_min_val(set.get(), var)));
-  auto hi = to_int64(check(isl_set_max_val(set.get(), var)));
-  isl_aff_free(var);
+  LocalSpace ls = local_space_of(set);
+  isl::aff var = isl::manage(check(isl_aff_var_on_domain(isl_local_space_copy(ls.get()), isl_dim_set, pos)));
+  auto lo = to_int64(check(isl_set_min_val(set.get(), var.get())));
+  auto hi = to_int64(check(isl_set_max_val(set.get(), var.get())));
   if (!lo || !hi) return std::nullopt;
   return Interval{*lo, *hi};
 }
@@ -278,21 +284,18 @@ std::vector<SymbolicPiece> symbolic_pieces(const isl::set& set, std::span<const 
   } state{vars, {}, nullptr};
   isl_stat status = isl_set_foreach_basic_set(
       disjoint,
-      [](isl_basic_set* bset, void* user) -> isl_stat {
+      [](isl_basic_set* raw_bset, void* user) -> isl_stat {
         auto& st = *static_cast<State*>(user);
+        isl::basic_set owned = isl::manage(raw_bset);  // freed on every path
+        isl_basic_set* bset = owned.get();
         return guarded(st.error, [&]() -> isl_stat {
         SymbolicPiece piece;
-        isl_set* as_set = isl_set_from_basic_set(isl_basic_set_copy(bset));
+        isl::set as_set = isl::manage(check(isl_set_from_basic_set(isl_basic_set_copy(bset))));
         for (std::size_t i = 0; i < st.vars.size(); ++i) {
-          auto b = dimension_bounds(isl::manage_copy(as_set), static_cast<unsigned>(i));
-          if (!b) {
-            isl_set_free(as_set);
-            isl_basic_set_free(bset);
-            return isl_stat_error;
-          }
+          auto b = dimension_bounds(as_set, static_cast<unsigned>(i));
+          if (!b) return isl_stat_error;
           piece.bounds.push_back(*b);
         }
-        isl_set_free(as_set);
         // Divs first: each may use the ones before it.
         std::vector<Expr> divs;
         isl_size n_div = isl_basic_set_dim(bset, isl_dim_div);
@@ -357,7 +360,6 @@ std::vector<SymbolicPiece> symbolic_pieces(const isl::set& set, std::span<const 
               });
             },
             &cs);
-        isl_basic_set_free(bset);
         if (cs.error) std::rethrow_exception(cs.error);
         if (s != isl_stat_ok) return isl_stat_error;
         st.pieces.push_back(std::move(piece));
@@ -410,25 +412,14 @@ std::optional<std::vector<FunctionPiece>> function_pieces(const isl::set& graph,
 
 std::optional<Expr> isl_canonical_form(const Expr& e, const Domain& domain) {
   isl::set set = graph_set(domain, {});
-  Positions pos{};
-  pos.dims = static_cast<unsigned>(domain.count(simplify::VarKind::kDim));
-  pos.ranges = static_cast<unsigned>(domain.count(simplify::VarKind::kRange));
-  pos.runtimes = static_cast<unsigned>(domain.count(simplify::VarKind::kRuntime));
-  pos.range_base = pos.dims;
-  pos.runtime_base = pos.dims + pos.ranges;
-  pos.result_base = pos.total();
-  isl_local_space* ls = check(isl_local_space_from_space(check(isl_set_get_space(set.get()))));
-  isl_aff* aff = to_aff(e, ls, pos);
-  isl_local_space_free(ls);
-  aff = check(isl_aff_gist(aff, set.copy()));
+  LocalSpace ls = local_space_of(set);
+  isl::aff aff = to_aff(e, ls, domain_positions(domain)).gist(set);
   std::vector<Var> vars;
   for (int k = 0; k < simplify::k_var_kinds; ++k) {
     auto kind = static_cast<simplify::VarKind>(k);
     for (std::uint32_t i = 0; i < domain.count(kind); ++i) vars.push_back({kind, i});
   }
-  Expr out = aff_to_expr(aff, vars);
-  isl_aff_free(aff);
-  return out;
+  return aff_to_expr(aff.get(), vars);
 }
 
 }  // namespace hlo_index::indexing
