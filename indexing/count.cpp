@@ -1,5 +1,6 @@
 #include "indexing/count.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <numeric>
 
@@ -163,14 +164,6 @@ private:
   std::vector<std::int64_t> m_values[simplify::k_var_kinds];
 };
 
-std::vector<Var> all_vars(const Domain& d) {
-  std::vector<Var> vars;
-  for (int k = 0; k < simplify::k_var_kinds; ++k) {
-    for (std::uint32_t i = 0; i < d.count(static_cast<VarKind>(k)); ++i) vars.push_back({static_cast<VarKind>(k), i});
-  }
-  return vars;
-}
-
 // Groups of variables linked by constraints.
 struct Components {
   std::vector<std::size_t> parent;
@@ -180,38 +173,33 @@ struct Components {
   }
 };
 
-std::size_t flat_index(const Domain& d, Var v) {
-  std::size_t base = 0;
-  for (int k = 0; k < static_cast<int>(v.kind); ++k) base += d.count(static_cast<VarKind>(k));
-  return base + v.index;
-}
-
+// isl's count of a group the closed forms could not finish; out of
+// budget, the box (an upper bound).
 Count isl_count(const Domain& domain) {
+  auto box = [&] {
+    Count c{1, false};
+    bool exact = true;
+    for (Var v : domain.all_variables()) c.value = mul_or_saturate(c.value, domain.bounds(v).size(), exact);
+    return c;
+  };
   try {
-    IslBudget budget;
-    return {indexing::count_points(graph_set(domain, {})), true};
-  } catch (const IslLimitReached&) {
-  } catch (const isl::exception_quota&) {
+    return within_isl_budget([&] { return Count{indexing::count_points(graph_set(domain, {})), true}; }, box);
   } catch (const simplify::ArithmeticOverflow&) {
+    return box();
   }
-  // Upper bound: the box.
-  Count c{1, false};
-  bool exact = true;
-  for (Var v : all_vars(domain)) c.value = mul_or_saturate(c.value, domain.bounds(v).size(), exact);
-  return c;
 }
 
 }  // namespace
 
 Count count_points(const Domain& domain) {
   if (domain.has_empty_bounds()) return {0, true};
-  std::vector<Var> vars = all_vars(domain);
+  std::vector<Var> vars = domain.all_variables();
   Components comp{std::vector<std::size_t>(vars.size())};
   std::iota(comp.parent.begin(), comp.parent.end(), 0);
   for (const Constraint& c : domain.constraints()) {
     std::size_t first = SIZE_MAX;
     simplify::for_each_variable(c.expr, [&](Var v) {
-      std::size_t i = flat_index(domain, v);
+      std::size_t i = domain.position(v);
       if (first == SIZE_MAX) {
         first = i;
       } else {
@@ -231,7 +219,7 @@ Count count_points(const Domain& domain) {
     std::vector<const Constraint*> constraints;
     for (const Constraint& c : domain.constraints()) {
       bool mine = false;
-      simplify::for_each_variable(c.expr, [&](Var v) { mine = mine || comp.find(flat_index(domain, v)) == root; });
+      simplify::for_each_variable(c.expr, [&](Var v) { mine = mine || comp.find(domain.position(v)) == root; });
       if (mine) constraints.push_back(&c);
     }
     std::int64_t n;
@@ -244,14 +232,7 @@ Count count_points(const Domain& domain) {
         total.exact = total.exact && exact;
       } catch (const OutOfBudget&) {
         // The component alone, handed to isl.
-        std::vector<Variable> by_kind[simplify::k_var_kinds];
-        for (int k = 0; k < simplify::k_var_kinds; ++k) {
-          by_kind[k].assign(domain.count(static_cast<VarKind>(k)), Variable{{0, 0}, ""});
-        }
-        for (Var v : members) by_kind[static_cast<int>(v.kind)][v.index] = {domain.bounds(v), ""};
-        Domain sub(by_kind[0], by_kind[1], by_kind[2]);
-        for (const Constraint* c : constraints) (void)sub.add_constraint(c->expr, c->interval);
-        Count c = isl_count(sub);
+        Count c = isl_count(domain.restricted_to([&](Var v) { return comp.find(domain.position(v)) == root; }));
         n = c.value;
         total.exact = total.exact && c.exact;
       }
@@ -285,30 +266,19 @@ std::optional<Count> count_projection_image(const IndexingMap& map) {
     simplify::decompose_linear(r, terms, constant);
     if (terms.size() != 1 || !terms[0].atom.is_variable()) return std::nullopt;
     Var v = terms[0].atom.variable();
-    for (Var p : projected) {
-      if (p == v) return std::nullopt;
-    }
+    if (std::find(projected.begin(), projected.end(), v) != projected.end()) return std::nullopt;
     projected.push_back(v);
   }
-  auto is_projected = [&](Var v) {
-    for (Var p : projected) {
-      if (p == v) return true;
-    }
-    return false;
-  };
-  std::vector<Variable> by_kind[simplify::k_var_kinds];
-  for (int k = 0; k < simplify::k_var_kinds; ++k) by_kind[k].assign(d.count(static_cast<VarKind>(k)), Variable{{0, 0}, ""});
-  for (Var v : projected) by_kind[static_cast<int>(v.kind)][v.index] = {d.bounds(v), ""};
-  Domain sub(by_kind[0], by_kind[1], by_kind[2]);
+  auto is_projected = [&](Var v) { return std::find(projected.begin(), projected.end(), v) != projected.end(); };
   for (const Constraint& c : d.constraints()) {
     bool in = false, out = false;
     simplify::for_each_variable(c.expr, [&](Var v) { (is_projected(v) ? in : out) = true; });
     if (in && out) return std::nullopt;
-    if (in) (void)sub.add_constraint(c.expr, c.interval);
   }
-  // The other variables must admit at least one point.
-  if (count_points(d).value == 0) return Count{0, true};
-  return count_points(sub);
+  // The other variables must admit at least one point; then every point
+  // of the projection is reached.
+  if (count_points(d.restricted_to([&](Var v) { return !is_projected(v); })).value == 0) return Count{0, true};
+  return count_points(d.restricted_to(is_projected));
 }
 
 Count upper_bound_image(const IndexingMap& map) {
@@ -319,6 +289,24 @@ Count upper_bound_image(const IndexingMap& map) {
   Count dom = count_domain(map);
   if (dom.value < c.value) c.value = dom.value;
   return c;
+}
+
+// Via isl: the domain count when the map is injective, else the sum over
+// the disjoint pieces of the projected image.
+Count image_count_within_budget(const IndexingMap& map) {
+  const Domain& d = map.domain();
+  const auto n_vars = static_cast<unsigned>(d.variable_count());
+  isl::set graph = graph_set(d, map.results());
+  if (is_injective(graph, n_vars)) return count_points(d);
+  std::vector<Var> vars;
+  for (std::uint32_t k = 0; k < map.results().size(); ++k) vars.push_back({VarKind::kDim, k});
+  Count out{0, true};
+  for (const Domain& piece : symbolic_pieces(project_out(graph, 0, n_vars), vars)) {
+    Count c = count_points(piece);
+    out.value = add_or_saturate(out.value, c.value, out.exact);
+    out.exact = out.exact && c.exact;
+  }
+  return out;
 }
 
 }  // namespace
@@ -332,33 +320,7 @@ Count count_image(const IndexingMap& map) {
   } else if (auto projection = count_projection_image(map)) {
     out = *projection;
   } else {
-    try {
-      IslBudget budget;
-      const Domain& d = map.domain();
-      unsigned n_vars = static_cast<unsigned>(d.variable_count());
-      isl::set graph = graph_set(d, map.results());
-      if (is_injective(graph, n_vars)) {
-        out = count_points(d);
-      } else {
-        isl::set image = project_out(graph, 0, n_vars);
-        std::vector<Var> vars;
-        for (std::uint32_t k = 0; k < map.results().size(); ++k) vars.push_back({VarKind::kDim, k});
-        out = {0, true};
-        for (const SymbolicPiece& p : symbolic_pieces(image, vars)) {
-          std::vector<Variable> dims;
-          for (const Interval& b : p.bounds) dims.push_back({b, ""});
-          Domain piece(dims, {}, {});
-          for (const Constraint& c : p.constraints) (void)piece.add_constraint(c.expr, c.interval);
-          Count c = count_points(piece);
-          out.value = add_or_saturate(out.value, c.value, out.exact);
-          out.exact = out.exact && c.exact;
-        }
-      }
-    } catch (const IslLimitReached&) {
-      out = upper_bound_image(map);
-    } catch (const isl::exception_quota&) {
-      out = upper_bound_image(map);
-    }
+    out = within_isl_budget([&] { return image_count_within_budget(map); }, [&] { return upper_bound_image(map); });
   }
   out.exact = out.exact && !map.approximate();
   return out;

@@ -26,7 +26,7 @@ std::optional<bool> is_empty(const IndexingMap& map) {
   if (map.domain().has_empty_bounds()) return true;
   if (map.domain().constraints().empty()) return false;
   return within_isl_budget([&] { return std::optional<bool>(graph_set(map.domain(), {}).is_empty()); },
-                           std::optional<bool>());
+                           [] { return std::optional<bool>(); });
 }
 
 std::optional<bool> are_equal(const IndexingMap& a, const IndexingMap& b) {
@@ -52,14 +52,14 @@ std::optional<bool> are_equal(const IndexingMap& a, const IndexingMap& b) {
   }
   if (a == b) return true;
   return within_isl_budget([&] { return std::optional<bool>(relation_set(a).is_equal(relation_set(b))); },
-                           std::optional<bool>());
+                           [] { return std::optional<bool>(); });
 }
 
 namespace {
 
-// Variables of an inverse map: results become dimensions, runtime
-// variables stay, and (for a non-function) the original dimensions become
-// range variables.
+// Variables of an inverse map, in the order of its graph's set dimensions:
+// results become dimensions, runtime variables stay, and (for a
+// non-function) the original dimensions become range variables.
 std::vector<Var> inverse_vars(std::size_t results, std::size_t runtimes, std::size_t dims_as_ranges) {
   std::vector<Var> vars;
   for (std::uint32_t i = 0; i < results; ++i) vars.push_back({VarKind::kDim, i});
@@ -68,30 +68,76 @@ std::vector<Var> inverse_vars(std::size_t results, std::size_t runtimes, std::si
   return vars;
 }
 
-Domain domain_of_piece(const SymbolicPiece& piece, std::span<const Var> vars, std::size_t results,
-                       std::size_t runtimes, std::size_t ranges) {
-  std::vector<Variable> by_kind[simplify::k_var_kinds];
-  by_kind[0].resize(results);
-  by_kind[1].resize(ranges);
-  by_kind[2].resize(runtimes);
-  for (std::size_t i = 0; i < vars.size(); ++i) by_kind[static_cast<int>(vars[i].kind)][vars[i].index] = {piece.bounds[i], ""};
-  Domain d(by_kind[0], by_kind[1], by_kind[2]);
-  for (const Constraint& c : piece.constraints) (void)d.add_constraint(c.expr, c.interval);
-  return d;
+// Sound (interval arithmetic) intervals of the results.
+std::vector<Variable> result_intervals(const IndexingMap& map) {
+  simplify::RangeEvaluator ranges(map.domain(), true);
+  std::vector<Variable> out;
+  for (const Expr& r : map.results()) out.push_back({ranges(r), ""});
+  return out;
 }
 
+// (r)[s...]{rt} -> (s...): every original index for every result index.
 IndexingMap over_approximate_inverse(const IndexingMap& map) {
-  // (r)[s...]{rt} -> (s...): every original index for every result index.
-  std::vector<Variable> dims(map.results().size(), Variable{Interval::unbounded(), ""});
-  // Result intervals from interval arithmetic (sound, possibly wide).
-  simplify::RangeEvaluator ranges(map.domain(), true);
-  for (std::size_t k = 0; k < dims.size(); ++k) dims[k].bounds = ranges(map.results()[k]);
   std::vector<Expr> results;
   for (std::uint32_t i = 0; i < map.dim_count(); ++i) results.push_back(Expr::range(i));
-  IndexingMap out(Domain(dims, map.domain().variables(VarKind::kDim), map.domain().variables(VarKind::kRuntime)),
+  IndexingMap out(Domain(result_intervals(map), map.domain().variables(VarKind::kDim),
+                         map.domain().variables(VarKind::kRuntime)),
                   std::move(results));
   out.runtime_sources() = map.runtime_sources();
   out.mark_approximate();
+  return out;
+}
+
+// The reversed map, built symbolically: dimensions r (one per result, with
+// sound intervals), range variables for the original dimensions then the
+// original range variables, the same runtime variables, and constraints
+// r_k = results[k]. Its graph with results = the original dimensions is
+// the inverse relation once the range variables are projected out.
+Domain reversed_domain(const IndexingMap& map) {
+  const auto n_dim = static_cast<std::uint32_t>(map.dim_count());
+  std::vector<Variable> ranges = map.domain().variables(VarKind::kDim);
+  const auto& inner = map.domain().variables(VarKind::kRange);
+  ranges.insert(ranges.end(), inner.begin(), inner.end());
+  Domain reversed(result_intervals(map), ranges, map.domain().variables(VarKind::kRuntime));
+  auto rename = [&](Var v) {
+    switch (v.kind) {
+      case VarKind::kDim: return Expr::range(v.index);
+      case VarKind::kRange: return Expr::range(n_dim + v.index);
+      case VarKind::kRuntime: break;
+    }
+    return Expr::variable(v);
+  };
+  for (const Constraint& c : map.domain().constraints()) {
+    (void)reversed.add_constraint(simplify::substitute(c.expr, rename), c.interval);
+  }
+  for (std::size_t k = 0; k < map.results().size(); ++k) {
+    Expr e = simplify::substitute(map.results()[k], rename) - Expr::dim(static_cast<std::uint32_t>(k));
+    (void)reversed.add_constraint(e, Interval::point(0));
+  }
+  return reversed;
+}
+
+std::vector<IndexingMap> inverse_within_budget(const IndexingMap& map) {
+  const std::size_t n_res = map.results().size(), n_rt = map.runtime_count(), n_dim = map.dim_count();
+  std::vector<Expr> original_dims;
+  for (std::uint32_t i = 0; i < n_dim; ++i) original_dims.push_back(Expr::range(i));
+  // Graph [r, s (original d, original s), rt, d']; projected: [r, rt, d'].
+  isl::set inverse_graph = project_out(graph_set(reversed_domain(map), original_dims), static_cast<unsigned>(n_res),
+                                       static_cast<unsigned>(n_dim + map.range_count()));
+  std::vector<IndexingMap> out;
+  if (inverse_graph.is_empty()) return out;
+  std::vector<Var> in_vars = inverse_vars(n_res, n_rt, 0);
+  if (auto functions = function_pieces(inverse_graph, static_cast<unsigned>(n_res + n_rt), in_vars)) {
+    for (const FunctionPiece& f : *functions) {
+      for (Domain& piece : symbolic_pieces(f.domain, in_vars)) out.emplace_back(std::move(piece), f.results);
+    }
+  } else {
+    for (Domain& piece : symbolic_pieces(inverse_graph, inverse_vars(n_res, n_rt, n_dim))) {
+      out.emplace_back(std::move(piece), original_dims);
+      eliminate_determined_symbols(out.back());
+    }
+  }
+  for (IndexingMap& m : out) m.runtime_sources() = map.runtime_sources();
   return out;
 }
 
@@ -99,91 +145,20 @@ IndexingMap over_approximate_inverse(const IndexingMap& map) {
 
 std::vector<IndexingMap> inverse(const IndexingMap& map, bool simplify_pieces) {
   if (map.is_undefined()) return {IndexingMap::undefined(map.undefined_reason())};
-  const std::size_t n_res = map.results().size(), n_rt = map.runtime_count(), n_dim = map.dim_count();
-  auto empty_inverse = [&] {
-    std::vector<Variable> dims(n_res, Variable{{0, -1}, ""});
-    std::vector<Variable> runtimes(n_rt, Variable{{0, -1}, ""});
-    std::vector<Expr> results(n_dim);
-    IndexingMap out(Domain(dims, {}, runtimes), results);
-    out.set_known_empty();
-    return std::vector<IndexingMap>{out};
-  };
-  if (map.is_known_empty()) return empty_inverse();
   std::vector<IndexingMap> out;
-  try {
-    IslBudget budget;
-    // Graph over [d, s, rt, r]; keep (r, rt, d) in that order.
-    isl::set graph = graph_set(map.domain(), map.results());
-    unsigned nd = static_cast<unsigned>(n_dim), ns = static_cast<unsigned>(map.range_count());
-    isl::set rel = project_out(graph, nd, ns);  // [d, rt, r]
-    if (rel.is_empty()) return empty_inverse();
-    // The reversed relation is built symbolically (results as dimensions,
-    // original dimensions as range variables) and handed to isl as a graph.
-    std::vector<Var> in_vars = inverse_vars(n_res, n_rt, 0);
-    Domain swapped;
-    {
-      // Dimensions: r (exact intervals), runtime: rt, ranges: original d.
-      std::vector<Variable> res_dims;
-      for (unsigned k = 0; k < n_res; ++k) {
-        auto b = dimension_bounds(rel, nd + static_cast<unsigned>(n_rt) + k);
-        if (!b) throw IslLimitReached();
-        res_dims.push_back({*b, ""});
-      }
-      std::vector<Variable> ranges = map.domain().variables(VarKind::kDim);
-      std::vector<Variable> inner_ranges = map.domain().variables(VarKind::kRange);
-      ranges.insert(ranges.end(), inner_ranges.begin(), inner_ranges.end());
-      swapped = Domain(res_dims, ranges, map.domain().variables(VarKind::kRuntime));
-      // Old dims d_i -> s_i, old ranges s_j -> s_{n_dim + j}, results r_k = d_k.
-      auto rename = [&](Var v) {
-        switch (v.kind) {
-          case VarKind::kDim: return Expr::range(v.index);
-          case VarKind::kRange: return Expr::range(static_cast<std::uint32_t>(n_dim) + v.index);
-          case VarKind::kRuntime: return Expr::variable(v);
-        }
-        return Expr::variable(v);
-      };
-      for (const Constraint& c : map.domain().constraints()) {
-        (void)swapped.add_constraint(simplify::substitute(c.expr, rename), c.interval);
-      }
-      for (std::size_t k = 0; k < n_res; ++k) {
-        Expr e = simplify::substitute(map.results()[k], rename) - Expr::dim(static_cast<std::uint32_t>(k));
-        (void)swapped.add_constraint(e, Interval::point(0));
-      }
-    }
-    // Graph of the swapped map with results = original dims: [r, s(d, s_old), rt, d'].
-    std::vector<Expr> original_dims;
-    for (std::uint32_t i = 0; i < n_dim; ++i) original_dims.push_back(Expr::range(i));
-    isl::set swapped_graph = graph_set(swapped, original_dims);
-    // Project out the old dims and old ranges: [r, rt, d'].
-    isl::set inv = project_out(swapped_graph, static_cast<unsigned>(n_res),
-                               static_cast<unsigned>(n_dim + map.range_count()));
-    auto functions = function_pieces(inv, static_cast<unsigned>(n_res + n_rt), in_vars);
-    if (functions) {
-      for (const FunctionPiece& f : *functions) {
-        for (const SymbolicPiece& p : symbolic_pieces(f.domain, in_vars)) {
-          IndexingMap m(domain_of_piece(p, in_vars, n_res, n_rt, 0), f.results);
-          m.runtime_sources() = map.runtime_sources();
-          out.push_back(std::move(m));
-        }
-      }
-    } else {
-      std::vector<Var> vars = inverse_vars(n_res, n_rt, n_dim);
-      for (const SymbolicPiece& p : symbolic_pieces(inv, vars)) {
-        std::vector<Expr> results;
-        for (std::uint32_t i = 0; i < n_dim; ++i) results.push_back(Expr::range(i));
-        IndexingMap m(domain_of_piece(p, vars, n_res, n_rt, n_dim), results);
-        m.runtime_sources() = map.runtime_sources();
-        eliminate_determined_symbols(m);
-        out.push_back(std::move(m));
-      }
-    }
-    if (simplify_pieces) {
-      for (IndexingMap& m : out) simplify(m);
-    }
-  } catch (const IslLimitReached&) {
-    return {over_approximate_inverse(map)};
-  } catch (const isl::exception_quota&) {
-    return {over_approximate_inverse(map)};
+  if (!map.is_known_empty()) {
+    out = within_isl_budget([&] { return inverse_within_budget(map); },
+                            [&] { return std::vector<IndexingMap>{over_approximate_inverse(map)}; });
+  }
+  if (out.empty()) {
+    // KNOWN EMPTY, with the inverse's variable and result counts.
+    std::vector<Variable> dims(map.results().size(), Variable{{0, -1}, ""});
+    std::vector<Variable> runtimes(map.runtime_count(), Variable{{0, -1}, ""});
+    out.emplace_back(Domain(dims, {}, runtimes), std::vector<Expr>(map.dim_count()));
+    out.back().set_known_empty();
+  }
+  if (simplify_pieces) {
+    for (IndexingMap& m : out) simplify(m);
   }
   return out;
 }
@@ -243,9 +218,7 @@ bool tighten_domain_within_budget(IndexingMap& map) {
     }
   }
   for (Var v : linked) {
-    unsigned pos = v.index;
-    for (int k = 0; k < static_cast<int>(v.kind); ++k) pos += static_cast<unsigned>(domain.count(static_cast<VarKind>(k)));
-    auto b = dimension_bounds(full, pos);
+    auto b = dimension_bounds(full, static_cast<unsigned>(domain.position(v)));
     if (b && *b != domain.bounds(v)) {
       domain.set_bounds(v, *b);
       changed = true;
@@ -258,7 +231,7 @@ bool tighten_domain_within_budget(IndexingMap& map) {
 
 bool tighten_domain(IndexingMap& map) {
   if (!map.is_defined() || map.domain().constraints().empty()) return false;
-  return within_isl_budget([&] { return tighten_domain_within_budget(map); }, false);
+  return within_isl_budget([&] { return tighten_domain_within_budget(map); }, [] { return false; });
 }
 
 }  // namespace hlo_index::indexing

@@ -15,6 +15,7 @@
 #include <limits>
 #include <string>
 
+#include "simplify/constraint_rules.hpp"
 #include "simplify/range.hpp"
 
 namespace hlo_index::indexing {
@@ -84,21 +85,9 @@ std::int64_t rational_times(isl_val* v, isl_val* den) {
   return *r;
 }
 
-// Positions of variables in a graph set: [d, s, rt, r] or, for inversion,
-// [r, rt, d, s].
-struct Positions {
-  unsigned dims, ranges, runtimes, results;
-  unsigned dim_base, range_base, runtime_base, result_base;
-  unsigned total() const { return dims + ranges + runtimes + results; }
-  unsigned of(Var v) const {
-    switch (v.kind) {
-      case simplify::VarKind::kDim: return dim_base + v.index;
-      case simplify::VarKind::kRange: return range_base + v.index;
-      case simplify::VarKind::kRuntime: return runtime_base + v.index;
-    }
-    return 0;
-  }
-};
+// Set dimensions of a graph: the domain's variables in Domain::position
+// order, then one per result.
+unsigned position_of(const Domain& domain, Var v) { return static_cast<unsigned>(domain.position(v)); }
 
 // Owned local space: freed on every path, exceptions included.
 struct LocalSpaceDeleter {
@@ -114,18 +103,18 @@ isl::aff constant_aff(const LocalSpace& ls, std::int64_t v) {
   return isl::manage(check(isl_aff_val_on_domain(isl_local_space_copy(ls.get()), val(v))));
 }
 
-isl::aff to_aff(const Expr& e, const LocalSpace& ls, const Positions& pos) {
+isl::aff to_aff(const Expr& e, const LocalSpace& ls, const Domain& domain) {
   switch (e.kind()) {
     case Expr::Kind::kConstant: return constant_aff(ls, e.constant_value());
     case Expr::Kind::kVariable:
-      return isl::manage(check(isl_aff_var_on_domain(isl_local_space_copy(ls.get()), isl_dim_set, pos.of(e.variable()))));
+      return isl::manage(check(isl_aff_var_on_domain(isl_local_space_copy(ls.get()), isl_dim_set, position_of(domain, e.variable()))));
     case Expr::Kind::kSum: {
       isl::aff acc = constant_aff(ls, e.sum_constant());
-      for (const simplify::Term& t : e.terms()) acc = acc.add(to_aff(t.atom, ls, pos).scale(t.coefficient));
+      for (const simplify::Term& t : e.terms()) acc = acc.add(to_aff(t.atom, ls, domain).scale(t.coefficient));
       return acc;
     }
-    case Expr::Kind::kFloorDiv: return to_aff(e.operand(), ls, pos).scale_down(e.divisor()).floor();
-    case Expr::Kind::kMod: return to_aff(e.operand(), ls, pos).mod(e.divisor());
+    case Expr::Kind::kFloorDiv: return to_aff(e.operand(), ls, domain).scale_down(e.divisor()).floor();
+    case Expr::Kind::kMod: return to_aff(e.operand(), ls, domain).mod(e.divisor());
   }
   return constant_aff(ls, 0);
 }
@@ -141,22 +130,23 @@ std::pair<isl::set, LocalSpace> universe(unsigned n) {
   return {set, std::move(ls)};
 }
 
-isl::set build_graph(const Domain& domain, std::span<const Expr> results, const Positions& pos) {
-  auto [set, ls] = universe(pos.total());
-  for (int k = 0; k < simplify::k_var_kinds; ++k) {
-    auto kind = static_cast<simplify::VarKind>(k);
-    const auto& vars = domain.variables(kind);
-    for (std::uint32_t i = 0; i < vars.size(); ++i) {
-      unsigned p = pos.of({kind, i});
-      set = isl::manage(check(isl_set_lower_bound_val(set.release(), isl_dim_set, p, val(vars[i].bounds.lo))));
-      set = isl::manage(check(isl_set_upper_bound_val(set.release(), isl_dim_set, p, val(vars[i].bounds.hi))));
+isl::set build_graph(const Domain& domain, std::span<const Expr> results, bool with_constraints) {
+  const auto n_vars = static_cast<unsigned>(domain.variable_count());
+  auto [set, ls] = universe(n_vars + static_cast<unsigned>(results.size()));
+  for (Var v : domain.all_variables()) {
+    unsigned p = position_of(domain, v);
+    set = isl::manage(check(isl_set_lower_bound_val(set.release(), isl_dim_set, p, val(domain.bounds(v).lo))));
+    set = isl::manage(check(isl_set_upper_bound_val(set.release(), isl_dim_set, p, val(domain.bounds(v).hi))));
+  }
+  if (with_constraints) {
+    for (const simplify::Constraint& c : domain.constraints()) {
+      set = constrain(set, to_aff(c.expr, ls, domain), c.interval, ls);
     }
   }
-  for (const simplify::Constraint& c : domain.constraints()) set = constrain(set, to_aff(c.expr, ls, pos), c.interval, ls);
   for (std::size_t k = 0; k < results.size(); ++k) {
-    isl::aff r = isl::manage(check(isl_aff_var_on_domain(isl_local_space_copy(ls.get()), isl_dim_set,
-                                                         pos.result_base + static_cast<unsigned>(k))));
-    set = set.intersect(to_aff(results[k], ls, pos).eq_set(r));
+    isl::aff r = isl::manage(
+        check(isl_aff_var_on_domain(isl_local_space_copy(ls.get()), isl_dim_set, n_vars + static_cast<unsigned>(k))));
+    set = set.intersect(to_aff(results[k], ls, domain).eq_set(r));
   }
   return set;
 }
@@ -199,53 +189,18 @@ Expr aff_to_expr(isl_aff* aff, std::span<const Var> vars) {
 
 }  // namespace
 
-isl::set graph_set(const Domain& domain, std::span<const Expr> results) {
-  Positions pos{};
-  pos.dims = static_cast<unsigned>(domain.count(simplify::VarKind::kDim));
-  pos.ranges = static_cast<unsigned>(domain.count(simplify::VarKind::kRange));
-  pos.runtimes = static_cast<unsigned>(domain.count(simplify::VarKind::kRuntime));
-  pos.results = static_cast<unsigned>(results.size());
-  pos.dim_base = 0;
-  pos.range_base = pos.dims;
-  pos.runtime_base = pos.dims + pos.ranges;
-  pos.result_base = pos.dims + pos.ranges + pos.runtimes;
-  return build_graph(domain, results, pos);
-}
+isl::set graph_set(const Domain& domain, std::span<const Expr> results) { return build_graph(domain, results, true); }
 
-namespace {
-Positions domain_positions(const Domain& domain) {
-  Positions pos{};
-  pos.dims = static_cast<unsigned>(domain.count(simplify::VarKind::kDim));
-  pos.ranges = static_cast<unsigned>(domain.count(simplify::VarKind::kRange));
-  pos.runtimes = static_cast<unsigned>(domain.count(simplify::VarKind::kRuntime));
-  pos.range_base = pos.dims;
-  pos.runtime_base = pos.dims + pos.ranges;
-  pos.result_base = pos.total();
-  return pos;
-}
-}  // namespace
-
-isl::set box_set(const Domain& domain) {
-  Domain box(domain.variables(simplify::VarKind::kDim), domain.variables(simplify::VarKind::kRange),
-             domain.variables(simplify::VarKind::kRuntime));
-  return build_graph(box, {}, domain_positions(box));
-}
+isl::set box_set(const Domain& domain) { return build_graph(domain, {}, false); }
 
 isl::set constraint_set(const Domain& domain, const simplify::Constraint& constraint) {
-  Positions pos = domain_positions(domain);
-  auto [set, ls] = universe(pos.total());
-  return constrain(set, to_aff(constraint.expr, ls, pos), constraint.interval, ls);
+  auto [set, ls] = universe(static_cast<unsigned>(domain.variable_count()));
+  return constrain(set, to_aff(constraint.expr, ls, domain), constraint.interval, ls);
 }
 
 isl::set project_out(const isl::set& set, unsigned first, unsigned n) {
   if (n == 0) return set;
   return isl::manage(check(isl_set_project_out(set.copy(), isl_dim_set, first, n)));
-}
-
-isl::set project_onto(const isl::set& set, unsigned first, unsigned n) {
-  isl_size total = isl_set_dim(set.get(), isl_dim_set);
-  isl::set out = project_out(set, first + n, static_cast<unsigned>(total) - first - n);
-  return project_out(out, 0, first);
 }
 
 std::optional<Interval> dimension_bounds(const isl::set& set, unsigned pos) {
@@ -265,8 +220,6 @@ std::int64_t count_points(const isl::set& set) {
   return *n;
 }
 
-bool is_box(const isl::set& set) { return check_bool(isl_set_is_box(set.get())); }
-
 bool is_injective(const isl::set& graph, unsigned n_in) {
   isl_map* map = check(isl_map_from_range(graph.copy()));
   map = check(isl_map_move_dims(map, isl_dim_in, 0, isl_dim_out, 0, n_in));
@@ -275,99 +228,107 @@ bool is_injective(const isl::set& graph, unsigned n_in) {
   return check_bool(injective);
 }
 
-std::vector<SymbolicPiece> symbolic_pieces(const isl::set& set, std::span<const Var> vars) {
-  isl_set* disjoint = check(isl_set_make_disjoint(check(isl_set_compute_divs(set.copy()))));
+namespace {
+
+// The variables `vars` name, as a domain with the given intervals: each
+// kind has as many variables as its largest index in `vars` asks for.
+Domain domain_over(std::span<const Var> vars, std::span<const Interval> bounds) {
+  std::vector<simplify::Variable> by_kind[simplify::k_var_kinds];
+  for (std::size_t i = 0; i < vars.size(); ++i) {
+    auto& v = by_kind[static_cast<int>(vars[i].kind)];
+    if (v.size() <= vars[i].index) v.resize(vars[i].index + 1, {Interval{0, 0}, ""});
+    v[vars[i].index] = {bounds[i], ""};
+  }
+  return Domain(by_kind[0], by_kind[1], by_kind[2]);
+}
+
+// One isl constraint `sum + k >= 0` (or `== 0`) as `expr in interval`, with
+// the canonical sign; the open side of an inequality is closed with the
+// range of the expression over `box`.
+simplify::Constraint symbolic_constraint(isl_constraint* c, std::span<const Var> vars, const std::vector<Expr>& divs,
+                                         const simplify::RangeEvaluator& box) {
+  std::vector<simplify::Term> terms;
+  for (std::size_t i = 0; i < vars.size(); ++i) {
+    auto v = to_int64(check(isl_constraint_get_coefficient_val(c, isl_dim_set, static_cast<int>(i))));
+    if (!v) throw simplify::ArithmeticOverflow("isl coefficient out of range");
+    if (*v != 0) terms.push_back({Expr::variable(vars[i]), *v});
+  }
+  for (std::size_t j = 0; j < divs.size(); ++j) {
+    auto v = to_int64(check(isl_constraint_get_coefficient_val(c, isl_dim_div, static_cast<int>(j))));
+    if (!v) throw simplify::ArithmeticOverflow("isl coefficient out of range");
+    if (*v != 0) terms.push_back({divs[j], *v});
+  }
+  auto k = to_int64(check(isl_constraint_get_constant_val(c)));
+  if (!k) throw simplify::ArithmeticOverflow("isl constant out of range");
+  Expr linear = simplify::linear_combination(terms, 0);
+  if (isl_constraint_is_equality(c) == isl_bool_true) return {linear, Interval::point(-*k)};
+  if (simplify::leads_negative(linear)) {
+    Expr flipped = -linear;  // -linear <= k
+    return {flipped, {box(flipped).lo, *k}};
+  }
+  return {linear, {-*k, box(linear).hi}};  // linear >= -k
+}
+
+Domain symbolic_piece(isl_basic_set* bset, std::span<const Var> vars) {
+  isl::set as_set = isl::manage(check(isl_set_from_basic_set(isl_basic_set_copy(bset))));
+  std::vector<Interval> bounds;
+  for (std::size_t i = 0; i < vars.size(); ++i) {
+    auto b = dimension_bounds(as_set, static_cast<unsigned>(i));
+    if (!b) throw std::runtime_error("isl: a piece of a bounded set is unbounded");
+    bounds.push_back(*b);
+  }
+  Domain piece = domain_over(vars, bounds);
+  // Divs first: each may use the ones before it.
+  std::vector<Expr> divs;
+  isl_size n_div = isl_basic_set_dim(bset, isl_dim_div);
+  for (isl_size j = 0; j < n_div; ++j) {
+    isl::aff div = isl::manage(check(isl_basic_set_get_div(bset, j)));
+    divs.push_back(aff_to_expr(div.get(), vars));
+  }
   struct State {
     std::span<const Var> vars;
-    std::vector<SymbolicPiece> pieces;
+    const std::vector<Expr>& divs;
+    simplify::RangeEvaluator box;
+    std::vector<simplify::Constraint> constraints;
     std::exception_ptr error;
-  } state{vars, {}, nullptr};
-  isl_stat status = isl_set_foreach_basic_set(
-      disjoint,
-      [](isl_basic_set* raw_bset, void* user) -> isl_stat {
+  } state{vars, divs, simplify::RangeEvaluator(piece, false), {}, nullptr};
+  isl_stat status = isl_basic_set_foreach_constraint(
+      bset,
+      [](isl_constraint* raw, void* user) -> isl_stat {
         auto& st = *static_cast<State*>(user);
-        isl::basic_set owned = isl::manage(raw_bset);  // freed on every path
-        isl_basic_set* bset = owned.get();
-        return guarded(st.error, [&]() -> isl_stat {
-        SymbolicPiece piece;
-        isl::set as_set = isl::manage(check(isl_set_from_basic_set(isl_basic_set_copy(bset))));
-        for (std::size_t i = 0; i < st.vars.size(); ++i) {
-          auto b = dimension_bounds(as_set, static_cast<unsigned>(i));
-          if (!b) return isl_stat_error;
-          piece.bounds.push_back(*b);
-        }
-        // Divs first: each may use the ones before it.
-        std::vector<Expr> divs;
-        isl_size n_div = isl_basic_set_dim(bset, isl_dim_div);
-        for (isl_size j = 0; j < n_div; ++j) {
-          isl_aff* div = isl_basic_set_get_div(bset, j);
-          divs.push_back(aff_to_expr(div, st.vars));
-          isl_aff_free(div);
-        }
-        // Domain of just the bounds, to close one-sided inequalities.
-        Domain box;
-        std::vector<simplify::Variable> dims;
-        for (const Interval& b : piece.bounds) dims.push_back({b, ""});
-        // vars may be of any kind; evaluate with a domain laid out by kind.
-        std::vector<simplify::Variable> by_kind[simplify::k_var_kinds];
-        for (std::size_t i = 0; i < st.vars.size(); ++i) {
-          auto& v = by_kind[static_cast<int>(st.vars[i].kind)];
-          if (v.size() <= st.vars[i].index) v.resize(st.vars[i].index + 1, {Interval{0, 0}, ""});
-          v[st.vars[i].index] = {piece.bounds[i], ""};
-        }
-        box = Domain(by_kind[0], by_kind[1], by_kind[2]);
-        simplify::RangeEvaluator ranges(box, false);
-        struct ConstraintState {
-          std::span<const Var> vars;
-          const std::vector<Expr>& divs;
-          const simplify::RangeEvaluator& ranges;
-          std::vector<simplify::Constraint>& out;
-          std::exception_ptr error;
-        } cs{st.vars, divs, ranges, piece.constraints, nullptr};
-        isl_stat s = isl_basic_set_foreach_constraint(
-            bset,
-            [](isl_constraint* c, void* user2) -> isl_stat {
-              auto& cst = *static_cast<ConstraintState*>(user2);
-              return guarded(cst.error, [&]() -> isl_stat {
-              std::vector<simplify::Term> terms;
-              for (std::size_t i = 0; i < cst.vars.size(); ++i) {
-                auto v = to_int64(isl_constraint_get_coefficient_val(c, isl_dim_set, static_cast<int>(i)));
-                if (v && *v != 0) terms.push_back({Expr::variable(cst.vars[i]), *v});
-              }
-              for (std::size_t j = 0; j < cst.divs.size(); ++j) {
-                auto v = to_int64(isl_constraint_get_coefficient_val(c, isl_dim_div, static_cast<int>(j)));
-                if (v && *v != 0) terms.push_back({cst.divs[j], *v});
-              }
-              auto k = to_int64(isl_constraint_get_constant_val(c));
-              bool equality = isl_constraint_is_equality(c) == isl_bool_true;
-              isl_constraint_free(c);
-              if (!k) return isl_stat_error;
-              Expr linear = simplify::linear_combination(terms, 0);
-              if (equality) {
-                cst.out.push_back({linear, Interval::point(-*k)});
-                return isl_stat_ok;
-              }
-              // linear + k >= 0. Keep the expression's leading coefficient
-              // positive so both halves of a two-sided bound meet.
-              bool negative = linear.kind() == Expr::Kind::kSum && linear.terms()[0].coefficient < 0;
-              if (negative) {
-                Expr flipped = -linear;
-                cst.out.push_back({flipped, {cst.ranges(flipped).lo, *k}});
-              } else {
-                cst.out.push_back({linear, {-*k, cst.ranges(linear).hi}});
-              }
-              return isl_stat_ok;
-              });
-            },
-            &cs);
-        if (cs.error) std::rethrow_exception(cs.error);
-        if (s != isl_stat_ok) return isl_stat_error;
-        st.pieces.push_back(std::move(piece));
-        return isl_stat_ok;
+        std::unique_ptr<isl_constraint, isl_constraint* (*)(isl_constraint*)> c(raw, isl_constraint_free);
+        return guarded(st.error, [&] {
+          st.constraints.push_back(symbolic_constraint(c.get(), st.vars, st.divs, st.box));
+          return isl_stat_ok;
         });
       },
       &state);
-  isl_set_free(disjoint);
+  rethrow_or_check(state.error, status);
+  // Added after the walk: the box above must not change under it.
+  for (const simplify::Constraint& c : state.constraints) (void)piece.add_constraint(c.expr, c.interval);
+  return piece;
+}
+
+}  // namespace
+
+std::vector<Domain> symbolic_pieces(const isl::set& set, std::span<const Var> vars) {
+  isl::set disjoint = isl::manage(check(isl_set_make_disjoint(check(isl_set_compute_divs(set.copy())))));
+  struct State {
+    std::span<const Var> vars;
+    std::vector<Domain> pieces;
+    std::exception_ptr error;
+  } state{vars, {}, nullptr};
+  isl_stat status = isl_set_foreach_basic_set(
+      disjoint.get(),
+      [](isl_basic_set* raw, void* user) -> isl_stat {
+        auto& st = *static_cast<State*>(user);
+        isl::basic_set bset = isl::manage(raw);  // freed on every path
+        return guarded(st.error, [&] {
+          st.pieces.push_back(symbolic_piece(bset.get(), st.vars));
+          return isl_stat_ok;
+        });
+      },
+      &state);
   rethrow_or_check(state.error, status);
   return std::move(state.pieces);
 }
@@ -410,16 +371,11 @@ std::optional<std::vector<FunctionPiece>> function_pieces(const isl::set& graph,
   return std::move(state.pieces);
 }
 
-std::optional<Expr> isl_canonical_form(const Expr& e, const Domain& domain) {
+Expr isl_canonical_form(const Expr& e, const Domain& domain) {
   isl::set set = graph_set(domain, {});
   LocalSpace ls = local_space_of(set);
-  isl::aff aff = to_aff(e, ls, domain_positions(domain)).gist(set);
-  std::vector<Var> vars;
-  for (int k = 0; k < simplify::k_var_kinds; ++k) {
-    auto kind = static_cast<simplify::VarKind>(k);
-    for (std::uint32_t i = 0; i < domain.count(kind); ++i) vars.push_back({kind, i});
-  }
-  return aff_to_expr(aff.get(), vars);
+  isl::aff aff = to_aff(e, ls, domain).gist(set);
+  return aff_to_expr(aff.get(), domain.all_variables());
 }
 
 }  // namespace hlo_index::indexing

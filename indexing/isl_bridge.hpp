@@ -24,7 +24,8 @@ using simplify::Interval;
 using simplify::Var;
 
 /// The set of points (d..., s..., rt..., r...) with (d, s, rt) in the domain
-/// and r_k = results[k]: the graph of a map. Set dimensions are in that order.
+/// and r_k = results[k]: the graph of a map. Set dimensions are in that order
+/// (Domain::position, then the results).
 isl::set graph_set(const Domain& domain, std::span<const Expr> results);
 
 /// The box of variable intervals over [d, s, rt] (no constraints), and the
@@ -38,13 +39,6 @@ isl::set constraint_set(const Domain& domain, const simplify::Constraint& constr
 /// exact (existentially quantified).
 isl::set project_out(const isl::set& set, unsigned first, unsigned n);
 
-/// Keeps only the dimensions [first, first + n) (in order) as a set.
-isl::set project_onto(const isl::set& set, unsigned first, unsigned n);
-
-/// Reorders the set dimensions: new dimension i is old dimension order[i].
-/// `order` must be a permutation.
-isl::set permute(const isl::set& set, std::span<const unsigned> order);
-
 /// Exact lower and upper bound of a set dimension; nullopt when unbounded
 /// or the set is empty.
 std::optional<Interval> dimension_bounds(const isl::set& set, unsigned pos);
@@ -53,23 +47,15 @@ std::optional<Interval> dimension_bounds(const isl::set& set, unsigned pos);
 /// dimension, so callers use it for small sets only.
 std::int64_t count_points(const isl::set& set);
 
-/// True if every dimension's projection is an interval and the set is the
-/// product of those intervals.
-bool is_box(const isl::set& set);
-
 /// True if the relation from the first `n_in` set dimensions to the rest is
 /// injective (no two inputs share an output).
 bool is_injective(const isl::set& graph, unsigned n_in);
 
-/// One basic set of a set, in symbolic form over variables `vars` (one per
-/// set dimension): variable bounds (exact projections of this basic set)
-/// and constraints. Existential variables of the basic set become floordiv
-/// subexpressions.
-struct SymbolicPiece {
-  std::vector<Interval> bounds;  // per set dimension
-  std::vector<simplify::Constraint> constraints;
-};
-std::vector<SymbolicPiece> symbolic_pieces(const isl::set& set, std::span<const Var> vars);
+/// The set as disjoint pieces, each a symbolic domain over the variables
+/// `vars` names (one per set dimension; each kind gets as many variables as
+/// its largest index asks for): exact intervals of the piece and its
+/// constraints. Existential variables become floordiv subexpressions.
+std::vector<Domain> symbolic_pieces(const isl::set& set, std::span<const Var> vars);
 
 /// A single-valued relation from the first `n_in` set dimensions to the
 /// rest, as pieces: the domain piece (as a set over the n_in dimensions)
@@ -82,8 +68,8 @@ struct FunctionPiece {
 std::optional<std::vector<FunctionPiece>> function_pieces(const isl::set& graph, unsigned n_in,
                                                           std::span<const Var> vars);
 
-/// The expression isl considers the simplest for `e` on `domain` (the gist
-/// of its quasi-affine form); nullopt when isl needs more than one piece.
-std::optional<Expr> isl_canonical_form(const Expr& e, const Domain& domain);
+/// The expression isl considers the simplest for `e` on `domain`: the gist
+/// of its quasi-affine form.
+Expr isl_canonical_form(const Expr& e, const Domain& domain);
 
 }  // namespace hlo_index::indexing

@@ -57,16 +57,17 @@ private:
   bool m_outermost;
 };
 
-/// Runs `body` inside a budget; returns `fallback` when the budget runs out.
-template <typename Body, typename Result>
-Result within_isl_budget(Body&& body, Result fallback) {
+/// Runs `body` inside a budget; when the budget runs out, returns what
+/// `fallback` (called only then) returns.
+template <typename Body, typename Fallback>
+auto within_isl_budget(Body&& body, Fallback&& fallback) -> decltype(body()) {
   try {
     IslBudget budget;
     return body();
   } catch (const IslLimitReached&) {
-    return fallback;
+    return fallback();
   } catch (const isl::exception_quota&) {
-    return fallback;
+    return fallback();
   }
 }
 

@@ -252,16 +252,15 @@ namespace {
 constexpr std::size_t k_min_nodes_for_isl_form = 16;
 
 bool isl_steps(IndexingMap& map) {
-  bool changed = false;
   // Out of budget, the rules' result stands: exact, maybe with looser
   // intervals or a larger expression.
-  changed = tighten_domain(map);
+  bool changed = tighten_domain(map);
   if (!map.is_defined()) return true;
   for (Expr& r : map.results()) {
     if (!simplify::has_division(r) || r.node_count() < k_min_nodes_for_isl_form) continue;
-    auto canonical = within_isl_budget([&] { return isl_canonical_form(r, map.domain()); }, std::optional<Expr>());
-    if (canonical && canonical->node_count() < r.node_count()) {
-      r = *canonical;
+    Expr canonical = within_isl_budget([&] { return isl_canonical_form(r, map.domain()); }, [&] { return r; });
+    if (canonical.node_count() < r.node_count()) {
+      r = canonical;
       changed = true;
     }
   }

@@ -85,15 +85,17 @@ std::optional<ConstraintRewrite> constraint_drop_bounded_remainder(const Constra
   return std::nullopt;
 }
 
-std::optional<ConstraintRewrite> constraint_normalize_sign(const Constraint& c, const RangeEvaluator&) {
-  if (c.expr.kind() != Expr::Kind::kSum) return std::nullopt;
-  // The term with the least atom decides: unlike the term order, the atom
-  // order does not depend on the coefficient, so e and -e agree on it.
-  const Term* lead = &c.expr.terms()[0];
-  for (const Term& t : c.expr.terms()) {
+bool leads_negative(const Expr& e) {
+  if (e.kind() != Expr::Kind::kSum) return false;
+  const Term* lead = &e.terms()[0];
+  for (const Term& t : e.terms()) {
     if ((t.atom <=> lead->atom) < 0) lead = &t;
   }
-  if (lead->coefficient > 0) return std::nullopt;
+  return lead->coefficient < 0;
+}
+
+std::optional<ConstraintRewrite> constraint_normalize_sign(const Constraint& c, const RangeEvaluator&) {
+  if (!leads_negative(c.expr)) return std::nullopt;
   return ConstraintRewrite::replace(-c.expr, {checked_neg(c.interval.hi), checked_neg(c.interval.lo)});
 }
 

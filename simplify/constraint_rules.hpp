@@ -42,6 +42,11 @@ std::optional<ConstraintRewrite> constraint_unfold_floordiv(const Constraint& c,
 /// `A in [ceil((lo - B)/g), floor((hi - B)/g)]` (both constant over B's range).
 std::optional<ConstraintRewrite> constraint_drop_bounded_remainder(const Constraint& c, const RangeEvaluator& ranges);
 
+/// True if the term of `e` with the least atom has a negative coefficient.
+/// Unlike the term order, the atom order does not depend on coefficients, so
+/// exactly one of e and -e leads negative: the canonical sign of a constraint.
+bool leads_negative(const Expr& e);
+
 /// `e in [lo, hi]` whose term with the least atom has a negative
 /// coefficient is `-e in [-hi, -lo]`, so that both spellings of one
 /// constraint meet.

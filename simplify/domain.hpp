@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,6 +36,12 @@ public:
   std::size_t count(VarKind kind) const { return variables(kind).size(); }
   std::size_t variable_count() const;
 
+  /// Position of a variable in the order dimensions, range, runtime (the
+  /// order of isl set dimensions and of evaluation tuples).
+  std::size_t position(Var v) const;
+  /// All variables in that order.
+  std::vector<Var> all_variables() const;
+
   Interval bounds(Var v) const { return variables(v.kind)[v.index].bounds; }
   void set_bounds(Var v, Interval i) { variables(v.kind)[v.index].bounds = i; }
 
@@ -53,6 +60,12 @@ public:
 
   /// True when some variable interval is empty.
   bool has_empty_bounds() const;
+
+  /// The same variables with only those `keep` accepts: the others are
+  /// pinned to [0, 0], and only constraints entirely over kept variables
+  /// remain. For a group of variables no constraint links to the rest, the
+  /// points of the result are the projection onto the group.
+  Domain restricted_to(const std::function<bool(Var)>& keep) const;
 
   bool operator==(const Domain&) const = default;
 

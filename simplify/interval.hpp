@@ -81,9 +81,6 @@ struct Interval {
   std::int64_t hi = -1;
 
   static Interval point(std::int64_t v) { return {v, v}; }
-  static Interval unbounded() {
-    return {std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()};
-  }
 
   bool empty() const { return lo > hi; }
   bool is_point() const { return lo == hi; }
@@ -97,11 +94,6 @@ struct Interval {
     return saturating_add(d, 1);
   }
   Interval intersect(const Interval& o) const { return {std::max(lo, o.lo), std::min(hi, o.hi)}; }
-  Interval hull(const Interval& o) const {
-    if (empty()) return o;
-    if (o.empty()) return *this;
-    return {std::min(lo, o.lo), std::max(hi, o.hi)};
-  }
   bool operator==(const Interval&) const = default;
 };
 
