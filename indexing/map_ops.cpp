@@ -1,6 +1,8 @@
 #include "indexing/map_ops.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <span>
 #include <stdexcept>
 
 #include "indexing/exact_ops.hpp"
@@ -15,6 +17,34 @@ namespace {
 std::vector<Variable> concat(const std::vector<Variable>& a, const std::vector<Variable>& b) {
   std::vector<Variable> out = a;
   out.insert(out.end(), b.begin(), b.end());
+  return out;
+}
+
+// The map over `variables` (intervals only) whose results and `constraints`
+// are map's with every variable v replaced by replacement(v). Runtime
+// sources and the approximation mark carry over.
+IndexingMap rewritten(const IndexingMap& map, Domain variables, std::span<const Constraint> constraints,
+                      const std::function<Expr(Var)>& replacement) {
+  std::vector<Expr> results;
+  for (const Expr& r : map.results()) results.push_back(simplify::substitute(r, replacement));
+  IndexingMap out(std::move(variables), std::move(results));
+  for (const Constraint& c : constraints) out.add_constraint(simplify::substitute(c.expr, replacement), c.interval);
+  out.runtime_sources() = map.runtime_sources();
+  if (map.approximate()) out.mark_approximate();
+  return out;
+}
+
+// The variables of a domain, without its constraints.
+Domain variables_of(const Domain& d) {
+  return Domain(d.variables(VarKind::kDim), d.variables(VarKind::kRange), d.variables(VarKind::kRuntime));
+}
+
+// All constraints but `skip`.
+std::vector<Constraint> constraints_except(const Domain& d, const Constraint& skip) {
+  std::vector<Constraint> out;
+  for (const Constraint& c : d.constraints()) {
+    if (!(c == skip)) out.push_back(c);
+  }
   return out;
 }
 
@@ -135,35 +165,29 @@ bool remove_unused_symbols(IndexingMap& map, bool runtime_too) {
   }
 
   std::vector<std::uint32_t> new_index[simplify::k_var_kinds];
-  Domain out_domain;
+  Domain kept;
   for (int k = 0; k < simplify::k_var_kinds; ++k) {
     auto kind = static_cast<VarKind>(k);
     const auto& vars = domain.variables(kind);
     std::uint32_t next = 0;
     for (std::size_t i = 0; i < vars.size(); ++i) {
       new_index[k].push_back(used[k][i] ? next++ : UINT32_MAX);
-      if (used[k][i]) out_domain.variables(kind).push_back(vars[i]);
+      if (used[k][i]) kept.variables(kind).push_back(vars[i]);
     }
   }
-  auto renumber = [&](Var v) {
-    return Expr::variable({v.kind, new_index[static_cast<int>(v.kind)][v.index]});
-  };
+  std::vector<Constraint> constraints;
   for (const Constraint& c : domain.constraints()) {
-    bool touches_used = false;
-    simplify::for_each_variable(c.expr, [&](Var v) { touches_used = touches_used || used[static_cast<int>(v.kind)][v.index]; });
-    if (touches_used) (void)out_domain.add_constraint(simplify::substitute(c.expr, renumber), c.interval);
+    if (std::find(unused_only.begin(), unused_only.end(), c) == unused_only.end()) constraints.push_back(c);
   }
-  std::vector<Expr> results;
-  for (const Expr& r : map.results()) results.push_back(simplify::substitute(r, renumber));
   std::vector<RuntimeSource> sources;
   const auto& old_sources = map.runtime_sources();
   for (std::size_t i = 0; i < old_sources.size() && i < used[2].size(); ++i) {
     if (used[2][i]) sources.push_back(old_sources[i]);
   }
-  bool approximate = map.approximate();
-  map = IndexingMap(std::move(out_domain), std::move(results));
+  map = rewritten(map, std::move(kept), constraints, [&](Var v) {
+    return Expr::variable({v.kind, new_index[static_cast<int>(v.kind)][v.index]});
+  });
   map.runtime_sources() = std::move(sources);
-  if (approximate) map.mark_approximate();
   return true;
 }
 
@@ -187,19 +211,9 @@ bool eliminate_determined_symbols(IndexingMap& map) {
         // t.coefficient * s + rest == value  =>  s == (value - rest) / coefficient.
         Expr value = (Expr::constant(c.interval.lo) - rest) * t.coefficient;
         Interval bounds = map.domain().bounds(s);
-        auto replace = [&](Var v) { return v == s ? value : Expr::variable(v); };
-        Domain domain = map.domain();
-        std::vector<Constraint> old = domain.take_constraints();
-        IndexingMap next(domain, {});
-        for (Expr& r : map.results()) r = simplify::substitute(r, replace);
-        next.results() = map.results();
-        next.runtime_sources() = map.runtime_sources();
-        for (const Constraint& o : old) {
-          if (o == c) continue;
-          next.add_constraint(simplify::substitute(o.expr, replace), o.interval);
-        }
-        next.add_constraint(value, bounds);
-        if (map.approximate()) next.mark_approximate();
+        IndexingMap next = rewritten(map, variables_of(map.domain()), constraints_except(map.domain(), c),
+                                     [&](Var v) { return v == s ? value : Expr::variable(v); });
+        next.add_constraint(value, bounds);  // s's interval, now on its value
         map = std::move(next);
         changed = again = true;
         break;
@@ -224,20 +238,10 @@ bool rescale_symbols(IndexingMap& map) {
       Interval b = map.domain().bounds(s);
       Interval scaled{simplify::ceil_div(b.lo - r, m), simplify::floor_div(b.hi - r, m)};
       Expr replacement = Expr::variable(s) * m + r;
-      auto replace = [&](Var v) { return v == s ? replacement : Expr::variable(v); };
-      Constraint removed = c;
-      Domain domain = map.domain();
-      std::vector<Constraint> old = domain.take_constraints();
-      domain.set_bounds(s, scaled);
-      IndexingMap next(domain, {});
-      for (const Expr& e : map.results()) next.results().push_back(simplify::substitute(e, replace));
-      next.runtime_sources() = map.runtime_sources();
-      for (const Constraint& o : old) {
-        if (o == removed) continue;
-        next.add_constraint(simplify::substitute(o.expr, replace), o.interval);
-      }
-      if (map.approximate()) next.mark_approximate();
-      map = std::move(next);
+      Domain variables = variables_of(map.domain());
+      variables.set_bounds(s, scaled);
+      map = rewritten(map, std::move(variables), constraints_except(map.domain(), c),
+                      [&](Var v) { return v == s ? replacement : Expr::variable(v); });
       changed = again = true;
       break;
     }
@@ -288,17 +292,13 @@ bool simplify_symbolic(IndexingMap& map, const MapSimplifyOptions& options) {
 IndexingMap runtime_as_range(const IndexingMap& map) {
   if (!map.is_defined()) return map;
   const auto ranges = static_cast<std::uint32_t>(map.range_count());
-  auto rename = [&](Var v) {
+  Domain variables(map.domain().variables(VarKind::kDim),
+                   concat(map.domain().variables(VarKind::kRange), map.domain().variables(VarKind::kRuntime)), {});
+  IndexingMap out = rewritten(map, std::move(variables), map.domain().constraints(), [&](Var v) {
     return v.kind == VarKind::kRuntime ? Expr::range(ranges + v.index) : Expr::variable(v);
-  };
-  Domain domain(map.domain().variables(VarKind::kDim),
-                concat(map.domain().variables(VarKind::kRange), map.domain().variables(VarKind::kRuntime)), {});
-  for (const Constraint& c : map.domain().constraints()) {
-    (void)domain.add_constraint(simplify::substitute(c.expr, rename), c.interval);
-  }
-  std::vector<Expr> results;
-  for (const Expr& r : map.results()) results.push_back(simplify::substitute(r, rename));
-  return IndexingMap(std::move(domain), std::move(results));
+  });
+  out.runtime_sources().clear();
+  return out;
 }
 
 }  // namespace
