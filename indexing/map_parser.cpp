@@ -157,24 +157,20 @@ private:
     Expr e = factor();
     for (;;) {
       std::size_t at = (skip_space(), m_pos);
+      Expr (*op)(const Expr&, const Expr&) = nullptr;
       if (accept("*")) {
-        Expr f = factor();
-        e = guarded_at(at, [&] { return e * f; });
-      } else if (accept("/")) {
-        Expr f = factor();
-        e = guarded_at(at, [&] { return floor_div(e, f); });
-      } else if (accept_keyword("floordiv")) {
-        Expr f = factor();
-        e = guarded_at(at, [&] { return floor_div(e, f); });
+        op = [](const Expr& a, const Expr& b) { return a * b; };
+      } else if (accept("/") || accept_keyword("floordiv")) {
+        op = [](const Expr& a, const Expr& b) { return floor_div(a, b); };
       } else if (accept_keyword("ceildiv")) {
-        Expr f = factor();
-        e = guarded_at(at, [&] { return ceil_div(e, f); });
+        op = [](const Expr& a, const Expr& b) { return ceil_div(a, b); };
       } else if (accept_keyword("mod")) {
-        Expr f = factor();
-        e = guarded_at(at, [&] { return mod(e, f); });
+        op = [](const Expr& a, const Expr& b) { return mod(a, b); };
       } else {
         return e;
       }
+      Expr f = factor();
+      e = guarded_at(at, [&] { return op(e, f); });
     }
   }
 

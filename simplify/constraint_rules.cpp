@@ -59,17 +59,11 @@ std::optional<ConstraintRewrite> constraint_drop_bounded_remainder(const Constra
   if (c.expr.kind() != Expr::Kind::kSum || c.expr.terms().size() < 2) return std::nullopt;
   std::vector<Term> terms(c.expr.terms().begin(), c.expr.terms().end());
   std::int64_t constant = c.expr.sum_constant();
+  std::vector<Term> multiple, remainder;
   for (const Term& candidate : terms) {
     std::int64_t g = candidate.coefficient < 0 ? -candidate.coefficient : candidate.coefficient;
     if (g <= 1) continue;
-    std::vector<Term> multiple, remainder;
-    for (const Term& t : terms) {
-      if (t.coefficient % g == 0) {
-        multiple.push_back({t.atom, t.coefficient / g});
-      } else {
-        remainder.push_back(t);
-      }
-    }
+    split_by_factor(terms, g, multiple, remainder);
     if (remainder.empty()) continue;
     Interval b = ranges(linear_combination(remainder, constant));
     if (b.empty()) continue;

@@ -219,6 +219,19 @@ void decompose_linear(const Expr& e, std::vector<Term>& terms, std::int64_t& con
   }
 }
 
+void split_by_factor(std::span<const Term> terms, std::int64_t factor, std::vector<Term>& multiple,
+                     std::vector<Term>& remainder) {
+  multiple.clear();
+  remainder.clear();
+  for (const Term& t : terms) {
+    if (t.coefficient % factor == 0) {
+      multiple.push_back({t.atom, t.coefficient / factor});
+    } else {
+      remainder.push_back(t);
+    }
+  }
+}
+
 Expr operator+(const Expr& a, const Expr& b) {
   if (b.is_constant(0)) return a;
   if (a.is_constant(0)) return b;
@@ -257,15 +270,10 @@ Expr floor_div(const Expr& a, std::int64_t divisor) {
   std::vector<Term> terms;
   std::int64_t constant;
   decompose_linear(a, terms, constant);
+  std::vector<Term> whole, inside;
+  split_by_factor(terms, divisor, whole, inside);
   LinearBuilder outside;
-  std::vector<Term> inside;
-  for (const Term& t : terms) {
-    if (t.coefficient % divisor == 0) {
-      outside.add(t.atom, t.coefficient / divisor);
-    } else {
-      inside.push_back(t);
-    }
-  }
+  for (const Term& t : whole) outside.add(t.atom, t.coefficient);
   if (constant >= divisor || constant <= -divisor) {
     std::int64_t q = whole_multiples(constant, divisor);
     outside.add_constant(q);
@@ -306,10 +314,8 @@ Expr mod(const Expr& a, std::int64_t modulus) {
   std::vector<Term> terms;
   std::int64_t constant;
   decompose_linear(a, terms, constant);
-  std::vector<Term> inside;
-  for (const Term& t : terms) {
-    if (t.coefficient % modulus != 0) inside.push_back(t);
-  }
+  std::vector<Term> multiples, inside;  // multiples of the modulus vanish
+  split_by_factor(terms, modulus, multiples, inside);
   if (constant >= modulus || constant <= -modulus) constant -= whole_multiples(constant, modulus) * modulus;
   if (inside.empty()) return Expr::constant(floor_mod(constant, modulus));
   std::int64_t g = gcd(modulus, constant);

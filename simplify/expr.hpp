@@ -120,6 +120,12 @@ Expr linear_combination(std::span<const Term> terms, std::int64_t constant);
 /// non-sums are the expression itself.
 void decompose_linear(const Expr& e, std::vector<Term>& terms, std::int64_t& constant);
 
+/// Splits terms into those whose coefficient `factor` divides (their
+/// quotients go to `multiple`) and the others (unchanged, to `remainder`):
+/// sum(terms) == factor * sum(multiple) + sum(remainder).
+void split_by_factor(std::span<const Term> terms, std::int64_t factor, std::vector<Term>& multiple,
+                     std::vector<Term>& remainder);
+
 /// Values of the variables for evaluation, indexed by VarKind.
 struct VarValues {
   std::span<const std::int64_t> dims;

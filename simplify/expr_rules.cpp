@@ -39,15 +39,9 @@ std::optional<RemainderSplit> split_bounded_remainder(const Expr& operand, std::
   }
   std::sort(candidates.begin(), candidates.end(), std::greater<>());
   candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+  std::vector<Term> multiple, remainder;
   for (std::int64_t h : candidates) {
-    std::vector<Term> multiple, remainder;
-    for (const Term& t : terms) {
-      if (t.coefficient % h == 0) {
-        multiple.push_back({t.atom, t.coefficient / h});
-      } else {
-        remainder.push_back(t);
-      }
-    }
+    split_by_factor(terms, h, multiple, remainder);
     if (remainder.empty() && constant == 0) continue;
     Expr b = linear_combination(remainder, constant);
     auto k = single_period(ranges(b), h);
