@@ -54,10 +54,11 @@ IndexingMap compose(const IndexingMap& first, const IndexingMap& second) {
   if (first.is_undefined() || second.is_undefined()) {
     return IndexingMap::undefined(first.is_undefined() ? first.undefined_reason() : second.undefined_reason());
   }
-  if (first.is_known_empty() && first.dim_count() == 0 && first.results().empty()) return first;
-  if (second.is_known_empty() && second.dim_count() == 0 && second.results().empty()) {
+  // Empty in, empty out: first's dimensions, second's number of results
+  // (a KNOWN EMPTY typed as text has no arity to check).
+  if (first.is_known_empty() || second.is_known_empty()) {
     IndexingMap out = IndexingMap::known_empty(first);
-    out.results().clear();
+    out.results().assign(second.results().size(), Expr());
     return out;
   }
   if (first.results().size() != second.dim_count()) {
@@ -91,10 +92,6 @@ IndexingMap compose(const IndexingMap& first, const IndexingMap& second) {
   for (const Expr& r : second.results()) results.push_back(simplify::substitute(r, through_first));
 
   IndexingMap out(std::move(domain), std::move(results));
-  if (first.is_known_empty() || second.is_known_empty()) {
-    out.set_known_empty();
-    return out;
-  }
   for (const Constraint& c : sd.constraints()) out.add_constraint(simplify::substitute(c.expr, through_first), c.interval);
   for (const Constraint& c : fd.constraints()) out.add_constraint(simplify::substitute(c.expr, rename_first), c.interval);
   for (std::size_t i = 0; i < first_results.size(); ++i) {
