@@ -38,8 +38,6 @@ std::vector<std::string> split_stdin(std::istream& in) {
   return texts;
 }
 
-std::string json_text(const IndexingMap& m) { return indexing::print_map(m); }
-
 nlohmann::ordered_json count_json(const indexing::Count& c) {
   nlohmann::ordered_json j;
   j["value"] = c.value;
@@ -143,7 +141,7 @@ int run_map_command(const MapOptions& options, std::istream& in, std::ostream& o
       nlohmann::ordered_json list = nlohmann::ordered_json::array();
       bool exact = true;
       for (const IndexingMap& m : result) {
-        list.push_back(json_text(m));
+        list.push_back(indexing::print_map(m));
         exact = exact && !m.approximate();
       }
       j["maps"] = list;
@@ -167,13 +165,13 @@ int run_map_command(const MapOptions& options, std::istream& in, std::ostream& o
       std::vector<IndexingMap> inv = indexing::inverse(maps[0], options.simplify);
       emit_maps(inv);
     } else if (options.operation == "count") {
-      indexing::Count domain = indexing::count_domain(maps[0]);
-      indexing::Count image = indexing::count_image(maps[0]);
-      indexing::Count relation = indexing::count_relation(maps[0]);
       if (maps[0].is_undefined()) {
         err << "hlo-index map count: an UNDEFINED map has no points to count\n";
         return k_exit_input_error;
       }
+      indexing::Count domain = indexing::count_domain(maps[0]);
+      indexing::Count image = indexing::count_image(maps[0]);
+      indexing::Count relation = indexing::count_relation(maps[0]);
       if (json) {
         j["domain"] = count_json(domain);
         j["image"] = count_json(image);
