@@ -4,6 +4,7 @@
 #include <exception>
 #include <iostream>
 
+#include "app/analyze_command.hpp"
 #include "app/exit_codes.hpp"
 #include "app/map_command.hpp"
 #include "app/parse_command.hpp"
@@ -17,6 +18,7 @@ int main(int argc, char** argv) {
   int exit_code = k_exit_ok;
   setup_parse_command(app, exit_code);
   setup_map_command(app, exit_code);
+  setup_analyze_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

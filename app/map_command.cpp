@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "app/exit_codes.hpp"
+#include "app/isl_limit.hpp"
 #include "indexing/count.hpp"
 #include "indexing/exact_ops.hpp"
 #include "indexing/isl_context.hpp"
@@ -84,21 +85,6 @@ void setup_map_command(CLI::App& app, int& exit_code) {
   cmd->callback([options, &exit_code] { exit_code = run_map_command(*options, std::cin, std::cout, std::cerr); });
 }
 
-namespace {
-// The budget applies to this command only (tests run many in one process).
-class ScopedIslLimit {
-public:
-  explicit ScopedIslLimit(unsigned long limit) : m_saved(indexing::IslContext::get().operation_limit()) {
-    if (limit != 0) indexing::IslContext::get().set_operation_limit(limit);
-  }
-  ~ScopedIslLimit() { indexing::IslContext::get().set_operation_limit(m_saved); }
-  ScopedIslLimit(const ScopedIslLimit&) = delete;
-  ScopedIslLimit& operator=(const ScopedIslLimit&) = delete;
-
-private:
-  unsigned long m_saved;
-};
-}  // namespace
 
 int run_map_command(const MapOptions& options, std::istream& in, std::ostream& out, std::ostream& err) {
   ScopedIslLimit limit(options.isl_max_operations);

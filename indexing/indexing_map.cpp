@@ -5,7 +5,7 @@
 namespace hlo_index::indexing {
 
 bool RuntimeSource::operator==(const RuntimeSource& other) const {
-  if (source != other.source) return false;
+  if (source != other.source || operand != other.operand) return false;
   if (!map || !other.map) return map == other.map;
   return *map == *other.map;
 }

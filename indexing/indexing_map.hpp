@@ -6,6 +6,7 @@
 // Special states: UNDEFINED (nothing known) and KNOWN EMPTY.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,6 +33,12 @@ class IndexingMap;
 struct RuntimeSource {
   std::string source;
   std::shared_ptr<const IndexingMap> map;  // null: not known
+  /// The operand of the analysed instruction that holds the value, or -1
+  /// when it is computed inside a fusion (or unknown).
+  std::int64_t operand = -1;
+  /// Index of the producing instruction in the computation the map was
+  /// built in (for translating fused parameters to fusion operands), or -1.
+  std::int64_t instruction = -1;
   bool operator==(const RuntimeSource& other) const;
 };
 

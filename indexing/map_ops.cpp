@@ -101,7 +101,8 @@ IndexingMap compose(const IndexingMap& first, const IndexingMap& second) {
   // at first's coordinates), then first's.
   std::vector<RuntimeSource> sources;
   for (const RuntimeSource& s : second.runtime_sources()) {
-    RuntimeSource composed{s.source, nullptr};
+    RuntimeSource composed = s;
+    composed.map = nullptr;
     if (s.map) composed.map = std::make_shared<const IndexingMap>(compose(first, *s.map));
     sources.push_back(std::move(composed));
   }

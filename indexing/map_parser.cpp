@@ -370,7 +370,8 @@ private:
       std::string source(m_text.substr(m_pos, end - m_pos));
       while (!source.empty() && std::isspace(static_cast<unsigned char>(source.back()))) source.pop_back();
       m_pos = end;
-      RuntimeSource s{source, nullptr};
+      RuntimeSource s;
+      s.source = source;
       if (accept(";")) s.map = std::make_shared<const IndexingMap>(parse_one(/*nested=*/true));
       sources.push_back(std::move(s));
     }

@@ -1,0 +1,330 @@
+#include "app/analyze_command.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "app/exit_codes.hpp"
+#include "app/isl_limit.hpp"
+#include "indexing/instruction_indexing.hpp"
+#include "indexing/map_text.hpp"
+#include "parser/parse.hpp"
+
+namespace hlo_index::app {
+namespace {
+
+using indexing::IndexingMap;
+using indexing::MapSet;
+using json = nlohmann::ordered_json;
+
+struct Totals {
+  std::size_t instructions = 0, maps = 0, undefined = 0, approximate = 0;
+};
+
+// Computations only reached as fusion bodies: analysed through their fusions.
+std::set<std::uint32_t> fused_computations(const hlo::Module& module) {
+  std::set<std::uint32_t> out;
+  for (const hlo::Computation& c : module.computations) {
+    for (const hlo::Instruction& i : c.instructions) {
+      if (i.opcode != hlo::Opcode::kFusion) continue;
+      for (std::uint32_t callee : c.callees_of(i)) out.insert(callee);
+    }
+  }
+  return out;
+}
+
+bool exact(const MapSet& set) {
+  return std::none_of(set.begin(), set.end(),
+                      [](const IndexingMap& m) { return m.is_undefined() || m.approximate(); });
+}
+
+std::string undefined_reason(const MapSet& set) {
+  for (const IndexingMap& m : set) {
+    if (m.is_undefined()) return m.undefined_reason().empty() ? "unknown" : m.undefined_reason();
+  }
+  return {};
+}
+
+void count(const MapSet& set, Totals& totals) {
+  for (const IndexingMap& m : set) {
+    ++totals.maps;
+    if (m.is_undefined()) ++totals.undefined;
+    if (m.approximate()) ++totals.approximate;
+  }
+}
+
+std::string header(const hlo::Module& module, const hlo::Computation& c, const hlo::Instruction& i) {
+  std::string out = fmt::format("%{} = {} {}(", i.name, hlo::to_string(module.shape_of(i)), module.opcode_text(i));
+  if (i.opcode == hlo::Opcode::kParameter) out += std::to_string(i.parameter_number);
+  if (i.opcode == hlo::Opcode::kConstant) out += i.literal.size() <= 40 ? std::string(i.literal) : std::string("...");
+  auto operands = c.operands_of(i);
+  for (std::size_t k = 0; k < operands.size(); ++k) {
+    out.append(k ? ", %" : "%").append(c.instructions[operands[k]].name);
+  }
+  out += ")";
+  if (auto kind = c.attribute(i, "kind")) out.append(", kind=").append(*kind);
+  return out;
+}
+
+class Report {
+public:
+  Report(const AnalyzeOptions& options, std::ostream& out) : m_options(options), m_out(out) {}
+
+  void instruction(const hlo::Module& module, const hlo::Computation& c, const hlo::Instruction& i,
+                   const indexing::InstructionIndexing& result, json* json_instructions) {
+    ++m_totals.instructions;
+    const bool o2i = !result.output_to_input.empty(), i2o = !result.input_to_output.empty();
+    const std::size_t outputs = std::max(result.output_to_input.size(), result.input_to_output.size());
+    const auto operands = c.operands_of(i);
+    const bool text = json_instructions == nullptr;
+    if (text) m_out << header(module, c, i) << "\n";
+    json j_outputs = json::array();
+    for (std::size_t k = 0; k < outputs; ++k) {
+      std::string indent = "  ";
+      if (text && module.shape_of(i).is_tuple) {
+        m_out << fmt::format("  output {}: {}\n", k, hlo::to_string(module.shape_of(i).elements[k]));
+        indent = "    ";
+      }
+      json j_operands = json::array();
+      if (text && operands.empty()) m_out << indent << "(no operands)\n";
+      for (std::size_t j = 0; j < operands.size(); ++j) {
+        if (m_options.operand && *m_options.operand != j) continue;
+        const std::string_view name = c.instructions[operands[j]].name;
+        const MapSet empty;
+        const MapSet& forward = o2i ? result.output_to_input[k][j] : empty;
+        const MapSet& backward = i2o ? result.input_to_output[k][j] : empty;
+        if (text) {
+          m_out << fmt::format("{}operand {} %{}\n", indent, j, name);
+          if (o2i) maps_text("output -> operand", forward, indent + "  ");
+          if (i2o) maps_text("operand -> output", backward, indent + "  ");
+        }
+        count(forward, m_totals);
+        count(backward, m_totals);
+        if (!text) j_operands.push_back(operand_json(j, name, o2i, forward, i2o, backward));
+      }
+      if (!text) j_outputs.push_back(json{{"index", k}, {"operands", std::move(j_operands)}});
+    }
+    if (!text) {
+      json j;
+      j["name"] = std::string(i.name);
+      j["opcode"] = std::string(module.opcode_text(i));
+      j["shape"] = hlo::to_string(module.shape_of(i));
+      if (auto kind = c.attribute(i, "kind")) j["kind"] = std::string(*kind);
+      j["outputs"] = std::move(j_outputs);
+      json_instructions->push_back(std::move(j));
+    }
+  }
+
+  const Totals& totals() const { return m_totals; }
+
+private:
+  void maps_text(std::string_view label, const MapSet& set, const std::string& indent) {
+    if (set.empty()) {
+      m_out << indent << label << ": not read\n";
+      return;
+    }
+    m_out << indent << label << (set.size() > 1 ? fmt::format(" ({} maps):\n", set.size()) : ":\n");
+    indexing::MapPrintOptions p;
+    p.layout = m_options.one_line ? indexing::MapLayout::kOneLine : indexing::MapLayout::kMultiLine;
+    p.indent = indent + "  ";
+    for (const IndexingMap& m : set) {
+      if (m.is_undefined()) {
+        m_out << p.indent << "UNDEFINED: " << (m.undefined_reason().empty() ? "unknown" : m.undefined_reason())
+              << "\n";
+        continue;
+      }
+      // The multi-line form indents its first line itself.
+      m_out << (m_options.one_line ? p.indent : "") << indexing::print_map(m, p) << "\n";
+    }
+  }
+
+  static json maps_json(const MapSet& set, json& runtime) {
+    json out = json::array();
+    indexing::MapPrintOptions p;
+    p.runtime_sources = false;
+    for (std::size_t n = 0; n < set.size(); ++n) {
+      const IndexingMap& m = set[n];
+      out.push_back(m.is_undefined() ? std::string("UNDEFINED") : indexing::print_map(m, p));
+      for (std::size_t r = 0; r < m.runtime_sources().size(); ++r) {
+        const auto& s = m.runtime_sources()[r];
+        json v{{"map", n}, {"variable", fmt::format("rt{}", r)}, {"source", s.source}};
+        if (s.operand >= 0) v["operand"] = s.operand;
+        if (s.map) v["element"] = indexing::print_map(*s.map, p);
+        runtime.push_back(std::move(v));
+      }
+    }
+    return out;
+  }
+
+  static json operand_json(std::size_t index, std::string_view name, bool o2i, const MapSet& forward, bool i2o,
+                           const MapSet& backward) {
+    json j;
+    j["index"] = index;
+    j["name"] = std::string(name);
+    json runtime_forward = json::array(), runtime_backward = json::array();
+    if (o2i) j["output_to_input"] = maps_json(forward, runtime_forward);
+    if (i2o) j["input_to_output"] = maps_json(backward, runtime_backward);
+    j["exact"] = exact(forward) && exact(backward);
+    std::string reason = undefined_reason(forward);
+    if (reason.empty()) reason = undefined_reason(backward);
+    if (!reason.empty()) j["undefined_reason"] = reason;
+    if (!runtime_forward.empty()) j["output_to_input_runtime_variables"] = std::move(runtime_forward);
+    if (!runtime_backward.empty()) j["input_to_output_runtime_variables"] = std::move(runtime_backward);
+    return j;
+  }
+
+  const AnalyzeOptions& m_options;
+  std::ostream& m_out;
+  Totals m_totals;
+};
+
+// Finds the computations and instructions named on the command line.
+bool check_names(const AnalyzeOptions& options, const std::vector<hlo::Module>& modules, std::ostream& err) {
+  bool ok = true;
+  for (const std::string& name : options.computations) {
+    bool found = std::any_of(modules.begin(), modules.end(),
+                             [&](const hlo::Module& m) { return m.find_computation(name) != hlo::k_none; });
+    if (!found) {
+      err << fmt::format("hlo-index: error: no computation named '{}'\n", name);
+      ok = false;
+    }
+  }
+  for (const std::string& name : options.instructions) {
+    bool found = false;
+    for (const hlo::Module& m : modules) {
+      for (const hlo::Computation& c : m.computations) {
+        for (const hlo::Instruction& i : c.instructions) found = found || i.name == name;
+      }
+    }
+    if (!found) {
+      err << fmt::format("hlo-index: error: no instruction named '{}'\n", name);
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+std::string strip_sigil(std::string name) { return !name.empty() && name[0] == '%' ? name.substr(1) : name; }
+
+}  // namespace
+
+void setup_analyze_command(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<AnalyzeOptions>();
+  CLI::App* cmd = app.add_subcommand("analyze", "Indexing maps of every instruction, fusions composed through");
+  cmd->footer(
+      "For every instruction (by default of every computation that is not a fusion body, in program\n"
+      "order) prints, per operand, the maps from the instruction's output to the operand elements it\n"
+      "reads (out2in) and/or from operand elements to the output elements they feed (in2out), in\n"
+      "XLA's text form. A fusion's maps are composed through its fused computation and simplified\n"
+      "after every step; maps equal as integer relations are printed once. Runtime variables (rt)\n"
+      "are offsets known only at run time, clamped as XLA clamps them; their source says which\n"
+      "operand holds them. UNDEFINED means hlo-index has no maps for that op yet; it never stops\n"
+      "the analysis. A map marked (approximate) is a superset of the exact relation.\n"
+      "A summary line counts instructions, maps, undefined and approximate maps.\n\n"
+      "Examples:\n"
+      "  hlo-index analyze model.hlo\n"
+      "  hlo-index analyze model.hlo --instruction fusion.3 --direction both --one-line\n"
+      "  hlo-index analyze model.hlo --format json > maps.json\n"
+      "  hlo-index analyze model.hlo --xla-compat     # XLA's own maps and simplification policy");
+  cmd->add_option("files", options->files, "HLO text files ('-' reads standard input)")->required();
+  cmd->add_option("--computation", options->computations, "Only instructions of this computation (repeatable)");
+  cmd->add_option("--instruction", options->instructions, "Only this instruction (repeatable)");
+  cmd->add_option("--direction", options->direction, "out2in, in2out or both")
+      ->check(CLI::IsMember({"out2in", "in2out", "both"}));
+  cmd->add_option("--operand", options->operand, "Only operand K of each instruction");
+  cmd->add_flag("!--no-simplify", options->simplify, "Print maps as built and composed, without simplification");
+  cmd->add_flag("--xla-compat", options->xla_compat,
+                "Reproduce XLA's maps, simplification policy and runtime-variable labels, for comparing with "
+                "XLA's own output (XLA's over-approximations are then marked approximate)");
+  cmd->add_flag("--one-line", options->one_line, "Print each map on one line (XLA's one-line form)");
+  cmd->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("--isl-max-operations", options->isl_max_operations,
+                  "Budget of one isl computation in isl operations (default 2000000); when it runs out the "
+                  "answer is a sound over-approximation marked approximate");
+  cmd->callback([options, &exit_code] { exit_code = run_analyze_command(*options, std::cout, std::cerr); });
+}
+
+int run_analyze_command(const AnalyzeOptions& options, std::ostream& out, std::ostream& err) {
+  ScopedIslLimit limit(options.isl_max_operations);
+  AnalyzeOptions opts = options;
+  for (std::string& n : opts.computations) n = strip_sigil(n);
+  for (std::string& n : opts.instructions) n = strip_sigil(n);
+  std::vector<hlo::Module> modules;
+  bool input_errors = false;
+  for (const std::string& file : opts.files) {
+    parser::DiagnosticEngine diagnostics;
+    auto source = parser::read_source(file, diagnostics);
+    if (source) {
+      for (hlo::Module& m : parser::parse_hlo(source, diagnostics)) modules.push_back(std::move(m));
+    }
+    err << parser::render(diagnostics);
+    input_errors = input_errors || diagnostics.has_errors();
+  }
+  if (input_errors) return k_exit_input_error;
+  if (!check_names(opts, modules, err)) return k_exit_input_error;
+
+  indexing::AnalysisOptions analysis_options;
+  analysis_options.style = opts.xla_compat ? indexing::MapStyle::kXla : indexing::MapStyle::kExact;
+  analysis_options.simplify = opts.simplify;
+  const bool o2i = opts.direction != "in2out", i2o = opts.direction != "out2in";
+  const bool text = opts.format == "text";
+  Report report(opts, out);
+  json j_modules = json::array();
+  for (const hlo::Module& module : modules) {
+    indexing::IndexingAnalysis analysis(module, analysis_options);
+    const auto fused = fused_computations(module);
+    json j_computations = json::array();
+    for (std::uint32_t ci = 0; ci < module.computations.size(); ++ci) {
+      const hlo::Computation& c = module.computations[ci];
+      if (opts.computations.empty() ? fused.count(ci) != 0
+                                    : std::find(opts.computations.begin(), opts.computations.end(), c.name) ==
+                                          opts.computations.end()) {
+        continue;
+      }
+      json j_instructions = json::array();
+      bool printed_header = false;
+      for (std::uint32_t ii = 0; ii < c.instructions.size(); ++ii) {
+        const hlo::Instruction& instr = c.instructions[ii];
+        if (!opts.instructions.empty() &&
+            std::find(opts.instructions.begin(), opts.instructions.end(), instr.name) == opts.instructions.end()) {
+          continue;
+        }
+        if (text && !printed_header) {
+          out << fmt::format("computation {}{}\n", c.name, c.is_entry ? " (entry)" : "");
+          printed_header = true;
+        }
+        indexing::InstructionIndexing result;
+        try {
+          result = analysis.analyze(ci, ii, o2i, i2o);
+        } catch (const std::exception& e) {
+          // The analysis catches per-op failures itself; this is a last line of defence.
+          const std::size_t outputs = module.shape_of(instr).is_tuple ? module.shape_of(instr).elements.size() : 1;
+          const auto sets = std::vector<MapSet>(instr.operand_count, MapSet{IndexingMap::undefined(e.what())});
+          if (o2i) result.output_to_input.assign(outputs, sets);
+          if (i2o) result.input_to_output.assign(outputs, sets);
+        }
+        report.instruction(module, c, instr, result, text ? nullptr : &j_instructions);
+      }
+      if (!text && !j_instructions.empty()) {
+        j_computations.push_back(json{{"name", std::string(c.name)}, {"instructions", std::move(j_instructions)}});
+      }
+    }
+    if (!text) j_modules.push_back(json{{"name", std::string(module.name)}, {"computations", std::move(j_computations)}});
+  }
+  const Totals& t = report.totals();
+  if (text) {
+    out << fmt::format("analysed {} instruction{}: {} map{}, {} undefined, {} approximate\n", t.instructions,
+                       t.instructions == 1 ? "" : "s", t.maps, t.maps == 1 ? "" : "s", t.undefined, t.approximate);
+  } else {
+    json summary{{"instructions", t.instructions}, {"maps", t.maps}, {"undefined", t.undefined},
+                 {"approximate", t.approximate}};
+    out << json{{"modules", std::move(j_modules)}, {"summary", std::move(summary)}}.dump(2) << "\n";
+  }
+  return k_exit_ok;
+}
+
+}  // namespace hlo_index::app

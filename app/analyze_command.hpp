@@ -1,0 +1,30 @@
+// `hlo-index analyze FILE...`: the indexing maps of every instruction
+// (fusions composed through their bodies), as text or JSON.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hlo_index::app {
+
+struct AnalyzeOptions {
+  std::vector<std::string> files;
+  std::vector<std::string> computations;  // empty: every computation that is not a fused one
+  std::vector<std::string> instructions;  // empty: every instruction
+  std::string direction = "out2in";       // out2in | in2out | both
+  std::optional<std::size_t> operand;
+  bool simplify = true;
+  bool xla_compat = false;
+  bool one_line = false;
+  std::string format = "text";  // text | json
+  unsigned long isl_max_operations = 0;
+};
+
+void setup_analyze_command(CLI::App& app, int& exit_code);
+/// Runs the command; returns the exit code. Output to `out`, diagnostics to `err`.
+int run_analyze_command(const AnalyzeOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace hlo_index::app

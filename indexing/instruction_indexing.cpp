@@ -1,0 +1,407 @@
+#include "indexing/instruction_indexing.hpp"
+
+#include <algorithm>
+#include <array>
+#include <exception>
+
+#include "indexing/exact_ops.hpp"
+#include "indexing/map_ops.hpp"
+#include "indexing/map_text.hpp"
+#include "parser/attributes.hpp"
+
+namespace hlo_index::indexing {
+
+using hlo::Opcode;
+
+namespace {
+
+// Attributes that change an op's maps; everything else (metadata,
+// backend_config, sharding, ...) does not.
+constexpr std::array<std::string_view, 21> k_indexing_attributes = {
+    "batch_group_count", "collapsed_slice_dims", "dim_labels", "dimensions", "dynamic_slice_sizes",
+    "feature_group_count", "index", "index_vector_dim", "iota_dimension", "lhs_batch_dims",
+    "lhs_contracting_dims", "offset_dims", "operand_batching_dims", "padding", "rhs_batch_dims",
+    "rhs_contracting_dims", "slice", "slice_sizes", "start_index_map", "start_indices_batching_dims", "window"};
+
+bool has_runtime_offsets(Opcode op) {
+  return op == Opcode::kDynamicSlice || op == Opcode::kDynamicUpdateSlice || op == Opcode::kGather;
+}
+
+bool is_call(Opcode op) { return op == Opcode::kFusion || op == Opcode::kCall; }
+
+// Post order from the root: every instruction after its operands.
+std::vector<std::uint32_t> post_order(const hlo::Computation& c) {
+  std::vector<std::uint32_t> order;
+  std::vector<std::uint8_t> state(c.instructions.size(), 0);  // 0 new, 1 open, 2 done
+  std::vector<std::pair<std::uint32_t, std::size_t>> stack;
+  auto visit = [&](std::uint32_t start) {
+    if (state[start] != 0) return;
+    stack.push_back({start, 0});
+    state[start] = 1;
+    while (!stack.empty()) {
+      auto& [node, next] = stack.back();
+      auto operands = c.operands_of(c.instructions[node]);
+      if (next < operands.size()) {
+        const std::uint32_t o = operands[next++];
+        if (o < state.size() && state[o] == 0) {
+          state[o] = 1;
+          stack.push_back({o, 0});
+        }
+        continue;
+      }
+      state[node] = 2;
+      order.push_back(node);
+      stack.pop_back();
+    }
+  };
+  if (c.root != hlo::k_none) visit(c.root);
+  for (std::uint32_t i = 0; i < c.instructions.size(); ++i) visit(i);
+  return order;
+}
+
+MapSet undefined_set(const std::string& reason) { return MapSet{IndexingMap::undefined(reason)}; }
+
+using StateKey = std::pair<std::uint32_t, std::size_t>;  // instruction, output
+
+// Every map of a set composed with every map of another, into `into`.
+template <typename Step>
+void compose_into(const MapSet& first, const MapSet& second, MapSet& into, const Step& step) {
+  for (const IndexingMap& a : first) {
+    for (const IndexingMap& b : second) {
+      IndexingMap m = compose(a, b);
+      step(m);
+      insert_unique(into, std::move(m));
+    }
+  }
+}
+
+}  // namespace
+
+void insert_unique(MapSet& set, IndexingMap map) {
+  if (map.is_known_empty()) {
+    if (set.empty()) set.push_back(std::move(map));
+    return;
+  }
+  std::erase_if(set, [](const IndexingMap& m) { return m.is_known_empty(); });
+  for (const IndexingMap& m : set) {
+    if (m == map) return;
+    if (m.is_undefined() || map.is_undefined()) {
+      if (m.is_undefined() && map.is_undefined() && m.undefined_reason() == map.undefined_reason()) return;
+      continue;
+    }
+    if (m.approximate() != map.approximate()) continue;
+    if (auto same = are_equal(m, map); same.has_value() && *same) return;
+  }
+  set.push_back(std::move(map));
+}
+
+IndexingAnalysis::IndexingAnalysis(const hlo::Module& module, AnalysisOptions options)
+    : m_module(module), m_options(options) {}
+
+std::string IndexingAnalysis::signature(std::uint32_t computation, std::uint32_t instruction, std::size_t index,
+                                        bool forward) const {
+  const hlo::Computation& c = m_module.computations[computation];
+  const hlo::Instruction& i = c.instructions[instruction];
+  std::string key(m_module.opcode_text(i));
+  key.append(forward ? ">" : "<").append(std::to_string(index)).append("|");
+  key.append(hlo::to_string(m_module.shape_of(i)));
+  for (std::uint32_t o : c.operands_of(i)) key.append("|").append(hlo::to_string(m_module.shape_of(c.instructions[o])));
+  for (const hlo::Attribute& a : c.attributes_of(i)) {
+    if (std::find(k_indexing_attributes.begin(), k_indexing_attributes.end(), a.name) != k_indexing_attributes.end()) {
+      key.append("|").append(a.name).append("=").append(a.value);
+    }
+  }
+  return key;
+}
+
+void IndexingAnalysis::simplify_single_op(Opcode opcode, IndexingMap& map) const {
+  if (!m_options.simplify) return;
+  if (m_options.style == MapStyle::kExact) {
+    simplify_final(map);
+    return;
+  }
+  // XLA's policy: reshapes and bitcasts keep point dimensions; windows are
+  // simplified fully; runtime-offset ops only drop unused symbols.
+  MapSimplifyOptions o;
+  o.use_isl = false;
+  o.remove_unused_runtime_variables = true;
+  switch (opcode) {
+    case Opcode::kReshape: case Opcode::kBitcast:
+      o.replace_points = false;
+      o.remove_unused_symbols = false;
+      simplify(map, o);
+      break;
+    case Opcode::kReduceWindow: case Opcode::kConvolution:
+      simplify(map, o);
+      break;
+    case Opcode::kDynamicSlice: case Opcode::kDynamicUpdateSlice: case Opcode::kGather:
+      remove_unused_symbols(map, true);
+      break;
+    default:
+      break;
+  }
+}
+
+void IndexingAnalysis::simplify_step(IndexingMap& map) const {
+  if (!m_options.simplify) return;
+  MapSimplifyOptions o;
+  o.use_isl = false;
+  o.remove_unused_runtime_variables = true;
+  simplify(map, o);
+}
+
+void IndexingAnalysis::simplify_final(IndexingMap& map) const {
+  if (!m_options.simplify) return;
+  MapSimplifyOptions o;
+  o.use_isl = m_options.style == MapStyle::kExact;
+  o.remove_unused_runtime_variables = true;
+  simplify(map, o);
+}
+
+std::vector<MapSet> IndexingAnalysis::op_maps(std::uint32_t computation, std::uint32_t instruction, std::size_t index,
+                                              bool forward) {
+  const hlo::Computation& c = m_module.computations[computation];
+  const hlo::Instruction& instr = c.instructions[instruction];
+  const std::size_t n = forward ? (m_module.shape_of(instr).is_tuple ? m_module.shape_of(instr).elements.size() : 1)
+                                : instr.operand_count;
+  try {
+    if (is_call(instr.opcode)) return called_maps(computation, instruction, index, forward);
+    const bool memoised = !has_runtime_offsets(instr.opcode);
+    std::string key;
+    if (memoised) {
+      key = signature(computation, instruction, index, forward);
+      if (auto it = m_op_memo.find(key); it != m_op_memo.end()) {
+        ++m_memo_hits;
+        return it->second;
+      }
+    }
+    const OpContext op{m_module, c, instruction};
+    std::vector<MapSet> sets = forward ? indexing::input_to_output(op, index, m_options.style)
+                                       : indexing::output_to_input(op, index, m_options.style);
+    for (MapSet& set : sets) {
+      MapSet simplified;
+      for (IndexingMap& m : set) {
+        simplify_single_op(instr.opcode, m);
+        insert_unique(simplified, std::move(m));
+      }
+      set = std::move(simplified);
+    }
+    if (memoised) m_op_memo.emplace(std::move(key), sets);
+    return sets;
+  } catch (const Unsupported& e) {
+    return std::vector<MapSet>(n, undefined_set(e.what()));
+  } catch (const std::exception& e) {
+    return std::vector<MapSet>(n, undefined_set(std::string("cannot build the maps: ").append(e.what())));
+  }
+}
+
+std::vector<MapSet> IndexingAnalysis::called_maps(std::uint32_t computation, std::uint32_t instruction,
+                                                  std::size_t index, bool forward) {
+  const hlo::Computation& c = m_module.computations[computation];
+  const hlo::Instruction& instr = c.instructions[instruction];
+  auto callees = c.callees_of(instr);
+  if (callees.size() != 1) throw Unsupported("expected one called computation");
+  if (m_depth > 64) throw Unsupported("calls nested too deeply");
+  ++m_depth;
+  std::vector<MapSet> sets;
+  try {
+    sets = forward ? fused_input_to_output(callees[0], index) : fused_output_to_input(callees[0], index);
+  } catch (...) {
+    --m_depth;
+    throw;
+  }
+  --m_depth;
+  // Runtime values read from an operand of the call now come from the
+  // instruction producing that operand here.
+  auto operands = c.operands_of(instr);
+  for (MapSet& set : sets) {
+    for (IndexingMap& m : set) {
+      for (RuntimeSource& s : m.runtime_sources()) {
+        s.instruction = s.operand >= 0 && static_cast<std::size_t>(s.operand) < operands.size()
+                            ? static_cast<std::int64_t>(operands[static_cast<std::size_t>(s.operand)])
+                            : -1;
+      }
+    }
+  }
+  return sets;
+}
+
+namespace {
+
+// Inside a called computation, a runtime value read from a parameter is
+// the call's operand of that number; one computed inside stays internal.
+void relabel_sources(const hlo::Computation& callee, MapSet& set) {
+  for (IndexingMap& m : set) {
+    for (RuntimeSource& s : m.runtime_sources()) {
+      const hlo::Instruction* producer =
+          s.instruction >= 0 ? &callee.instructions[static_cast<std::size_t>(s.instruction)] : nullptr;
+      if (producer != nullptr && producer->opcode == Opcode::kParameter) {
+        s.operand = producer->parameter_number;
+      } else {
+        s.operand = -1;
+        if (producer != nullptr) s.source = std::string(callee.name).append("/").append(producer->name);
+      }
+      s.instruction = -1;
+    }
+  }
+}
+
+std::size_t parameter_count(const hlo::Computation& c) {
+  std::size_t n = 0;
+  for (const hlo::Instruction& i : c.instructions) {
+    if (i.opcode == Opcode::kParameter) n = std::max(n, static_cast<std::size_t>(i.parameter_number + 1));
+  }
+  return n;
+}
+
+}  // namespace
+
+std::vector<MapSet> IndexingAnalysis::fused_output_to_input(std::uint32_t callee, std::size_t output) {
+  if (auto it = m_fused_o2i.find({callee, output}); it != m_fused_o2i.end()) return it->second;
+  const hlo::Computation& body = m_module.computations[callee];
+  if (body.root == hlo::k_none) throw Unsupported("the called computation has no root");
+  const hlo::Shape& root_shape = m_module.shape_of(body.instructions[body.root]);
+  const hlo::Shape& out_shape = root_shape.is_tuple ? root_shape.elements.at(output) : root_shape;
+
+  std::map<StateKey, MapSet> state;
+  state[{body.root, output}].push_back(IndexingMap::identity(dimension_sizes(out_shape)));
+  std::vector<MapSet> result(parameter_count(body));
+  const auto order = post_order(body);
+  auto step = [this](IndexingMap& m) { simplify_step(m); };
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const std::uint32_t i = *it;
+    const hlo::Instruction& instr = body.instructions[i];
+    for (auto s = state.lower_bound({i, 0}); s != state.end() && s->first.first == i; ++s) {
+      const MapSet& consumer = s->second;
+      if (instr.opcode == Opcode::kParameter) {
+        for (const IndexingMap& m : consumer) insert_unique(result.at(static_cast<std::size_t>(instr.parameter_number)), m);
+        continue;
+      }
+      const std::vector<MapSet> producer = op_maps(callee, i, s->first.second, false);
+      auto operands = body.operands_of(instr);
+      for (std::size_t j = 0; j < operands.size() && j < producer.size(); ++j) {
+        std::size_t element = 0;
+        if (instr.opcode == Opcode::kGetTupleElement) {
+          element = static_cast<std::size_t>(parser::int_attribute(body, instr, "index").value_or(0));
+        }
+        compose_into(consumer, producer[j], state[{operands[j], element}], step);
+      }
+    }
+  }
+  for (MapSet& set : result) {
+    for (IndexingMap& m : set) simplify_final(m);
+    relabel_sources(body, set);
+    MapSet unique;
+    for (IndexingMap& m : set) insert_unique(unique, std::move(m));
+    set = std::move(unique);
+  }
+  m_fused_o2i.emplace(std::make_pair(callee, output), result);
+  return result;
+}
+
+std::vector<MapSet> IndexingAnalysis::fused_input_to_output(std::uint32_t callee, std::size_t operand) {
+  if (auto it = m_fused_i2o.find({callee, operand}); it != m_fused_i2o.end()) return it->second;
+  const hlo::Computation& body = m_module.computations[callee];
+  if (body.root == hlo::k_none) throw Unsupported("the called computation has no root");
+  std::vector<std::vector<std::pair<std::uint32_t, std::size_t>>> users(body.instructions.size());
+  for (std::uint32_t i = 0; i < body.instructions.size(); ++i) {
+    auto operands = body.operands_of(body.instructions[i]);
+    for (std::size_t j = 0; j < operands.size(); ++j) users[operands[j]].push_back({i, j});
+  }
+  std::map<StateKey, MapSet> state;
+  for (std::uint32_t i = 0; i < body.instructions.size(); ++i) {
+    const hlo::Instruction& instr = body.instructions[i];
+    if (instr.opcode == Opcode::kParameter && static_cast<std::size_t>(instr.parameter_number) == operand) {
+      state[{i, 0}].push_back(IndexingMap::identity(dimension_sizes(m_module.shape_of(instr))));
+    }
+  }
+  auto step = [this](IndexingMap& m) { simplify_step(m); };
+  for (std::uint32_t i : post_order(body)) {
+    for (auto s = state.lower_bound({i, 0}); s != state.end() && s->first.first == i; ++s) {
+      const MapSet producer = s->second;
+      const std::size_t element = s->first.second;
+      for (const auto& [user, position] : users[i]) {
+        const hlo::Instruction& u = body.instructions[user];
+        if (u.opcode == Opcode::kGetTupleElement) {
+          if (static_cast<std::size_t>(parser::int_attribute(body, u, "index").value_or(0)) != element) continue;
+          for (const IndexingMap& m : producer) insert_unique(state[{user, 0}], m);
+          continue;
+        }
+        if (m_module.shape_of(body.instructions[i]).is_tuple) {
+          // A whole tuple read by something other than get-tuple-element.
+          insert_unique(state[{user, 0}], IndexingMap::undefined("a tuple operand of '" +
+                                                                 std::string(m_module.opcode_text(u)) + "'"));
+          continue;
+        }
+        const std::vector<MapSet> consumer = op_maps(callee, user, position, true);
+        for (std::size_t q = 0; q < consumer.size(); ++q) compose_into(producer, consumer[q], state[{user, q}], step);
+      }
+    }
+  }
+  const hlo::Shape& root_shape = m_module.shape_of(body.instructions[body.root]);
+  std::vector<MapSet> result(root_shape.is_tuple ? root_shape.elements.size() : 1);
+  for (std::size_t q = 0; q < result.size(); ++q) {
+    auto it = state.find({body.root, q});
+    if (it == state.end()) continue;
+    for (IndexingMap m : it->second) {
+      simplify_final(m);
+      insert_unique(result[q], std::move(m));
+    }
+    relabel_sources(body, result[q]);
+  }
+  m_fused_i2o.emplace(std::make_pair(callee, operand), result);
+  return result;
+}
+
+std::vector<MapSet> IndexingAnalysis::output_to_input(std::uint32_t computation, std::uint32_t instruction,
+                                                      std::size_t output) {
+  return op_maps(computation, instruction, output, false);
+}
+
+std::vector<MapSet> IndexingAnalysis::input_to_output(std::uint32_t computation, std::uint32_t instruction,
+                                                      std::size_t operand) {
+  return op_maps(computation, instruction, operand, true);
+}
+
+InstructionIndexing IndexingAnalysis::analyze(std::uint32_t computation, std::uint32_t instruction, bool o2i,
+                                              bool i2o) {
+  const hlo::Computation& c = m_module.computations[computation];
+  const hlo::Instruction& instr = c.instructions[instruction];
+  const hlo::Shape& shape = m_module.shape_of(instr);
+  const std::size_t outputs = shape.is_tuple ? shape.elements.size() : 1;
+  const std::size_t operands = instr.operand_count;
+  InstructionIndexing out;
+  auto operand_names = c.operands_of(instr);
+  auto name_sources = [&](MapSet& set) {
+    for (IndexingMap& m : set) {
+      for (RuntimeSource& s : m.runtime_sources()) {
+        if (m_options.style == MapStyle::kExact && s.operand >= 0 &&
+            static_cast<std::size_t>(s.operand) < operand_names.size()) {
+          s.source = "operand " + std::to_string(s.operand) + " (" +
+                     std::string(c.instructions[operand_names[static_cast<std::size_t>(s.operand)]].name) + ")";
+        }
+      }
+    }
+  };
+  if (o2i) {
+    for (std::size_t k = 0; k < outputs; ++k) {
+      auto sets = output_to_input(computation, instruction, k);
+      sets.resize(operands);
+      for (MapSet& s : sets) name_sources(s);
+      out.output_to_input.push_back(std::move(sets));
+    }
+  }
+  if (i2o) {
+    out.input_to_output.assign(outputs, std::vector<MapSet>(operands));
+    for (std::size_t j = 0; j < operands; ++j) {
+      auto sets = input_to_output(computation, instruction, j);
+      for (std::size_t k = 0; k < outputs && k < sets.size(); ++k) {
+        name_sources(sets[k]);
+        out.input_to_output[k][j] = std::move(sets[k]);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace hlo_index::indexing

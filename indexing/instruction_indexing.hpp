@@ -1,0 +1,79 @@
+// The indexing of whole instructions of a module: per-op maps for plain
+// ops, and for fusions (and calls) the composition of the per-op maps of
+// their bodies, from the root back to every parameter (output -> operand)
+// and from every parameter forward to the root (operand -> output).
+//
+// Maps are grouped in sets per operand and deduplicated as integer
+// relations (isl decides equality when the text differs). Per-op maps are
+// memoised by op signature (opcode, shapes with layouts, attributes), fused
+// bodies by computation, since real modules repeat the same layer often.
+// Nothing here throws for a bad or unsupported instruction: its maps are
+// UNDEFINED with the reason.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "indexing/op_maps.hpp"
+#include "parser/hlo_module.hpp"
+
+namespace hlo_index::indexing {
+
+struct AnalysisOptions {
+  /// kXla: XLA's maps and its simplification policy (single ops are only
+  /// simplified where XLA does; no isl), for string-for-string comparison.
+  MapStyle style = MapStyle::kExact;
+  /// Simplify maps (and fusion compositions after every step).
+  bool simplify = true;
+};
+
+/// The maps of one instruction: [output][operand] -> set of maps.
+struct InstructionIndexing {
+  std::vector<std::vector<MapSet>> output_to_input;
+  std::vector<std::vector<MapSet>> input_to_output;
+};
+
+class IndexingAnalysis {
+public:
+  IndexingAnalysis(const hlo::Module& module, AnalysisOptions options);
+
+  /// Output `output` of instruction `instruction` of computation
+  /// `computation` to each of its operands.
+  std::vector<MapSet> output_to_input(std::uint32_t computation, std::uint32_t instruction, std::size_t output);
+  /// Operand `operand` to each output.
+  std::vector<MapSet> input_to_output(std::uint32_t computation, std::uint32_t instruction, std::size_t operand);
+
+  /// Both directions as asked, with runtime-variable sources named for
+  /// display (`operand K (name)`, or XLA's `parameter(N)` in its style).
+  InstructionIndexing analyze(std::uint32_t computation, std::uint32_t instruction, bool output_to_input,
+                              bool input_to_output);
+
+  /// Number of per-op map computations answered from the memo (for bench/).
+  std::size_t memo_hits() const { return m_memo_hits; }
+
+private:
+  std::vector<MapSet> op_maps(std::uint32_t computation, std::uint32_t instruction, std::size_t index, bool forward);
+  std::vector<MapSet> fused_output_to_input(std::uint32_t callee, std::size_t output);
+  std::vector<MapSet> fused_input_to_output(std::uint32_t callee, std::size_t operand);
+  std::vector<MapSet> called_maps(std::uint32_t computation, std::uint32_t instruction, std::size_t index, bool forward);
+  void simplify_single_op(hlo::Opcode opcode, IndexingMap& map) const;
+  void simplify_step(IndexingMap& map) const;
+  void simplify_final(IndexingMap& map) const;
+  std::string signature(std::uint32_t computation, std::uint32_t instruction, std::size_t index, bool forward) const;
+
+  const hlo::Module& m_module;
+  AnalysisOptions m_options;
+  std::unordered_map<std::string, std::vector<MapSet>> m_op_memo;
+  std::map<std::pair<std::uint32_t, std::size_t>, std::vector<MapSet>> m_fused_o2i, m_fused_i2o;
+  int m_depth = 0;
+  std::size_t m_memo_hits = 0;
+};
+
+/// Adds `map` to `set` unless the set already holds an equal relation
+/// (KNOWN EMPTY maps only stand in for an otherwise empty set).
+void insert_unique(MapSet& set, IndexingMap map);
+
+}  // namespace hlo_index::indexing

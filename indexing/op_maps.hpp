@@ -1,0 +1,40 @@
+// Per-op indexing maps: for one instruction, output -> operand maps (which
+// operand elements an output element reads) and operand -> output maps
+// (which output elements an operand element feeds), following the op
+// semantics of XLA's operation-semantics document.
+//
+// Every operand gets a *set* of maps whose union is the relation: most ops
+// need one map, a few need pieces (the padding value of a pad, the parts of
+// a dynamic-update-slice operand the update does not overwrite, a clamped
+// iota offset). An empty set means "not read". Ops outside the covered set
+// give UNDEFINED maps with a reason. Fusions and calls are composed by
+// fusion_maps.hpp.
+#pragma once
+
+#include <vector>
+
+#include "indexing/indexing_map.hpp"
+#include "indexing/op_context.hpp"
+
+namespace hlo_index::indexing {
+
+/// kExact: the exact relation, as pieces where needed. kXla: XLA's own
+/// maps, including its over-approximations (a dynamic-update-slice operand
+/// read everywhere, a pad value read by every output element, batch groups
+/// as a range variable, kept out-of-range constant offsets); maps that are
+/// over-approximations are marked approximate.
+enum class MapStyle { kExact, kXla };
+
+using MapSet = std::vector<IndexingMap>;
+
+/// Output `output` of `op` to each operand: one set per operand.
+std::vector<MapSet> output_to_input(const OpContext& op, std::size_t output, MapStyle style);
+
+/// Operand `operand` of `op` to each output: one set per output.
+std::vector<MapSet> input_to_output(const OpContext& op, std::size_t operand, MapStyle style);
+
+/// True for the ops the builders above cover (fusion and call excluded:
+/// those are composed through their bodies).
+bool has_op_maps(hlo::Opcode opcode);
+
+}  // namespace hlo_index::indexing

@@ -1,0 +1,50 @@
+// The per-op builders behind op_maps.hpp, one family per file. o2i_* return
+// one set per operand, i2o_* one set per output.
+#pragma once
+
+#include "indexing/map_builders.hpp"
+#include "indexing/op_maps.hpp"
+
+namespace hlo_index::indexing::detail {
+
+/// Each map as a set of its own.
+std::vector<MapSet> one_each(std::vector<IndexingMap> maps);
+
+// op_maps_reshape.cpp: reshape, bitcast, bitcast-convert.
+std::vector<MapSet> o2i_reshape(const OpContext& op);
+std::vector<MapSet> i2o_reshape(const OpContext& op);
+std::vector<MapSet> o2i_bitcast(const OpContext& op);
+std::vector<MapSet> i2o_bitcast(const OpContext& op);
+std::vector<MapSet> o2i_bitcast_convert(const OpContext& op);
+std::vector<MapSet> i2o_bitcast_convert(const OpContext& op);
+
+// op_maps_reduction.cpp: reduce, dot, pad, reduce-window.
+std::vector<MapSet> o2i_reduce(const OpContext& op, std::size_t output);
+std::vector<MapSet> i2o_reduce(const OpContext& op, std::size_t operand);
+std::vector<MapSet> o2i_dot(const OpContext& op);
+std::vector<MapSet> i2o_dot(const OpContext& op, std::size_t operand);
+std::vector<MapSet> o2i_pad(const OpContext& op, MapStyle style);
+std::vector<MapSet> i2o_pad(const OpContext& op, std::size_t operand, MapStyle style);
+std::vector<MapSet> o2i_reduce_window(const OpContext& op, std::size_t output);
+std::vector<MapSet> i2o_reduce_window(const OpContext& op, std::size_t operand);
+
+// op_maps_convolution.cpp
+std::vector<MapSet> o2i_convolution(const OpContext& op, MapStyle style);
+std::vector<MapSet> i2o_convolution(const OpContext& op, std::size_t operand, MapStyle style);
+
+// op_maps_dynamic.cpp: dynamic-slice, dynamic-update-slice, gather.
+std::vector<MapSet> o2i_dynamic_slice(const OpContext& op, MapStyle style);
+std::vector<MapSet> i2o_dynamic_slice(const OpContext& op, std::size_t operand, MapStyle style);
+std::vector<MapSet> o2i_dynamic_update_slice(const OpContext& op, MapStyle style);
+std::vector<MapSet> i2o_dynamic_update_slice(const OpContext& op, std::size_t operand, MapStyle style);
+std::vector<MapSet> o2i_gather(const OpContext& op, MapStyle style);
+std::vector<MapSet> i2o_gather(const OpContext& op, std::size_t operand, MapStyle style);
+
+/// The padding map of a pad (or of a reduce-window/convolution window): an
+/// index of the padded array to the operand index it holds, per dimension
+/// low/high/interior padding; positions holding padding are outside the
+/// domain. `padded` are the padded sizes.
+IndexingMap padding_map(const std::vector<std::int64_t>& operand, const std::vector<std::int64_t>& padded,
+                        const std::vector<std::int64_t>& low, const std::vector<std::int64_t>& interior);
+
+}  // namespace hlo_index::indexing::detail

@@ -1,0 +1,88 @@
+// reshape, bitcast and bitcast-convert: ops that keep the elements in place
+// and only change how they are indexed.
+#include <numeric>
+
+#include "indexing/op_maps_internal.hpp"
+#include "parser/shape.hpp"
+
+namespace hlo_index::indexing::detail {
+
+namespace {
+
+std::vector<MapSet> reshaped(const std::vector<std::int64_t>& from, const std::vector<std::int64_t>& to) {
+  if (build::product(from) != build::product(to)) throw Unsupported("reshape between different element counts");
+  return one_each({build::map(from, build::reshape_index(from, build::dims(from.size()), to))});
+}
+
+// Physical order (major to minor) of an array's dimensions: the reverse of
+// minor_to_major; the default layout is row-major.
+std::vector<std::size_t> physical_order(const hlo::Shape& shape) {
+  std::vector<std::size_t> order(shape.rank());
+  if (!shape.layout || shape.layout->minor_to_major.empty()) {
+    std::iota(order.begin(), order.end(), 0);
+    return order;
+  }
+  const auto& m2m = shape.layout->minor_to_major;
+  if (m2m.size() != shape.rank()) throw Unsupported("the layout does not match the rank");
+  for (std::size_t j = 0; j < order.size(); ++j) order[j] = static_cast<std::size_t>(m2m[m2m.size() - 1 - j]);
+  return order;
+}
+
+// A bitcast keeps every element at its physical offset: `from` logical ->
+// `from` physical -> (row-major reshape) -> `to` physical -> `to` logical.
+// Tiles are not applied here (layout/ handles tiled layouts).
+IndexingMap bitcast_map(const hlo::Shape& from, const hlo::Shape& to) {
+  if (hlo::element_type_bits(from.type) != hlo::element_type_bits(to.type)) {
+    throw Unsupported("a bitcast between element types of different widths");
+  }
+  const auto from_dims = dimension_sizes(from);
+  const auto to_dims = dimension_sizes(to);
+  if (build::product(from_dims) != build::product(to_dims)) throw Unsupported("a bitcast between different element counts");
+  const auto from_order = physical_order(from);
+  const auto to_order = physical_order(to);
+  std::vector<std::int64_t> from_physical, to_physical;
+  std::vector<Expr> from_index;
+  for (std::size_t p : from_order) {
+    from_physical.push_back(from_dims[p]);
+    from_index.push_back(Expr::dim(static_cast<std::uint32_t>(p)));
+  }
+  for (std::size_t p : to_order) to_physical.push_back(to_dims[p]);
+  const std::vector<Expr> to_index = build::reshape_index(from_physical, from_index, to_physical);
+  std::vector<Expr> results(to_dims.size());
+  for (std::size_t j = 0; j < to_order.size(); ++j) results[to_order[j]] = to_index[j];
+  return build::map(from_dims, std::move(results));
+}
+
+}  // namespace
+
+std::vector<MapSet> o2i_reshape(const OpContext& op) { return reshaped(op.output_dims(0), op.operand_dims(0)); }
+std::vector<MapSet> i2o_reshape(const OpContext& op) { return reshaped(op.operand_dims(0), op.output_dims(0)); }
+
+std::vector<MapSet> o2i_bitcast(const OpContext& op) { return one_each({bitcast_map(op.shape(), op.operand_shape(0))}); }
+std::vector<MapSet> i2o_bitcast(const OpContext& op) { return one_each({bitcast_map(op.operand_shape(0), op.shape())}); }
+
+// Equal widths: elementwise. A narrower output type adds a minor dimension
+// (one wide element becomes several narrow ones), a wider one drops it.
+namespace {
+std::vector<MapSet> bitcast_convert(const std::vector<std::int64_t>& from, const std::vector<std::int64_t>& to) {
+  if (from == to) return one_each({IndexingMap::identity(from)});
+  if (to.size() + 1 == from.size() && std::equal(to.begin(), to.end(), from.begin())) {
+    return one_each({build::map(from, build::dims(to.size()))});
+  }
+  if (from.size() + 1 == to.size() && std::equal(from.begin(), from.end(), to.begin())) {
+    std::vector<Expr> results = build::dims(from.size());
+    results.push_back(Expr::range(0));
+    return one_each({build::map(from, std::move(results), {to.back()})});
+  }
+  throw Unsupported("bitcast-convert shapes do not match");
+}
+}  // namespace
+
+std::vector<MapSet> o2i_bitcast_convert(const OpContext& op) {
+  return bitcast_convert(op.output_dims(0), op.operand_dims(0));
+}
+std::vector<MapSet> i2o_bitcast_convert(const OpContext& op) {
+  return bitcast_convert(op.operand_dims(0), op.output_dims(0));
+}
+
+}  // namespace hlo_index::indexing::detail

@@ -1,0 +1,73 @@
+// `hlo-index analyze ...` as a user sees it: each testdata/analyze/NAME.hlo
+// is an HLO module whose first lines may carry the command's flags, and
+// NAME.expected its exact output: stdout, then stderr, then `exit: N`.
+//
+// Flag lines (anywhere in the file, one or more flags each):
+//   // flags: --direction both --one-line
+// Supported: --direction D, --one-line, --xla-compat, --no-simplify,
+// --format json, --operand K, --instruction NAME, --computation NAME.
+// Diagnostics name the file by its path relative to testdata/analyze.
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+#include "app/analyze_command.hpp"
+#include "golden.hpp"
+
+using namespace hlo_index;
+
+namespace {
+
+app::AnalyzeOptions read_flags(const std::string& text) {
+  app::AnalyzeOptions options;
+  std::istringstream lines(text);
+  std::string line;
+  const std::string marker = "// flags:";
+  while (std::getline(lines, line)) {
+    if (line.rfind(marker, 0) != 0) continue;
+    std::istringstream words(line.substr(marker.size()));
+    std::string flag;
+    while (words >> flag) {
+      auto value = [&] {
+        std::string v;
+        REQUIRE(static_cast<bool>(words >> v));
+        return v;
+      };
+      if (flag == "--direction") options.direction = value();
+      else if (flag == "--one-line") options.one_line = true;
+      else if (flag == "--xla-compat") options.xla_compat = true;
+      else if (flag == "--no-simplify") options.simplify = false;
+      else if (flag == "--format") options.format = value();
+      else if (flag == "--operand") options.operand = std::stoul(value());
+      else if (flag == "--instruction") options.instructions.push_back(value());
+      else if (flag == "--computation") options.computations.push_back(value());
+      else FAIL("unknown flag in " << flag);
+    }
+  }
+  return options;
+}
+
+}  // namespace
+
+TEST_CASE("hlo-index analyze: golden outputs") {
+  auto dir = std::filesystem::path(HLO_INDEX_TESTDATA_DIR) / "analyze";
+  auto cases = golden::files_with_extension(dir, ".hlo");
+  CHECK(!cases.empty());
+  for (const auto& path : cases) {
+    DYNAMIC_SECTION(path.filename().string()) {
+      app::AnalyzeOptions options = read_flags(golden::read_file(path));
+      options.files = {path.string()};
+      std::ostringstream out, err;
+      int code = app::run_analyze_command(options, out, err);
+      std::string errors = err.str();
+      // Paths in diagnostics differ between checkouts.
+      for (std::size_t at; (at = errors.find(dir.string() + "/")) != std::string::npos;) {
+        errors.erase(at, dir.string().size() + 1);
+      }
+      std::string actual = out.str() + errors + "exit: " + std::to_string(code) + "\n";
+      std::string report = golden::compare_or_update(std::filesystem::path(path).replace_extension(".expected"), actual);
+      INFO(report);
+      CHECK(report.empty());
+    }
+  }
+}
