@@ -96,7 +96,9 @@ public:
         const std::string_view name = c.instructions[operands[j]].name;
         const MapSet empty;
         const MapSet& forward = o2i ? result.output_to_input[k][j] : empty;
-        const MapSet& backward = i2o ? result.input_to_output[k][j] : empty;
+        const MapSet& backward = i2o && j < result.input_to_output[k].size() ? result.input_to_output[k][j] : empty;
+        // Each output of a tuple-shaped op lists only the operands it reads.
+        if (module.shape_of(i).is_tuple && forward.empty() && backward.empty()) continue;
         if (text) {
           m_out << fmt::format("{}operand {} %{}\n", indent, j, name);
           if (o2i) maps_text("output -> operand", forward, indent + "  ");
@@ -245,6 +247,8 @@ void setup_analyze_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--isl-max-operations", options->isl_max_operations,
                   "Budget of one isl computation in isl operations (default 2000000); when it runs out the "
                   "answer is a sound over-approximation marked approximate");
+  cmd->add_flag("--allow-truncated", options->allow_truncated,
+                "Accept a dump cut off inside its last computation (a warning instead of an error)");
   cmd->callback([options, &exit_code] { exit_code = run_analyze_command(*options, std::cout, std::cerr); });
 }
 
@@ -259,7 +263,7 @@ int run_analyze_command(const AnalyzeOptions& options, std::ostream& out, std::o
     parser::DiagnosticEngine diagnostics;
     auto source = parser::read_source(file, diagnostics);
     if (source) {
-      for (hlo::Module& m : parser::parse_hlo(source, diagnostics)) modules.push_back(std::move(m));
+      for (hlo::Module& m : parser::parse_hlo(source, diagnostics, {opts.allow_truncated})) modules.push_back(std::move(m));
     }
     err << parser::render(diagnostics);
     input_errors = input_errors || diagnostics.has_errors();

@@ -21,6 +21,7 @@ struct AnalyzeOptions {
   bool one_line = false;
   std::string format = "text";  // text | json
   unsigned long isl_max_operations = 0;
+  bool allow_truncated = false;
 };
 
 void setup_analyze_command(CLI::App& app, int& exit_code);

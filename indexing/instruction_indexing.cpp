@@ -70,14 +70,15 @@ void compose_into(const MapSet& first, const MapSet& second, MapSet& into, const
     for (const IndexingMap& b : second) {
       IndexingMap m = compose(a, b);
       step(m);
-      insert_unique(into, std::move(m));
+      // Structural dedup while composing; equal relations merge at the end.
+      insert_unique(into, std::move(m), false);
     }
   }
 }
 
 }  // namespace
 
-void insert_unique(MapSet& set, IndexingMap map) {
+void insert_unique(MapSet& set, IndexingMap map, bool semantic) {
   if (map.is_known_empty()) {
     if (set.empty()) set.push_back(std::move(map));
     return;
@@ -89,7 +90,7 @@ void insert_unique(MapSet& set, IndexingMap map) {
       if (m.is_undefined() && map.is_undefined() && m.undefined_reason() == map.undefined_reason()) return;
       continue;
     }
-    if (m.approximate() != map.approximate()) continue;
+    if (!semantic || m.approximate() != map.approximate()) continue;
     if (auto same = are_equal(m, map); same.has_value() && *same) return;
   }
   set.push_back(std::move(map));
@@ -166,7 +167,8 @@ std::vector<MapSet> IndexingAnalysis::op_maps(std::uint32_t computation, std::ui
                                 : instr.operand_count;
   try {
     if (is_call(instr.opcode)) return called_maps(computation, instruction, index, forward);
-    const bool memoised = !has_runtime_offsets(instr.opcode);
+    // Signatures grow with the operand list; wide ops (tuples) are cheap to rebuild.
+    const bool memoised = !has_runtime_offsets(instr.opcode) && instr.operand_count <= 8;
     std::string key;
     if (memoised) {
       key = signature(computation, instruction, index, forward);
@@ -182,7 +184,7 @@ std::vector<MapSet> IndexingAnalysis::op_maps(std::uint32_t computation, std::ui
       MapSet simplified;
       for (IndexingMap& m : set) {
         simplify_single_op(instr.opcode, m);
-        insert_unique(simplified, std::move(m));
+        insert_unique(simplified, std::move(m), m_options.style == MapStyle::kExact);
       }
       set = std::move(simplified);
     }
@@ -274,7 +276,9 @@ std::vector<MapSet> IndexingAnalysis::fused_output_to_input(std::uint32_t callee
     for (auto s = state.lower_bound({i, 0}); s != state.end() && s->first.first == i; ++s) {
       const MapSet& consumer = s->second;
       if (instr.opcode == Opcode::kParameter) {
-        for (const IndexingMap& m : consumer) insert_unique(result.at(static_cast<std::size_t>(instr.parameter_number)), m);
+        for (const IndexingMap& m : consumer) {
+          insert_unique(result.at(static_cast<std::size_t>(instr.parameter_number)), m, false);
+        }
         continue;
       }
       const std::vector<MapSet> producer = op_maps(callee, i, s->first.second, false);
@@ -292,7 +296,7 @@ std::vector<MapSet> IndexingAnalysis::fused_output_to_input(std::uint32_t callee
     for (IndexingMap& m : set) simplify_final(m);
     relabel_sources(body, set);
     MapSet unique;
-    for (IndexingMap& m : set) insert_unique(unique, std::move(m));
+    for (IndexingMap& m : set) insert_unique(unique, std::move(m), m_options.style == MapStyle::kExact);
     set = std::move(unique);
   }
   m_fused_o2i.emplace(std::make_pair(callee, output), result);
@@ -324,13 +328,13 @@ std::vector<MapSet> IndexingAnalysis::fused_input_to_output(std::uint32_t callee
         const hlo::Instruction& u = body.instructions[user];
         if (u.opcode == Opcode::kGetTupleElement) {
           if (static_cast<std::size_t>(parser::int_attribute(body, u, "index").value_or(0)) != element) continue;
-          for (const IndexingMap& m : producer) insert_unique(state[{user, 0}], m);
+          for (const IndexingMap& m : producer) insert_unique(state[{user, 0}], m, false);
           continue;
         }
         if (m_module.shape_of(body.instructions[i]).is_tuple) {
           // A whole tuple read by something other than get-tuple-element.
-          insert_unique(state[{user, 0}], IndexingMap::undefined("a tuple operand of '" +
-                                                                 std::string(m_module.opcode_text(u)) + "'"));
+          insert_unique(state[{user, 0}], IndexingMap::undefined(
+                                                std::string("a tuple operand of '").append(m_module.opcode_text(u)).append("'")));
           continue;
         }
         const std::vector<MapSet> consumer = op_maps(callee, user, position, true);
@@ -345,7 +349,7 @@ std::vector<MapSet> IndexingAnalysis::fused_input_to_output(std::uint32_t callee
     if (it == state.end()) continue;
     for (IndexingMap m : it->second) {
       simplify_final(m);
-      insert_unique(result[q], std::move(m));
+      insert_unique(result[q], std::move(m), m_options.style == MapStyle::kExact);
     }
     relabel_sources(body, result[q]);
   }
@@ -392,11 +396,14 @@ InstructionIndexing IndexingAnalysis::analyze(std::uint32_t computation, std::ui
     }
   }
   if (i2o) {
-    out.input_to_output.assign(outputs, std::vector<MapSet>(operands));
+    // Filled lazily: a wide tuple reads each operand into one output only.
+    out.input_to_output.assign(outputs, {});
     for (std::size_t j = 0; j < operands; ++j) {
       auto sets = input_to_output(computation, instruction, j);
       for (std::size_t k = 0; k < outputs && k < sets.size(); ++k) {
+        if (sets[k].empty()) continue;
         name_sources(sets[k]);
+        if (out.input_to_output[k].empty()) out.input_to_output[k].resize(operands);
         out.input_to_output[k][j] = std::move(sets[k]);
       }
     }

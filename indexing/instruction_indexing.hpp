@@ -30,7 +30,8 @@ struct AnalysisOptions {
   bool simplify = true;
 };
 
-/// The maps of one instruction: [output][operand] -> set of maps.
+/// The maps of one instruction: [output][operand] -> set of maps. An
+/// input_to_output row may be empty: no operand feeds that output.
 struct InstructionIndexing {
   std::vector<std::vector<MapSet>> output_to_input;
   std::vector<std::vector<MapSet>> input_to_output;
@@ -72,8 +73,9 @@ private:
   std::size_t m_memo_hits = 0;
 };
 
-/// Adds `map` to `set` unless the set already holds an equal relation
-/// (KNOWN EMPTY maps only stand in for an otherwise empty set).
-void insert_unique(MapSet& set, IndexingMap map);
+/// Adds `map` to `set` unless the set already holds the same map, or with
+/// `semantic` an equal relation (isl decides). KNOWN EMPTY maps only stand
+/// in for an otherwise empty set.
+void insert_unique(MapSet& set, IndexingMap map, bool semantic = true);
 
 }  // namespace hlo_index::indexing
