@@ -1,3 +1,1771 @@
-// Brute-force checks of per-op and fusion maps against a direct evaluation
-// of the op semantics (placeholder; filled in by the op brute-force suite).
+// Brute-force checks of per-op and fusion indexing maps against a direct
+// evaluation of the op semantics.
+//
+// Random small HLO modules (fixed seeds) are written as text, parsed, and
+// analysed with IndexingAnalysis (exact style, simplified). Independently of
+// indexing/, every op here has a reference: for each output element, the
+// operand elements it reads, evaluated from XLA's operation semantics (with
+// concrete values for dynamic offsets and gather indices, clamped as XLA
+// clamps them). Fusions compose these relations through the fused
+// computation. The maps, after a print_map/parse_map round trip, are
+// enumerated point by point with every runtime variable replaced by the
+// clamped value of the element its RuntimeSource names, and their union must
+// be exactly the reference relation (a superset where a map is marked
+// approximate); the input -> output maps must be exactly its inverse.
+//
+// Semantics checked against: a map is the relation
+//   { (d, rt) -> r(d, s, rt) : (d, s, rt) in the box and every constraint }
+// with range variables s existential; a set of maps denotes the union.
 #include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <numeric>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "indexing/indexing_map.hpp"
+#include "indexing/instruction_indexing.hpp"
+#include "indexing/map_text.hpp"
+#include "parser/diagnostics.hpp"
+#include "parser/parse.hpp"
+#include "simplify/domain.hpp"
+#include "simplify/expr.hpp"
+
+using namespace hlo_index;
+using indexing::IndexingMap;
+using indexing::MapSet;
+using simplify::Domain;
+using simplify::Expr;
+using simplify::Interval;
+using simplify::VarKind;
+
+namespace {
+
+using Tuple = std::vector<std::int64_t>;
+using TupleSet = std::set<Tuple>;
+
+// ---------------------------------------------------------------------------
+// Randomness: a portable uniform draw (the standard distributions differ
+// between library implementations; the seeds must reproduce everywhere).
+
+class Rng {
+public:
+  explicit Rng(std::uint64_t seed) : m_engine(seed) {}
+  /// Uniform in [lo, hi].
+  std::int64_t uniform(std::int64_t lo, std::int64_t hi) {
+    const auto span = static_cast<std::uint64_t>(hi - lo) + 1;
+    return lo + static_cast<std::int64_t>(m_engine() % span);
+  }
+  bool chance(int percent) { return uniform(0, 99) < percent; }
+  std::size_t index(std::size_t n) { return static_cast<std::size_t>(uniform(0, static_cast<std::int64_t>(n) - 1)); }
+  /// A random permutation of 0..n-1.
+  std::vector<std::int64_t> permutation(std::size_t n) {
+    std::vector<std::int64_t> p(n);
+    std::iota(p.begin(), p.end(), 0);
+    for (std::size_t i = n; i > 1; --i) std::swap(p[i - 1], p[index(i)]);
+    return p;
+  }
+  /// A random subset of 0..n-1 of size k, sorted.
+  std::vector<std::int64_t> subset(std::size_t n, std::size_t k) {
+    auto p = permutation(n);
+    p.resize(k);
+    std::sort(p.begin(), p.end());
+    return p;
+  }
+
+private:
+  std::mt19937_64 m_engine;
+};
+
+// ---------------------------------------------------------------------------
+// Shapes and indices.
+
+struct Array {
+  std::string type = "f32";
+  Tuple dims;
+  Tuple minor_to_major;  // empty: the default (row-major) layout
+};
+
+std::int64_t element_count(const Tuple& dims) {
+  std::int64_t n = 1;
+  for (std::int64_t d : dims) n *= d;
+  return n;
+}
+
+std::string join(const Tuple& v, const char* separator = ",") {
+  std::string out;
+  for (std::size_t i = 0; i < v.size(); ++i) out.append(i ? separator : "").append(std::to_string(v[i]));
+  return out;
+}
+
+std::string to_string(const Tuple& t) { return "(" + join(t, ", ") + ")"; }
+
+Tuple default_layout(std::size_t rank) {
+  Tuple m2m(rank);
+  for (std::size_t i = 0; i < rank; ++i) m2m[i] = static_cast<std::int64_t>(rank - 1 - i);
+  return m2m;
+}
+
+std::string shape_text(const Array& a) {
+  std::string out = a.type + "[" + join(a.dims) + "]";
+  if (!a.dims.empty()) out += "{" + join(a.minor_to_major.empty() ? default_layout(a.dims.size()) : a.minor_to_major) + "}";
+  return out;
+}
+
+std::int64_t linear(const Tuple& index, const Tuple& dims) {
+  std::int64_t l = 0;
+  for (std::size_t i = 0; i < dims.size(); ++i) l = l * dims[i] + index[i];
+  return l;
+}
+
+Tuple delinear(std::int64_t l, const Tuple& dims) {
+  Tuple index(dims.size());
+  for (std::size_t i = dims.size(); i-- > 0;) {
+    index[i] = l % dims[i];
+    l /= dims[i];
+  }
+  return index;
+}
+
+/// Calls fn for every index of `dims` in row-major order (once for a scalar).
+template <typename Fn>
+void for_each_index(const Tuple& dims, Fn&& fn) {
+  for (std::int64_t d : dims) {
+    if (d <= 0) return;
+  }
+  Tuple index(dims.size(), 0);
+  while (true) {
+    fn(static_cast<const Tuple&>(index));
+    std::size_t i = dims.size();
+    for (;;) {
+      if (i == 0) return;
+      --i;
+      if (++index[i] < dims[i]) break;
+      index[i] = 0;
+    }
+  }
+}
+
+/// Physical order of an array's dimensions, major to minor: the reverse of
+/// minor_to_major.
+std::vector<std::size_t> physical_order(const Array& a) {
+  const Tuple m2m = a.minor_to_major.empty() ? default_layout(a.dims.size()) : a.minor_to_major;
+  std::vector<std::size_t> order;
+  for (std::size_t j = m2m.size(); j-- > 0;) order.push_back(static_cast<std::size_t>(m2m[j]));
+  return order;
+}
+
+std::int64_t physical_offset(const Tuple& index, const Array& a) {
+  std::int64_t offset = 0;
+  for (std::size_t p : physical_order(a)) offset = offset * a.dims[p] + index[p];
+  return offset;
+}
+
+Tuple from_physical_offset(std::int64_t offset, const Array& a) {
+  const auto order = physical_order(a);
+  Tuple index(a.dims.size());
+  for (std::size_t j = order.size(); j-- > 0;) {
+    index[order[j]] = offset % a.dims[order[j]];
+    offset /= a.dims[order[j]];
+  }
+  return index;
+}
+
+Tuple concat(const Tuple& a, const Tuple& b) {
+  Tuple out = a;
+  out.insert(out.end(), b.begin(), b.end());
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// A small model of a computation: enough to print it as HLO text and to
+// evaluate every op's reads directly.
+
+enum class Kind { kParam, kConstant, kIota, kOp };
+
+/// Per operand position, the operand elements an output element reads.
+using Reads = std::vector<std::vector<Tuple>>;
+
+struct Computation;
+
+/// Concrete values of the integer leaves (offsets, indices) of one trial.
+struct Env {
+  const Computation* comp = nullptr;
+  std::map<int, Tuple> values;  // parameter node -> row-major values
+  std::int64_t value(int node, const Tuple& index) const;
+  /// The value clamped as the consuming op clamps it.
+  std::int64_t clamped(int node, const Tuple& index) const;
+};
+
+struct Node {
+  Kind kind = Kind::kOp;
+  std::string name;
+  std::vector<Array> outputs;
+  bool tuple = false;
+  std::string opcode, attributes;  // attributes: ", name=value..." as printed
+  std::vector<int> operands;
+  std::int64_t parameter = -1;
+  Tuple data;             // constants: row-major values
+  std::size_t iota_dim = 0;
+  std::int64_t gte_index = -1;  // get-tuple-element: which element of its operand
+  /// The reads of output k at `index`; fills one list per operand position.
+  std::function<void(std::size_t, const Tuple&, const Env&, Reads&)> reads;
+  /// Integer leaves used as offsets: the clamp limit of each element.
+  std::function<std::int64_t(const Tuple&)> limit;
+};
+
+struct Computation {
+  std::vector<Node> nodes;
+  std::int64_t parameters = 0;
+  int root = -1;
+  const Array& array(int id) const { return nodes[static_cast<std::size_t>(id)].outputs.at(0); }
+  const Node& node(int id) const { return nodes[static_cast<std::size_t>(id)]; }
+  Node& node(int id) { return nodes[static_cast<std::size_t>(id)]; }
+};
+
+std::int64_t Env::value(int node, const Tuple& index) const {
+  const Node& n = comp->node(node);
+  switch (n.kind) {
+    case Kind::kParam: return values.at(node).at(static_cast<std::size_t>(linear(index, n.outputs[0].dims)));
+    case Kind::kConstant: return n.data.at(static_cast<std::size_t>(linear(index, n.outputs[0].dims)));
+    case Kind::kIota: return index.at(n.iota_dim);
+    case Kind::kOp: break;
+  }
+  throw std::logic_error("an offset computed by an op");
+}
+
+std::int64_t Env::clamped(int node, const Tuple& index) const {
+  return std::clamp<std::int64_t>(value(node, index), 0, comp->node(node).limit(index));
+}
+
+std::string literal_text(const Tuple& data, const Tuple& dims, std::size_t dim = 0, std::int64_t offset = 0) {
+  if (dims.empty()) return std::to_string(data.at(0));
+  std::int64_t stride = 1;
+  for (std::size_t i = dim + 1; i < dims.size(); ++i) stride *= dims[i];
+  std::string out = "{";
+  for (std::int64_t i = 0; i < dims[dim]; ++i) {
+    if (i) out += ", ";
+    out += dim + 1 == dims.size() ? std::to_string(data.at(static_cast<std::size_t>(offset + i)))
+                                  : literal_text(data, dims, dim + 1, offset + i * stride);
+  }
+  return out + "}";
+}
+
+std::string node_shape_text(const Node& n) {
+  if (!n.tuple) return shape_text(n.outputs[0]);
+  std::string out = "(";
+  for (std::size_t i = 0; i < n.outputs.size(); ++i) out.append(i ? ", " : "").append(shape_text(n.outputs[i]));
+  return out + ")";
+}
+
+std::string instruction_text(const Computation& c, int id) {
+  const Node& n = c.node(id);
+  std::string out = std::string("  ") + (id == c.root ? "ROOT " : "") + "%" + n.name + " = " + node_shape_text(n) + " ";
+  switch (n.kind) {
+    case Kind::kParam: return out + "parameter(" + std::to_string(n.parameter) + ")\n";
+    case Kind::kConstant: return out + "constant(" + literal_text(n.data, n.outputs[0].dims) + ")\n";
+    case Kind::kIota: return out + "iota(), iota_dimension=" + std::to_string(n.iota_dim) + "\n";
+    case Kind::kOp: break;
+  }
+  out += n.opcode + "(";
+  for (std::size_t k = 0; k < n.operands.size(); ++k) out.append(k ? ", %" : "%").append(c.node(n.operands[k]).name);
+  return out + ")" + n.attributes + "\n";
+}
+
+const char* const k_reducers = R"(%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %sum = f32[] add(%a, %b)
+}
+
+%add_pair (a0: f32[], a1: f32[], b0: f32[], b1: f32[]) -> (f32[], f32[]) {
+  %a0 = f32[] parameter(0)
+  %a1 = f32[] parameter(1)
+  %b0 = f32[] parameter(2)
+  %b1 = f32[] parameter(3)
+  %sum0 = f32[] add(%a0, %b0)
+  %sum1 = f32[] add(%a1, %b1)
+  ROOT %pair = (f32[], f32[]) tuple(%sum0, %sum1)
+}
+
+)";
+
+/// The module text: the computation as ENTRY (a single op), or as the body of
+/// a kLoop fusion that the ENTRY calls with one parameter per fused one.
+std::string module_text(const Computation& c, bool fused) {
+  std::string body;
+  for (int id = 0; id < static_cast<int>(c.nodes.size()); ++id) body += instruction_text(c, id);
+  std::string out = "HloModule bruteforce\n\n";
+  out += k_reducers;
+  if (!fused) return out + "ENTRY %main {\n" + body + "}\n";
+  out += "%fused_computation {\n" + body + "}\n\nENTRY %main {\n";
+  std::vector<const Node*> params(static_cast<std::size_t>(c.parameters));
+  for (const Node& n : c.nodes) {
+    if (n.kind == Kind::kParam) params[static_cast<std::size_t>(n.parameter)] = &n;
+  }
+  std::string operands;
+  for (std::size_t p = 0; p < params.size(); ++p) {
+    out += "  %e" + std::to_string(p) + " = " + node_shape_text(*params[p]) + " parameter(" + std::to_string(p) + ")\n";
+    operands.append(p ? ", %e" : "%e").append(std::to_string(p));
+  }
+  out += "  ROOT %fusion = " + node_shape_text(c.node(c.root)) + " fusion(" + operands +
+         "), kind=kLoop, calls=%fused_computation\n}\n";
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Random ops. Each generator takes the node its main operand comes from and
+// returns the new node, or -1 when that operand's shape does not suit it.
+// Further operands are new parameters, or (in fusions, sometimes) existing
+// nodes of the same shape, which turns chains into DAGs.
+
+enum class OffsetSource { kRandom, kParameter, kConstant, kIota };
+
+struct Gen {
+  Computation& c;
+  Rng& r;
+  bool fused = false;
+  std::int64_t cap = 160;  // elements of any array
+  OffsetSource offsets = OffsetSource::kRandom;
+
+  const Array& array(int id) const { return c.array(id); }
+
+  int add(Node n) {
+    n.name = (n.kind == Kind::kParam ? "p" + std::to_string(n.parameter) : "n" + std::to_string(c.nodes.size()));
+    c.nodes.push_back(std::move(n));
+    return static_cast<int>(c.nodes.size()) - 1;
+  }
+
+  Array with_layout(Array a, int percent = 25) {
+    a.minor_to_major.clear();
+    if (a.dims.size() > 1 && r.chance(percent)) a.minor_to_major = r.permutation(a.dims.size());
+    return a;
+  }
+
+  Array f32(Tuple dims, int layout_percent = 25) { return with_layout(Array{"f32", std::move(dims), {}}, layout_percent); }
+
+  int param(Array a) {
+    Node n;
+    n.kind = Kind::kParam;
+    n.parameter = c.parameters++;
+    n.outputs = {std::move(a)};
+    return add(std::move(n));
+  }
+
+  /// An operand of the given type and dimensions.
+  int operand_like(const std::string& type, const Tuple& dims) {
+    if (fused && r.chance(40)) {
+      std::vector<int> same;
+      for (int id = 0; id < static_cast<int>(c.nodes.size()); ++id) {
+        const Node& n = c.node(id);
+        if (n.tuple || n.kind == Kind::kConstant || n.kind == Kind::kIota) continue;
+        if (n.outputs[0].type == type && n.outputs[0].dims == dims && !n.limit) same.push_back(id);
+      }
+      if (!same.empty()) return same[r.index(same.size())];
+    }
+    return param(with_layout(Array{type, dims, {}}));
+  }
+
+  /// A scalar f32 operand (init or padding value): a parameter or a constant.
+  int scalar_value() {
+    if (r.chance(50)) return param(Array{"f32", {}, {}});
+    Node n;
+    n.kind = Kind::kConstant;
+    n.outputs = {Array{"f32", {}, {}}};
+    n.data = {r.uniform(-2, 2)};
+    return add(std::move(n));
+  }
+
+  /// A scalar s32 offset clamped to [0, limit].
+  int scalar_offset(std::int64_t limit) {
+    const bool constant = offsets == OffsetSource::kConstant || (offsets == OffsetSource::kRandom && r.chance(35));
+    Node n;
+    n.outputs = {Array{"s32", {}, {}}};
+    n.limit = [limit](const Tuple&) { return limit; };
+    if (constant) {
+      n.kind = Kind::kConstant;
+      n.data = {r.uniform(-3, limit + 3)};
+      return add(std::move(n));
+    }
+    n.kind = Kind::kParam;
+    n.parameter = c.parameters++;
+    return add(std::move(n));
+  }
+
+  Node op(const std::string& opcode, std::vector<int> operands, std::vector<Array> outputs, std::string attributes = {}) {
+    Node n;
+    n.opcode = opcode;
+    n.operands = std::move(operands);
+    n.tuple = outputs.size() > 1;
+    n.outputs = std::move(outputs);
+    n.attributes = std::move(attributes);
+    return n;
+  }
+
+  /// Random dimensions with at most `max_elements` elements.
+  Tuple random_dims(std::size_t rank, std::int64_t max_size, std::int64_t max_elements) {
+    Tuple dims;
+    std::int64_t n = 1;
+    for (std::size_t i = 0; i < rank; ++i) {
+      const std::int64_t most = std::max<std::int64_t>(1, std::min(max_size, max_elements / n));
+      dims.push_back(r.uniform(1, most));
+      n *= dims.back();
+    }
+    return dims;
+  }
+};
+
+std::int64_t rank_of(const Array& a) { return static_cast<std::int64_t>(a.dims.size()); }
+
+std::string list(const Tuple& v) { return "{" + join(v) + "}"; }
+
+// --- elementwise: unary, binary, select and clamp (scalar operands too) ---
+
+int gen_elementwise(Gen& g, int x) {
+  const Array a = g.array(x);
+  const int kind = static_cast<int>(g.r.uniform(0, 3));
+  std::vector<int> operands;
+  std::string opcode;
+  if (kind == 0) {
+    static const std::vector<std::string> unary = {"negate", "exponential", "abs", "copy", "tanh"};
+    opcode = unary[g.r.index(unary.size())];
+    operands = {x};
+  } else if (kind == 1) {
+    static const std::vector<std::string> binary = {"add", "multiply", "subtract", "maximum"};
+    opcode = binary[g.r.index(binary.size())];
+    const int other = g.operand_like("f32", a.dims);
+    operands = g.r.chance(50) ? std::vector<int>{x, other} : std::vector<int>{other, x};
+  } else if (kind == 2) {
+    opcode = "select";
+    int predicate;
+    if (g.r.chance(30)) {
+      predicate = g.param(Array{"pred", {}, {}});
+    } else if (g.r.chance(50)) {
+      const int other = g.operand_like("f32", a.dims);
+      Node cmp = g.op("compare", {x, other}, {g.with_layout(Array{"pred", a.dims, {}})}, ", direction=LT");
+      cmp.reads = [](std::size_t, const Tuple& out, const Env&, Reads& reads) { reads = {{out}, {out}}; };
+      predicate = g.add(std::move(cmp));
+    } else {
+      predicate = g.operand_like("pred", a.dims);
+    }
+    const int other = g.operand_like("f32", a.dims);
+    operands = g.r.chance(50) ? std::vector<int>{predicate, x, other} : std::vector<int>{predicate, other, x};
+  } else {
+    opcode = "clamp";
+    const int lo = g.r.chance(50) ? g.param(Array{"f32", {}, {}}) : g.operand_like("f32", a.dims);
+    const int hi = g.r.chance(50) ? g.param(Array{"f32", {}, {}}) : g.operand_like("f32", a.dims);
+    operands = {lo, x, hi};
+  }
+  std::vector<bool> scalar;
+  for (int o : operands) scalar.push_back(g.array(o).dims.empty());
+  Node n = g.op(opcode, operands, {g.f32(a.dims)});
+  n.reads = [scalar](std::size_t, const Tuple& out, const Env&, Reads& reads) {
+    for (std::size_t k = 0; k < scalar.size(); ++k) reads[k].push_back(scalar[k] ? Tuple{} : out);
+  };
+  return g.add(std::move(n));
+}
+
+// --- broadcast ---
+
+int gen_broadcast(Gen& g, int x) {
+  const Array a = g.array(x);
+  const std::size_t rank = a.dims.size();
+  const std::size_t added = static_cast<std::size_t>(g.r.uniform(1, rank < 2 ? 2 : 1));
+  const std::size_t out_rank = rank + added;
+  if (out_rank > 4) return -1;
+  const Tuple positions = g.r.subset(out_rank, rank);
+  Tuple dims(out_rank, 0);
+  std::int64_t n = element_count(a.dims);
+  for (std::size_t i = 0; i < rank; ++i) dims[static_cast<std::size_t>(positions[i])] = a.dims[i];
+  for (std::int64_t& d : dims) {
+    if (d != 0) continue;
+    d = g.r.uniform(1, std::max<std::int64_t>(1, std::min<std::int64_t>(4, g.cap / n)));
+    n *= d;
+  }
+  if (n > g.cap) return -1;
+  Node node = g.op("broadcast", {x}, {g.f32(dims)}, ", dimensions=" + list(positions));
+  node.reads = [positions](std::size_t, const Tuple& out, const Env&, Reads& reads) {
+    Tuple in;
+    for (std::int64_t p : positions) in.push_back(out[static_cast<std::size_t>(p)]);
+    reads[0].push_back(in);
+  };
+  return g.add(std::move(node));
+}
+
+// --- transpose, reverse, slice ---
+
+int gen_transpose(Gen& g, int x) {
+  const Array a = g.array(x);
+  if (a.dims.empty()) return -1;
+  const Tuple perm = g.r.permutation(a.dims.size());
+  Tuple dims;
+  for (std::int64_t p : perm) dims.push_back(a.dims[static_cast<std::size_t>(p)]);
+  Node n = g.op("transpose", {x}, {g.f32(dims)}, ", dimensions=" + list(perm));
+  n.reads = [perm](std::size_t, const Tuple& out, const Env&, Reads& reads) {
+    Tuple in(perm.size());
+    for (std::size_t j = 0; j < perm.size(); ++j) in[static_cast<std::size_t>(perm[j])] = out[j];
+    reads[0].push_back(in);
+  };
+  return g.add(std::move(n));
+}
+
+int gen_reverse(Gen& g, int x) {
+  const Array a = g.array(x);
+  if (a.dims.empty()) return -1;
+  const Tuple reversed = g.r.subset(a.dims.size(), static_cast<std::size_t>(g.r.uniform(1, rank_of(a))));
+  Node n = g.op("reverse", {x}, {g.f32(a.dims)}, ", dimensions=" + list(reversed));
+  const Tuple dims = a.dims;
+  n.reads = [reversed, dims](std::size_t, const Tuple& out, const Env&, Reads& reads) {
+    Tuple in = out;
+    for (std::int64_t k : reversed) in[static_cast<std::size_t>(k)] = dims[static_cast<std::size_t>(k)] - 1 - out[static_cast<std::size_t>(k)];
+    reads[0].push_back(in);
+  };
+  return g.add(std::move(n));
+}
+
+int gen_slice(Gen& g, int x) {
+  const Array a = g.array(x);
+  if (a.dims.empty()) return -1;
+  Tuple starts, strides, dims;
+  std::string text;
+  for (std::size_t i = 0; i < a.dims.size(); ++i) {
+    const std::int64_t start = g.r.uniform(0, a.dims[i] - 1);
+    const std::int64_t limit = g.r.uniform(start + 1, a.dims[i]);
+    const std::int64_t stride = g.r.uniform(1, 3);
+    starts.push_back(start);
+    strides.push_back(stride);
+    dims.push_back((limit - start + stride - 1) / stride);
+    text.append(i ? ", " : "").append("[" + std::to_string(start) + ":" + std::to_string(limit) + ":" + std::to_string(stride) + "]");
+  }
+  Node n = g.op("slice", {x}, {g.f32(dims)}, ", slice={" + text + "}");
+  n.reads = [starts, strides](std::size_t, const Tuple& out, const Env&, Reads& reads) {
+    Tuple in(out.size());
+    for (std::size_t i = 0; i < out.size(); ++i) in[i] = starts[i] + out[i] * strides[i];
+    reads[0].push_back(in);
+  };
+  return g.add(std::move(n));
+}
+
+// --- reshape and bitcast ---
+
+Tuple random_factorization(Rng& r, std::int64_t n) {
+  const std::size_t rank = static_cast<std::size_t>(r.uniform(1, 4));
+  Tuple dims;
+  std::int64_t rest = n;
+  for (std::size_t i = 0; i + 1 < rank; ++i) {
+    Tuple divisors;
+    for (std::int64_t d = 1; d <= rest; ++d) {
+      if (rest % d == 0 && (d > 1 || r.chance(30))) divisors.push_back(d);
+    }
+    if (divisors.empty()) divisors.push_back(1);
+    dims.push_back(divisors[r.index(divisors.size())]);
+    rest /= dims.back();
+  }
+  dims.push_back(rest);
+  return dims;
+}
+
+int gen_reshape(Gen& g, int x) {
+  const Array a = g.array(x);
+  const Tuple dims = random_factorization(g.r, element_count(a.dims));
+  Node n = g.op("reshape", {x}, {g.f32(dims)});
+  const Tuple from = a.dims;
+  n.reads = [from, dims](std::size_t, const Tuple& out, const Env&, Reads& reads) {
+    reads[0].push_back(delinear(linear(out, dims), from));
+  };
+  return g.add(std::move(n));
+}
+
+// A bitcast keeps every element at its row-major physical offset.
+int gen_bitcast(Gen& g, int x) {
+  const Array a = g.array(x);
+  const Array to = g.f32(random_factorization(g.r, element_count(a.dims)), 60);
+  Node n = g.op("bitcast", {x}, {to});
+  n.reads = [a, to](std::size_t, const Tuple& out, const Env&, Reads& reads) {
+    reads[0].push_back(from_physical_offset(physical_offset(out, to), a));
+  };
+  return g.add(std::move(n));
+}
+
+// --- concatenate ---
+
+int gen_concatenate(Gen& g, int x) {
+  const Array a = g.array(x);
+  if (a.dims.empty()) return -1;
+  const std::size_t c = g.r.index(a.dims.size());
+  const std::size_t count = static_cast<std::size_t>(g.r.uniform(2, 3));
+  const std::size_t mine = g.r.index(count);
+  std::vector<int> operands;
+  Tuple sizes;
+  std::int64_t total = 0;
+  for (std::size_t k = 0; k < count; ++k) {
+    int o = x;
+    if (k != mine) {
+      Tuple dims = a.dims;
+      dims[c] = g.r.chance(30) ? a.dims[c] : g.r.uniform(1, 3);
+      o = g.operand_like("f32", dims);
+    }
+    operands.push_back(o);
+    sizes.push_back(g.array(o).dims[c]);
+    total += sizes.back();
+  }
+  Tuple dims = a.dims;
+  dims[c] = total;
+  if (element_count(dims) > g.cap) return -1;
+  Node n = g.op("concatenate", operands, {g.f32(dims)}, ", dimensions={" + std::to_string(c) + "}");
+  n.reads = [c, sizes](std::size_t, const Tuple& out, const Env&, Reads& reads) {
+    std::int64_t offset = 0;
+    for (std::size_t k = 0; k < sizes.size(); ++k) {
+      if (out[c] < offset + sizes[k]) {
+        Tuple in = out;
+        in[c] -= offset;
+        reads[k].push_back(in);
+        return;
+      }
+      offset += sizes[k];
+    }
+  };
+  return g.add(std::move(n));
+}
+
+// --- dot ---
+
+int gen_dot(Gen& g, int x) {
+  const Array a = g.array(x);
+  const std::size_t rank = a.dims.size();
+  if (rank == 0 || rank > 3) return -1;
+  // Role of each dimension of x: 0 batch, 1 contracting, 2 free.
+  std::vector<int> role(rank);
+  for (int& ro : role) ro = static_cast<int>(g.r.uniform(0, 2));
+  // The other operand's dimensions: (role, size, x dimension or -1).
+  struct OtherDim { int role; std::int64_t size; std::int64_t x_dim; };
+  std::vector<OtherDim> other;
+  std::int64_t contraction = 1;
+  for (std::size_t i = 0; i < rank; ++i) {
+    if (role[i] != 2) other.push_back({role[i], a.dims[i], static_cast<std::int64_t>(i)});
+    if (role[i] == 1) contraction *= a.dims[i];
+  }
+  const std::int64_t free_count = g.r.uniform(0, 2);
+  for (std::int64_t f = 0; f < free_count; ++f) other.push_back({2, g.r.uniform(1, 3), -1});
+  if (other.size() > 4 || contraction > 16) return -1;
+  const Tuple order = g.r.permutation(other.size());
+  std::vector<OtherDim> shuffled;
+  for (std::int64_t o : order) shuffled.push_back(other[static_cast<std::size_t>(o)]);
+  Tuple other_dims;
+  for (const OtherDim& d : shuffled) other_dims.push_back(d.size);
+  // Pairs (x dimension, other dimension), in random order.
+  std::vector<std::pair<std::int64_t, std::int64_t>> batch, contracting;
+  for (std::size_t j = 0; j < shuffled.size(); ++j) {
+    if (shuffled[j].role == 0) batch.push_back({shuffled[j].x_dim, static_cast<std::int64_t>(j)});
+    if (shuffled[j].role == 1) contracting.push_back({shuffled[j].x_dim, static_cast<std::int64_t>(j)});
+  }
+  for (auto* pairs : {&batch, &contracting}) {
+    const Tuple p = g.r.permutation(pairs->size());
+    std::vector<std::pair<std::int64_t, std::int64_t>> out;
+    for (std::int64_t i : p) out.push_back((*pairs)[static_cast<std::size_t>(i)]);
+    *pairs = out;
+  }
+  const int y = g.operand_like("f32", other_dims);
+  const bool x_is_lhs = g.r.chance(50);
+  const Tuple lhs_dims = x_is_lhs ? a.dims : other_dims, rhs_dims = x_is_lhs ? other_dims : a.dims;
+  Tuple lhs_batch, rhs_batch, lhs_contracting, rhs_contracting;
+  for (const auto& [xd, od] : batch) {
+    lhs_batch.push_back(x_is_lhs ? xd : od);
+    rhs_batch.push_back(x_is_lhs ? od : xd);
+  }
+  for (const auto& [xd, od] : contracting) {
+    lhs_contracting.push_back(x_is_lhs ? xd : od);
+    rhs_contracting.push_back(x_is_lhs ? od : xd);
+  }
+  auto free_dims = [](const Tuple& dims, const Tuple& b, const Tuple& k) {
+    Tuple out;
+    for (std::size_t i = 0; i < dims.size(); ++i) {
+      const auto ii = static_cast<std::int64_t>(i);
+      if (std::find(b.begin(), b.end(), ii) == b.end() && std::find(k.begin(), k.end(), ii) == k.end()) out.push_back(ii);
+    }
+    return out;
+  };
+  const Tuple lhs_free = free_dims(lhs_dims, lhs_batch, lhs_contracting);
+  const Tuple rhs_free = free_dims(rhs_dims, rhs_batch, rhs_contracting);
+  Tuple out_dims;
+  for (std::int64_t b : lhs_batch) out_dims.push_back(lhs_dims[static_cast<std::size_t>(b)]);
+  for (std::int64_t f : lhs_free) out_dims.push_back(lhs_dims[static_cast<std::size_t>(f)]);
+  for (std::int64_t f : rhs_free) out_dims.push_back(rhs_dims[static_cast<std::size_t>(f)]);
+  if (element_count(out_dims) > g.cap || out_dims.size() > 4) return -1;
+  Tuple contracting_sizes;
+  for (std::int64_t k : lhs_contracting) contracting_sizes.push_back(lhs_dims[static_cast<std::size_t>(k)]);
+  std::string attributes;
+  if (!lhs_batch.empty()) attributes += ", lhs_batch_dims=" + list(lhs_batch) + ", rhs_batch_dims=" + list(rhs_batch);
+  if (!lhs_contracting.empty()) {
+    attributes += ", lhs_contracting_dims=" + list(lhs_contracting) + ", rhs_contracting_dims=" + list(rhs_contracting);
+  }
+  Node n = g.op("dot", x_is_lhs ? std::vector<int>{x, y} : std::vector<int>{y, x}, {g.f32(out_dims)}, attributes);
+  n.reads = [=](std::size_t, const Tuple& out, const Env&, Reads& reads) {
+    for_each_index(contracting_sizes, [&](const Tuple& k) {
+      Tuple lhs(lhs_dims.size()), rhs(rhs_dims.size());
+      std::size_t at = 0;
+      for (std::size_t i = 0; i < lhs_batch.size(); ++i, ++at) {
+        lhs[static_cast<std::size_t>(lhs_batch[i])] = out[at];
+        rhs[static_cast<std::size_t>(rhs_batch[i])] = out[at];
+      }
+      for (std::int64_t f : lhs_free) lhs[static_cast<std::size_t>(f)] = out[at++];
+      for (std::int64_t f : rhs_free) rhs[static_cast<std::size_t>(f)] = out[at++];
+      for (std::size_t i = 0; i < k.size(); ++i) {
+        lhs[static_cast<std::size_t>(lhs_contracting[i])] = k[i];
+        rhs[static_cast<std::size_t>(rhs_contracting[i])] = k[i];
+      }
+      reads[0].push_back(lhs);
+      reads[1].push_back(rhs);
+    });
+  };
+  return g.add(std::move(n));
+}
+
+// --- get-tuple-element, to continue a chain after a tuple-shaped op ---
+
+int add_gte(Gen& g, int tuple, std::int64_t index) {
+  Node n = g.op("get-tuple-element", {tuple}, {g.c.node(tuple).outputs[static_cast<std::size_t>(index)]},
+                ", index=" + std::to_string(index));
+  n.gte_index = index;
+  n.reads = [](std::size_t, const Tuple& out, const Env&, Reads& reads) { reads[0].push_back(out); };
+  return g.add(std::move(n));
+}
+
+/// In a fusion, a tuple-shaped op is followed by a get-tuple-element (the
+/// chain continues from an array); alone, it stays the root.
+int continue_from(Gen& g, int id) {
+  if (g.fused && g.c.node(id).tuple) return add_gte(g, id, static_cast<std::int64_t>(g.r.index(g.c.node(id).outputs.size())));
+  return id;
+}
+
+// --- reduce (variadic) ---
+
+int gen_reduce(Gen& g, int x) {
+  const Array a = g.array(x);
+  if (a.dims.empty()) return -1;
+  const Tuple reduced = g.r.subset(a.dims.size(), static_cast<std::size_t>(g.r.uniform(1, rank_of(a))));
+  Tuple kept_dims, reduced_sizes;
+  for (std::size_t i = 0; i < a.dims.size(); ++i) {
+    if (std::binary_search(reduced.begin(), reduced.end(), static_cast<std::int64_t>(i))) {
+      reduced_sizes.push_back(a.dims[i]);
+    } else {
+      kept_dims.push_back(a.dims[i]);
+    }
+  }
+  const std::size_t inputs = g.r.chance(30) ? 2 : 1;
+  std::vector<int> operands = {x};
+  if (inputs == 2) operands.push_back(g.operand_like("f32", a.dims));
+  for (std::size_t k = 0; k < inputs; ++k) operands.push_back(g.scalar_value());
+  std::vector<Array> outputs;
+  for (std::size_t k = 0; k < inputs; ++k) outputs.push_back(g.f32(kept_dims));
+  Node n = g.op("reduce", operands, outputs,
+                ", dimensions=" + list(reduced) + ", to_apply=" + (inputs == 2 ? "%add_pair" : "%add"));
+  const Tuple dims = a.dims;
+  n.reads = [=](std::size_t, const Tuple& out, const Env&, Reads& reads) {
+    for_each_index(reduced_sizes, [&](const Tuple& s) {
+      Tuple in(dims.size());
+      std::size_t ko = 0, ks = 0;
+      for (std::size_t i = 0; i < dims.size(); ++i) {
+        in[i] = std::binary_search(reduced.begin(), reduced.end(), static_cast<std::int64_t>(i)) ? s[ks++] : out[ko++];
+      }
+      for (std::size_t k = 0; k < inputs; ++k) reads[k].push_back(in);
+    });
+    for (std::size_t k = 0; k < inputs; ++k) reads[inputs + k].push_back({});
+  };
+  return continue_from(g, g.add(std::move(n)));
+}
+
+// --- pad (low/high/interior, negative) ---
+
+int gen_pad(Gen& g, int x) {
+  const Array a = g.array(x);
+  if (a.dims.empty()) return -1;
+  Tuple low, high, interior, dims;
+  std::string text;
+  for (std::size_t i = 0; i < a.dims.size(); ++i) {
+    std::int64_t lo = 0, hi = 0, in = 0, size = 0;
+    for (int attempt = 0; attempt < 20; ++attempt) {
+      lo = g.r.uniform(-2, 3);
+      hi = g.r.uniform(-2, 3);
+      in = g.r.uniform(0, 2);
+      size = lo + hi + a.dims[i] + (a.dims[i] - 1) * in;
+      if (size >= 1) break;
+    }
+    if (size < 1) lo = hi = in = 0, size = a.dims[i];
+    low.push_back(lo);
+    high.push_back(hi);
+    interior.push_back(in);
+    dims.push_back(size);
+    text.append(i ? "x" : "").append(std::to_string(lo) + "_" + std::to_string(hi) + "_" + std::to_string(in));
+  }
+  if (element_count(dims) > g.cap) return -1;
+  const int value = g.scalar_value();
+  Node n = g.op("pad", {x, value}, {g.f32(dims)}, ", padding=" + text);
+  const Tuple operand = a.dims;
+  n.reads = [=](std::size_t, const Tuple& out, const Env&, Reads& reads) {
+    Tuple in(out.size());
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      const std::int64_t q = out[i] - low[i];
+      if (q < 0 || q % (interior[i] + 1) != 0 || q / (interior[i] + 1) >= operand[i]) {
+        reads[1].push_back({});
+        return;
+      }
+      in[i] = q / (interior[i] + 1);
+    }
+    reads[0].push_back(in);
+  };
+  return g.add(std::move(n));
+}
+
+// --- reduce-window (stride, padding, base and window dilation; variadic) ---
+
+struct WindowDim {
+  std::int64_t size = 1, stride = 1, low = 0, high = 0, base = 1, dilation = 1;
+};
+
+std::string window_text(const std::vector<WindowDim>& w) {
+  auto field = [&](const char* name, const std::function<std::string(const WindowDim&)>& f) {
+    std::string out = std::string(" ") + name + "=";
+    for (std::size_t i = 0; i < w.size(); ++i) out.append(i ? "x" : "").append(f(w[i]));
+    return out;
+  };
+  return "{" +
+         field("size", [](const WindowDim& d) { return std::to_string(d.size); }).substr(1) +
+         field("stride", [](const WindowDim& d) { return std::to_string(d.stride); }) +
+         field("pad", [](const WindowDim& d) { return std::to_string(d.low) + "_" + std::to_string(d.high); }) +
+         field("lhs_dilate", [](const WindowDim& d) { return std::to_string(d.base); }) +
+         field("rhs_dilate", [](const WindowDim& d) { return std::to_string(d.dilation); }) + "}";
+}
+
+/// A random window over an input dimension of size n; returns the output
+/// size (0: none fits).
+std::int64_t random_window(Rng& r, std::int64_t n, std::int64_t min_low, WindowDim& w) {
+  for (int attempt = 0; attempt < 30; ++attempt) {
+    w.size = r.uniform(1, 3);
+    w.stride = r.uniform(1, 3);
+    w.low = r.uniform(min_low, 2);
+    w.high = r.uniform(min_low, 2);
+    w.base = r.chance(60) ? 1 : 2;
+    w.dilation = r.chance(60) ? 1 : 2;
+    const std::int64_t padded = (n - 1) * w.base + 1 + w.low + w.high;
+    const std::int64_t extent = (w.size - 1) * w.dilation + 1;
+    if (padded >= extent) return (padded - extent) / w.stride + 1;
+  }
+  return 0;
+}
+
+/// The input position window position s of output o reads along one
+/// dimension, or nullopt where it covers padding (or a dilation hole).
+std::optional<std::int64_t> window_input(const WindowDim& w, std::int64_t n, std::int64_t o, std::int64_t s) {
+  const std::int64_t q = o * w.stride + s * w.dilation - w.low;
+  if (q < 0 || q % w.base != 0 || q / w.base >= n) return std::nullopt;
+  return q / w.base;
+}
+
+int gen_reduce_window(Gen& g, int x) {
+  const Array a = g.array(x);
+  if (a.dims.empty()) return -1;
+  std::vector<WindowDim> window(a.dims.size());
+  Tuple dims, sizes;
+  for (std::size_t i = 0; i < a.dims.size(); ++i) {
+    const std::int64_t out = random_window(g.r, a.dims[i], -1, window[i]);
+    if (out == 0) return -1;
+    dims.push_back(out);
+    sizes.push_back(window[i].size);
+  }
+  if (element_count(dims) > g.cap) return -1;
+  const std::size_t inputs = g.r.chance(25) ? 2 : 1;
+  std::vector<int> operands = {x};
+  if (inputs == 2) operands.push_back(g.operand_like("f32", a.dims));
+  for (std::size_t k = 0; k < inputs; ++k) operands.push_back(g.scalar_value());
+  std::vector<Array> outputs;
+  for (std::size_t k = 0; k < inputs; ++k) outputs.push_back(g.f32(dims));
+  Node n = g.op("reduce-window", operands, outputs,
+                ", window=" + window_text(window) + ", to_apply=" + (inputs == 2 ? "%add_pair" : "%add"));
+  const Tuple operand = a.dims;
+  n.reads = [=](std::size_t, const Tuple& out, const Env&, Reads& reads) {
+    for_each_index(sizes, [&](const Tuple& s) {
+      Tuple in(out.size());
+      for (std::size_t i = 0; i < out.size(); ++i) {
+        auto p = window_input(window[i], operand[i], out[i], s[i]);
+        if (!p) return;
+        in[i] = *p;
+      }
+      for (std::size_t k = 0; k < inputs; ++k) reads[k].push_back(in);
+    });
+    for (std::size_t k = 0; k < inputs; ++k) reads[inputs + k].push_back({});
+  };
+  return continue_from(g, g.add(std::move(n)));
+}
+
+// --- convolution (dim_labels, window, feature and batch groups) ---
+
+int gen_convolution(Gen& g, int x) {
+  const Array a = g.array(x);
+  const std::size_t rank = a.dims.size();
+  if (rank < 3 || rank > 4) return -1;
+  const std::size_t spatial = rank - 2;
+  const Tuple in_roles = g.r.permutation(rank);  // in_roles[0]: batch dim, [1]: feature, [2+i]: spatial i
+  const auto in_batch = static_cast<std::size_t>(in_roles[0]), in_feature = static_cast<std::size_t>(in_roles[1]);
+  const std::int64_t batch = a.dims[in_batch], features = a.dims[in_feature];
+  auto divisors_above_one = [](std::int64_t n) {
+    Tuple out;
+    for (std::int64_t d = 2; d <= n; ++d) {
+      if (n % d == 0) out.push_back(d);
+    }
+    return out;
+  };
+  std::int64_t feature_groups = 1, batch_groups = 1;
+  const int mode = static_cast<int>(g.r.uniform(0, 2));
+  if (mode == 1 && !divisors_above_one(features).empty()) {
+    const Tuple d = divisors_above_one(features);
+    feature_groups = d[g.r.index(d.size())];
+  } else if (mode == 2 && !divisors_above_one(batch).empty()) {
+    const Tuple d = divisors_above_one(batch);
+    batch_groups = d[g.r.index(d.size())];
+  }
+  const std::int64_t groups = feature_groups * batch_groups;
+  const std::int64_t C = features / feature_groups;         // kernel input features
+  const std::int64_t F = groups * g.r.uniform(1, groups > 2 ? 1 : 2);  // output features
+  const std::int64_t B = batch / batch_groups;              // output batch
+  std::vector<WindowDim> window(spatial);
+  Tuple out_spatial, in_spatial_sizes, window_sizes;
+  for (std::size_t i = 0; i < spatial; ++i) {
+    const std::int64_t n = a.dims[static_cast<std::size_t>(in_roles[2 + i])];
+    const std::int64_t out = random_window(g.r, n, -1, window[i]);
+    if (out == 0) return -1;
+    out_spatial.push_back(out);
+    in_spatial_sizes.push_back(n);
+    window_sizes.push_back(window[i].size);
+  }
+  const Tuple kernel_roles = g.r.permutation(rank);  // [0]: input feature, [1]: output feature, [2+i]: spatial i
+  const Tuple out_roles = g.r.permutation(rank);     // [0]: batch, [1]: feature, [2+i]: spatial i
+  Tuple kernel_dims(rank), out_dims(rank);
+  kernel_dims[static_cast<std::size_t>(kernel_roles[0])] = C;
+  kernel_dims[static_cast<std::size_t>(kernel_roles[1])] = F;
+  out_dims[static_cast<std::size_t>(out_roles[0])] = B;
+  out_dims[static_cast<std::size_t>(out_roles[1])] = F;
+  for (std::size_t i = 0; i < spatial; ++i) {
+    kernel_dims[static_cast<std::size_t>(kernel_roles[2 + i])] = window[i].size;
+    out_dims[static_cast<std::size_t>(out_roles[2 + i])] = out_spatial[i];
+  }
+  if (element_count(out_dims) > g.cap || element_count(window_sizes) * C > 24) return -1;
+  auto labels = [&](const Tuple& roles, char first, char second) {
+    std::string s(rank, '?');
+    s[static_cast<std::size_t>(roles[0])] = first;
+    s[static_cast<std::size_t>(roles[1])] = second;
+    for (std::size_t i = 0; i < spatial; ++i) s[static_cast<std::size_t>(roles[2 + i])] = static_cast<char>('0' + i);
+    return s;
+  };
+  std::string attributes = ", window=" + window_text(window) + ", dim_labels=" + labels(in_roles, 'b', 'f') + "_" +
+                           labels(kernel_roles, 'i', 'o') + "->" + labels(out_roles, 'b', 'f');
+  if (feature_groups > 1) attributes += ", feature_group_count=" + std::to_string(feature_groups);
+  if (batch_groups > 1) attributes += ", batch_group_count=" + std::to_string(batch_groups);
+  const int kernel = g.operand_like("f32", kernel_dims);
+  Node n = g.op("convolution", {x, kernel}, {g.f32(out_dims)}, attributes);
+  n.reads = [=](std::size_t, const Tuple& out, const Env&, Reads& reads) {
+    const std::int64_t b = out[static_cast<std::size_t>(out_roles[0])];
+    const std::int64_t f = out[static_cast<std::size_t>(out_roles[1])];
+    const std::int64_t per_group = F / groups;
+    for_each_index(window_sizes, [&](const Tuple& s) {
+      for (std::int64_t ci = 0; ci < C; ++ci) {
+        Tuple k(rank);
+        k[static_cast<std::size_t>(kernel_roles[0])] = ci;
+        k[static_cast<std::size_t>(kernel_roles[1])] = f;
+        for (std::size_t i = 0; i < spatial; ++i) k[static_cast<std::size_t>(kernel_roles[2 + i])] = s[i];
+        reads[1].push_back(k);
+        Tuple in(rank);
+        in[in_batch] = batch_groups > 1 ? (f / per_group) * B + b : b;
+        in[in_feature] = feature_groups > 1 ? (f / per_group) * C + ci : ci;
+        bool inside = true;
+        for (std::size_t i = 0; i < spatial && inside; ++i) {
+          auto p = window_input(window[i], in_spatial_sizes[i], out[static_cast<std::size_t>(out_roles[2 + i])], s[i]);
+          if (p) in[static_cast<std::size_t>(in_roles[2 + i])] = *p;
+          inside = p.has_value();
+        }
+        if (inside) reads[0].push_back(in);
+      }
+    });
+  };
+  return g.add(std::move(n));
+}
+
+// --- dynamic-slice and dynamic-update-slice ---
+
+int gen_dynamic_slice(Gen& g, int x) {
+  const Array a = g.array(x);
+  if (a.dims.empty()) return -1;
+  Tuple sizes;
+  std::vector<int> operands = {x};
+  for (std::int64_t n : a.dims) {
+    sizes.push_back(g.r.uniform(1, n));
+    operands.push_back(g.scalar_offset(n - sizes.back()));
+  }
+  Node n = g.op("dynamic-slice", operands, {g.f32(sizes)}, ", dynamic_slice_sizes=" + list(sizes));
+  n.reads = [operands](std::size_t, const Tuple& out, const Env& env, Reads& reads) {
+    Tuple in = out;
+    for (std::size_t i = 0; i < out.size(); ++i) in[i] += env.clamped(operands[1 + i], {});
+    reads[0].push_back(in);
+    for (std::size_t i = 0; i < out.size(); ++i) reads[1 + i].push_back({});
+  };
+  return g.add(std::move(n));
+}
+
+int gen_dynamic_update_slice(Gen& g, int x) {
+  const Array a = g.array(x);
+  if (a.dims.empty()) return -1;
+  int operand = x, update = x;
+  Tuple dims, update_dims;
+  if (g.r.chance(50)) {
+    dims = a.dims;
+    for (std::int64_t n : dims) update_dims.push_back(g.r.uniform(1, n));
+    update = g.operand_like("f32", update_dims);
+  } else {
+    update_dims = a.dims;
+    for (std::int64_t n : update_dims) dims.push_back(n + g.r.uniform(0, 2));
+    if (element_count(dims) > g.cap) return -1;
+    operand = g.operand_like("f32", dims);
+  }
+  std::vector<int> operands = {operand, update};
+  for (std::size_t i = 0; i < dims.size(); ++i) operands.push_back(g.scalar_offset(dims[i] - update_dims[i]));
+  Node n = g.op("dynamic-update-slice", operands, {g.f32(dims)});
+  n.reads = [operands, update_dims](std::size_t, const Tuple& out, const Env& env, Reads& reads) {
+    Tuple in = out;
+    bool inside = true;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      in[i] -= env.clamped(operands[2 + i], {});
+      inside = inside && in[i] >= 0 && in[i] < update_dims[i];
+    }
+    if (inside) {
+      reads[1].push_back(in);
+    } else {
+      reads[0].push_back(out);
+    }
+    for (std::size_t i = 0; i < out.size(); ++i) reads[2 + i].push_back({});
+  };
+  return g.add(std::move(n));
+}
+
+// --- gather (general form) ---
+
+int gen_gather(Gen& g, int x) {
+  const Array a = g.array(x);
+  const std::size_t rank = a.dims.size();
+  if (rank == 0) return -1;
+  const std::size_t vector_size = static_cast<std::size_t>(g.r.uniform(1, static_cast<std::int64_t>(rank)));
+  Tuple start_index_map = g.r.permutation(rank);
+  start_index_map.resize(vector_size);
+  const Tuple collapsed = g.r.subset(rank, static_cast<std::size_t>(g.r.uniform(0, static_cast<std::int64_t>(rank))));
+  Tuple slice_sizes(rank);
+  for (std::size_t k = 0; k < rank; ++k) {
+    const bool is_collapsed = std::binary_search(collapsed.begin(), collapsed.end(), static_cast<std::int64_t>(k));
+    slice_sizes[k] = is_collapsed ? 1 : g.r.uniform(1, a.dims[k]);
+  }
+  Tuple window_dims;  // operand dimensions that are not collapsed
+  for (std::size_t k = 0; k < rank; ++k) {
+    if (!std::binary_search(collapsed.begin(), collapsed.end(), static_cast<std::int64_t>(k))) {
+      window_dims.push_back(static_cast<std::int64_t>(k));
+    }
+  }
+  const std::size_t batch_rank = static_cast<std::size_t>(g.r.uniform(0, 2));
+  Tuple batch_sizes;
+  for (std::size_t b = 0; b < batch_rank; ++b) batch_sizes.push_back(g.r.uniform(1, 3));
+  const bool implicit = vector_size == 1 && g.r.chance(30);
+  const std::size_t index_vector_dim = implicit ? batch_rank : g.r.index(batch_rank + 1);
+  Tuple indices_dims = batch_sizes;
+  if (!implicit) indices_dims.insert(indices_dims.begin() + static_cast<std::ptrdiff_t>(index_vector_dim), static_cast<std::int64_t>(vector_size));
+  const std::size_t out_rank = batch_rank + window_dims.size();
+  const Tuple offset_dims = g.r.subset(out_rank, window_dims.size());
+  Tuple out_dims(out_rank);
+  {
+    std::size_t w = 0, b = 0;
+    for (std::size_t i = 0; i < out_rank; ++i) {
+      if (std::binary_search(offset_dims.begin(), offset_dims.end(), static_cast<std::int64_t>(i))) {
+        out_dims[i] = slice_sizes[static_cast<std::size_t>(window_dims[w++])];
+      } else {
+        out_dims[i] = batch_sizes[b++];
+      }
+    }
+  }
+  if (element_count(out_dims) > g.cap || out_rank > 4) return -1;
+  const Tuple operand_dims = a.dims;
+  // The clamp limit of an element of the indices: by its entry j of the vector.
+  auto entry_of = [implicit, index_vector_dim](const Tuple& index) {
+    return implicit ? std::size_t{0} : static_cast<std::size_t>(index[index_vector_dim]);
+  };
+  auto limit = [=](const Tuple& index) {
+    const auto k = static_cast<std::size_t>(start_index_map[entry_of(index)]);
+    return operand_dims[k] - slice_sizes[k];
+  };
+  // The indices: a parameter, a constant or an iota.
+  OffsetSource source = g.offsets;
+  if (source == OffsetSource::kRandom) {
+    const int pick = static_cast<int>(g.r.uniform(0, 3));
+    source = pick <= 1 ? OffsetSource::kParameter : pick == 2 ? OffsetSource::kConstant : OffsetSource::kIota;
+  }
+  if (source == OffsetSource::kIota && indices_dims.empty()) source = OffsetSource::kConstant;
+  Node indices;
+  indices.outputs = {g.with_layout(Array{"s32", indices_dims, {}})};
+  indices.limit = limit;
+  if (source == OffsetSource::kParameter) {
+    indices.kind = Kind::kParam;
+    indices.parameter = g.c.parameters++;
+  } else if (source == OffsetSource::kConstant) {
+    indices.kind = Kind::kConstant;
+    for_each_index(indices_dims, [&](const Tuple& index) { indices.data.push_back(g.r.uniform(-2, limit(index) + 2)); });
+  } else {
+    indices.kind = Kind::kIota;
+    indices.iota_dim = g.r.index(indices_dims.size());
+  }
+  const int indices_id = g.add(std::move(indices));
+  Node n = g.op("gather", {x, indices_id}, {g.f32(out_dims)},
+                ", offset_dims=" + list(offset_dims) + ", collapsed_slice_dims=" + list(collapsed) +
+                    ", start_index_map=" + list(start_index_map) + ", index_vector_dim=" + std::to_string(index_vector_dim) +
+                    ", slice_sizes=" + list(slice_sizes));
+  n.reads = [=](std::size_t, const Tuple& out, const Env& env, Reads& reads) {
+    Tuple batch, offsets;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      (std::binary_search(offset_dims.begin(), offset_dims.end(), static_cast<std::int64_t>(i)) ? offsets : batch).push_back(out[i]);
+    }
+    Tuple in(operand_dims.size(), 0);
+    for (std::size_t w = 0; w < window_dims.size(); ++w) in[static_cast<std::size_t>(window_dims[w])] = offsets[w];
+    for (std::size_t j = 0; j < vector_size; ++j) {
+      Tuple index = batch;
+      if (!implicit) index.insert(index.begin() + static_cast<std::ptrdiff_t>(index_vector_dim), static_cast<std::int64_t>(j));
+      in[static_cast<std::size_t>(start_index_map[j])] += env.clamped(indices_id, index);
+      reads[1].push_back(index);
+    }
+    reads[0].push_back(in);
+  };
+  return g.add(std::move(n));
+}
+
+// --- all-gather (variadic alone) ---
+
+int gen_all_gather(Gen& g, int x) {
+  const Array a = g.array(x);
+  if (a.dims.empty()) return -1;
+  const std::size_t dim = g.r.index(a.dims.size());
+  const std::int64_t replicas = g.r.uniform(2, 3);
+  std::vector<int> operands = {x};
+  if (!g.fused && g.r.chance(30)) {
+    Tuple dims = a.dims;
+    dims[dim] = g.r.uniform(1, 3);
+    operands.push_back(g.param(g.f32(dims)));
+  }
+  std::vector<Array> outputs;
+  Tuple sizes;
+  for (int o : operands) {
+    Tuple dims = g.array(o).dims;
+    sizes.push_back(dims[dim]);
+    dims[dim] *= replicas;
+    if (element_count(dims) > g.cap) return -1;
+    outputs.push_back(g.f32(dims));
+  }
+  Tuple group(static_cast<std::size_t>(replicas));
+  std::iota(group.begin(), group.end(), 0);
+  Node n = g.op("all-gather", operands, outputs,
+                ", dimensions={" + std::to_string(dim) + "}, replica_groups={" + list(group) + "}");
+  n.reads = [dim, sizes](std::size_t k, const Tuple& out, const Env&, Reads& reads) {
+    Tuple in = out;
+    in[dim] %= sizes[k];
+    reads[k].push_back(in);
+  };
+  return g.add(std::move(n));
+}
+
+// --- tuple and get-tuple-element ---
+
+int gen_tuple(Gen& g, int x) {
+  const Array a = g.array(x);
+  std::vector<int> operands = {x};
+  const std::size_t more = static_cast<std::size_t>(g.r.uniform(1, 2));
+  for (std::size_t k = 0; k < more; ++k) {
+    const int o = g.r.chance(30) ? g.operand_like("f32", a.dims) : g.param(g.f32(g.random_dims(static_cast<std::size_t>(g.r.uniform(0, 2)), 4, 20)));
+    operands.insert(operands.begin() + static_cast<std::ptrdiff_t>(g.r.index(operands.size() + 1)), o);
+  }
+  std::vector<Array> outputs;
+  for (int o : operands) outputs.push_back(g.array(o));
+  Node n = g.op("tuple", operands, outputs);
+  n.tuple = true;
+  n.reads = [](std::size_t k, const Tuple& out, const Env&, Reads& reads) { reads[k].push_back(out); };
+  return continue_from(g, g.add(std::move(n)));
+}
+
+/// get-tuple-element of a tuple-shaped parameter (alone only: in fusions,
+/// get-tuple-element follows tuple-shaped ops).
+int gen_gte_of_parameter(Gen& g, int x) {
+  if (g.fused) return -1;
+  Node p;
+  p.kind = Kind::kParam;
+  p.parameter = g.c.parameters++;
+  p.tuple = true;
+  const std::size_t count = static_cast<std::size_t>(g.r.uniform(2, 3));
+  for (std::size_t k = 0; k < count; ++k) p.outputs.push_back(g.f32(g.random_dims(static_cast<std::size_t>(g.r.uniform(0, 3)), 4, 40)));
+  const std::size_t index = g.r.index(count);
+  p.outputs[index] = g.array(x);
+  const int tuple = g.add(std::move(p));
+  return add_gte(g, tuple, static_cast<std::int64_t>(index));
+}
+
+// --- the catalogue ---
+
+enum class Op {
+  kElementwise, kBroadcast, kTranspose, kReverse, kSlice, kReshape, kBitcast, kConcatenate, kDot, kReduce, kPad,
+  kReduceWindow, kConvolution, kDynamicSlice, kDynamicUpdateSlice, kGather, kAllGather, kTuple, kGetTupleElement,
+};
+constexpr int k_op_count = 19;
+
+const char* op_name(Op op) {
+  static const char* const names[k_op_count] = {
+      "elementwise", "broadcast", "transpose", "reverse", "slice", "reshape", "bitcast", "concatenate", "dot", "reduce",
+      "pad", "reduce-window", "convolution", "dynamic-slice", "dynamic-update-slice", "gather", "all-gather", "tuple",
+      "get-tuple-element"};
+  return names[static_cast<int>(op)];
+}
+
+int generate(Gen& g, Op op, int x) {
+  switch (op) {
+    case Op::kElementwise: return gen_elementwise(g, x);
+    case Op::kBroadcast: return gen_broadcast(g, x);
+    case Op::kTranspose: return gen_transpose(g, x);
+    case Op::kReverse: return gen_reverse(g, x);
+    case Op::kSlice: return gen_slice(g, x);
+    case Op::kReshape: return gen_reshape(g, x);
+    case Op::kBitcast: return gen_bitcast(g, x);
+    case Op::kConcatenate: return gen_concatenate(g, x);
+    case Op::kDot: return gen_dot(g, x);
+    case Op::kReduce: return gen_reduce(g, x);
+    case Op::kPad: return gen_pad(g, x);
+    case Op::kReduceWindow: return gen_reduce_window(g, x);
+    case Op::kConvolution: return gen_convolution(g, x);
+    case Op::kDynamicSlice: return gen_dynamic_slice(g, x);
+    case Op::kDynamicUpdateSlice: return gen_dynamic_update_slice(g, x);
+    case Op::kGather: return gen_gather(g, x);
+    case Op::kAllGather: return gen_all_gather(g, x);
+    case Op::kTuple: return gen_tuple(g, x);
+    case Op::kGetTupleElement: return gen_gte_of_parameter(g, x);
+  }
+  return -1;
+}
+
+// ---------------------------------------------------------------------------
+// Reference relations: tuples (output index..., operand index...).
+
+/// Single op: [output][operand position].
+std::vector<std::vector<TupleSet>> reference_single(const Computation& c, const Env& env) {
+  const Node& n = c.node(c.root);
+  std::vector<std::vector<TupleSet>> out(n.outputs.size(), std::vector<TupleSet>(n.operands.size()));
+  for (std::size_t k = 0; k < n.outputs.size(); ++k) {
+    for_each_index(n.outputs[k].dims, [&](const Tuple& index) {
+      Reads reads(n.operands.size());
+      n.reads(k, index, env, reads);
+      for (std::size_t p = 0; p < reads.size(); ++p) {
+        for (const Tuple& in : reads[p]) out[k][p].insert(concat(index, in));
+      }
+    });
+  }
+  return out;
+}
+
+/// Fusion: the reads composed through the computation, [output][parameter].
+class FusionReference {
+public:
+  FusionReference(const Computation& c, const Env& env) : m_c(c), m_env(env) {}
+
+  std::vector<std::vector<TupleSet>> relations() {
+    const Node& root = m_c.node(m_c.root);
+    std::vector<const Node*> params(static_cast<std::size_t>(m_c.parameters));
+    for (const Node& n : m_c.nodes) {
+      if (n.kind == Kind::kParam) params[static_cast<std::size_t>(n.parameter)] = &n;
+    }
+    std::vector<std::vector<TupleSet>> out(root.outputs.size(), std::vector<TupleSet>(params.size()));
+    for (std::size_t k = 0; k < root.outputs.size(); ++k) {
+      for_each_index(root.outputs[k].dims, [&](const Tuple& index) {
+        for (const auto& [param, element] : reach(m_c.root, k, index)) {
+          const Tuple& dims = params[static_cast<std::size_t>(param)]->outputs[0].dims;
+          out[k][static_cast<std::size_t>(param)].insert(concat(index, delinear(element, dims)));
+        }
+      });
+    }
+    return out;
+  }
+
+private:
+  using Elements = std::set<std::pair<std::int64_t, std::int64_t>>;  // (parameter, row-major element)
+
+  const Elements& reach(int id, std::size_t k, const Tuple& index) {
+    const Node& n = m_c.node(id);
+    const auto key = std::make_tuple(id, k, linear(index, n.outputs[k].dims));
+    if (auto it = m_memo.find(key); it != m_memo.end()) return it->second;
+    Elements elements;
+    if (n.kind == Kind::kParam) {
+      elements.insert({n.parameter, linear(index, n.outputs[k].dims)});
+    } else if (n.kind == Kind::kOp) {
+      Reads reads(n.operands.size());
+      n.reads(k, index, m_env, reads);
+      for (std::size_t p = 0; p < reads.size(); ++p) {
+        const std::size_t element = n.gte_index >= 0 ? static_cast<std::size_t>(n.gte_index) : 0;
+        for (const Tuple& in : reads[p]) {
+          const Elements& more = reach(n.operands[p], element, in);
+          elements.insert(more.begin(), more.end());
+        }
+      }
+    }
+    return m_memo.emplace(key, std::move(elements)).first->second;
+  }
+
+  const Computation& m_c;
+  const Env& m_env;
+  std::map<std::tuple<int, std::size_t, std::int64_t>, Elements> m_memo;
+};
+
+/// (a..., b...) -> (b..., a...) where a has `first` columns.
+TupleSet inverse(const TupleSet& relation, std::size_t first) {
+  TupleSet out;
+  for (const Tuple& t : relation) {
+    Tuple r(t.begin() + static_cast<std::ptrdiff_t>(first), t.end());
+    r.insert(r.end(), t.begin(), t.begin() + static_cast<std::ptrdiff_t>(first));
+    out.insert(std::move(r));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Evaluating the maps.
+
+constexpr std::int64_t k_max_points = 2'000'000;
+
+/// The value of runtime variable sources: operand (of the analysed
+/// instruction) and element -> the clamped offset.
+using SourceValue = std::function<std::int64_t(std::int64_t operand, const Tuple& element)>;
+
+struct Evaluation {
+  TupleSet exact;        // from maps that claim to be exact
+  TupleSet superset;     // from approximate maps
+  std::size_t range_dependent_sources = 0;  // maps whose runtime sources depend on range variables
+  std::string error;
+};
+
+bool satisfies(const Domain& d, const simplify::VarValues& values) {
+  for (const simplify::Constraint& c : d.constraints()) {
+    if (!c.interval.contains(simplify::evaluate(c.expr, values))) return false;
+  }
+  return true;
+}
+
+/// Calls fn for every point of the box of `bounds` (once when empty).
+template <typename Fn>
+void for_each_point(const std::vector<Interval>& bounds, Fn&& fn) {
+  for (const Interval& b : bounds) {
+    if (b.lo > b.hi) return;
+  }
+  Tuple point;
+  for (const Interval& b : bounds) point.push_back(b.lo);
+  while (true) {
+    fn(static_cast<const Tuple&>(point));
+    std::size_t i = point.size();
+    for (;;) {
+      if (i == 0) return;
+      --i;
+      if (point[i] < bounds[i].hi) {
+        ++point[i];
+        break;
+      }
+      point[i] = bounds[i].lo;
+    }
+  }
+}
+
+std::vector<Interval> bounds_of(const Domain& d, VarKind kind) {
+  std::vector<Interval> out;
+  for (const simplify::Variable& v : d.variables(kind)) out.push_back(v.bounds);
+  return out;
+}
+
+std::int64_t box_size(const std::vector<Interval>& bounds) {
+  std::int64_t n = 1;
+  for (const Interval& b : bounds) n *= std::max<std::int64_t>(0, b.hi - b.lo + 1);
+  return n;
+}
+
+/// The relation of one map, (d..., results...), with every runtime variable
+/// bound to the clamped value its source names. `operands` are the source
+/// operands (taken from the map before the text round trip, which does not
+/// keep them). A source that depends on range variables (not only on d) is
+/// evaluated with those range variables existential, jointly for all such
+/// sources: counted in range_dependent_sources, and only a superset is
+/// required of such a map.
+void evaluate_map(const IndexingMap& m, const std::vector<std::int64_t>& operands, const SourceValue& value,
+                  Evaluation& e) {
+  if (m.is_undefined()) {
+    e.error += "UNDEFINED map (" + m.undefined_reason() + "); ";
+    return;
+  }
+  if (m.is_known_empty()) return;
+  const Domain& d = m.domain();
+  const auto dim_bounds = bounds_of(d, VarKind::kDim), range_bounds = bounds_of(d, VarKind::kRange);
+  const auto runtime_bounds = bounds_of(d, VarKind::kRuntime);
+  if (m.runtime_sources().size() != m.runtime_count() || operands.size() != m.runtime_count()) {
+    e.error += "runtime variables without sources; ";
+    return;
+  }
+  // Sources: dimension-only ones, and the range-dependent group.
+  std::vector<Interval> source_ranges;
+  bool range_dependent = false;
+  for (const indexing::RuntimeSource& s : m.runtime_sources()) {
+    if (!s.map || !s.map->is_defined() || s.map->dim_count() != m.dim_count()) {
+      e.error += "a runtime source without a map over the map's dimensions; ";
+      return;
+    }
+    bool uses_runtime = false, uses_range = false;
+    for (const Expr& r : s.map->results()) {
+      uses_runtime = uses_runtime || simplify::uses_kind(r, VarKind::kRuntime);
+      uses_range = uses_range || simplify::uses_kind(r, VarKind::kRange);
+    }
+    if (uses_runtime) {
+      e.error += "a runtime source depends on runtime variables; ";
+      return;
+    }
+    if (uses_range) {
+      const auto b = bounds_of(s.map->domain(), VarKind::kRange);
+      if (range_dependent && b.size() != source_ranges.size()) {
+        e.error += "range-dependent runtime sources with different range variables; ";
+        return;
+      }
+      if (b.size() > source_ranges.size()) source_ranges = b;
+      range_dependent = true;
+    }
+  }
+  if (range_dependent) ++e.range_dependent_sources;
+  TupleSet& out = (m.approximate() || range_dependent) ? e.superset : e.exact;
+  if (box_size(dim_bounds) * box_size(source_ranges) * box_size(range_bounds) > k_max_points) {
+    e.error += "map box too large to enumerate; ";
+    return;
+  }
+  const Tuple no_values;
+  Tuple runtimes(m.runtime_count()), tuple;
+  for_each_point(dim_bounds, [&](const Tuple& dims) {
+    for_each_point(source_ranges, [&](const Tuple& sranges) {
+      for (std::size_t i = 0; i < runtimes.size(); ++i) {
+        const IndexingMap& sm = *m.runtime_sources()[i].map;
+        Tuple ranges = sranges;
+        ranges.resize(sm.range_count(), 0);
+        const Tuple zeros(sm.runtime_count(), 0);
+        const simplify::VarValues at{dims, ranges, zeros};
+        if (!satisfies(sm.domain(), at) && simplify::uses_kind(sm.results().empty() ? Expr() : sm.results()[0], VarKind::kRange)) return;
+        Tuple element;
+        for (const Expr& r : sm.results()) element.push_back(simplify::evaluate(r, at));
+        runtimes[i] = value(operands[i], element);
+        if (!runtime_bounds[i].contains(runtimes[i])) return;
+      }
+      for_each_point(range_bounds, [&](const Tuple& ranges) {
+        const simplify::VarValues at{dims, ranges, runtimes};
+        if (!satisfies(d, at)) return;
+        tuple = dims;
+        for (const Expr& r : m.results()) tuple.push_back(simplify::evaluate(r, at));
+        out.insert(tuple);
+      });
+    });
+  });
+}
+
+std::string some_of(const TupleSet& a, const TupleSet& b) {
+  std::string out;
+  int shown = 0;
+  for (const Tuple& t : a) {
+    if (b.count(t) != 0) continue;
+    if (shown++ == 4) return out + " ...";
+    out.append(" ").append(to_string(t));
+  }
+  return out;
+}
+
+/// "" when the maps denote the reference (exactly, or as a superset where
+/// they say they are approximate), else what differs.
+std::string compare(const TupleSet& expected, const Evaluation& e) {
+  if (!e.error.empty()) return e.error;
+  if (e.superset.empty()) {
+    if (expected == e.exact) return {};
+    return "expected " + std::to_string(expected.size()) + " tuples, got " + std::to_string(e.exact.size()) +
+           "; missing:" + some_of(expected, e.exact) + "; extra:" + some_of(e.exact, expected);
+  }
+  TupleSet all = e.exact;
+  all.insert(e.superset.begin(), e.superset.end());
+  std::string out;
+  if (!std::includes(expected.begin(), expected.end(), e.exact.begin(), e.exact.end())) {
+    out += "exact maps read more than the reference:" + some_of(e.exact, expected) + "; ";
+  }
+  if (!std::includes(all.begin(), all.end(), expected.begin(), expected.end())) {
+    out += "approximate maps miss reference tuples:" + some_of(expected, all) + "; ";
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// One test: a computation, its analysis, trials of runtime values.
+
+struct Stats {
+  std::size_t modules = 0, sets = 0, maps = 0, approximate = 0, runtime_maps = 0, range_dependent = 0;
+};
+
+Stats& stats() {
+  static Stats s;
+  return s;
+}
+
+/// Round trip through the text form; the copy the checks evaluate.
+IndexingMap round_trip(const IndexingMap& m, int variant) {
+  indexing::MapPrintOptions o;
+  if (variant % 2 == 1) o.layout = indexing::MapLayout::kMultiLine;
+  const std::string text = indexing::print_map(m, o);
+  IndexingMap parsed = indexing::parse_map(text);
+  INFO("printed: " << text);
+  CHECK(indexing::print_map(parsed, o) == text);
+  CHECK(parsed.runtime_sources().size() == m.runtime_sources().size());
+  CHECK(parsed.approximate() == m.approximate());
+  return parsed;
+}
+
+std::string print_set(const MapSet& set) {
+  std::string out;
+  for (const IndexingMap& m : set) out += "    " + indexing::print_map(m) + "\n";
+  return out.empty() ? "    (no maps)\n" : out;
+}
+
+/// Evaluates every map of a set (after the round trip).
+Evaluation evaluate_set(const MapSet& set, const SourceValue& value) {
+  Evaluation e;
+  int variant = 0;
+  for (const IndexingMap& m : set) {
+    ++stats().maps;
+    if (m.approximate()) ++stats().approximate;
+    if (m.runtime_count() > 0) ++stats().runtime_maps;
+    const IndexingMap parsed = round_trip(m, variant++);
+    std::vector<std::int64_t> operands;
+    for (const indexing::RuntimeSource& s : m.runtime_sources()) operands.push_back(s.operand);
+    evaluate_map(parsed, operands, value, e);
+  }
+  stats().range_dependent += e.range_dependent_sources;
+  return e;
+}
+
+/// Random values for the integer parameters (offsets and indices): in and
+/// out of range, negative too.
+Env random_env(const Computation& c, Rng& r) {
+  Env env;
+  env.comp = &c;
+  for (int id = 0; id < static_cast<int>(c.nodes.size()); ++id) {
+    const Node& n = c.node(id);
+    if (n.kind != Kind::kParam || !n.limit) continue;
+    Tuple values;
+    for_each_index(n.outputs[0].dims, [&](const Tuple& index) {
+      const std::int64_t limit = n.limit(index);
+      const int pick = static_cast<int>(r.uniform(0, 9));
+      values.push_back(pick == 0 ? 0 : pick == 1 ? limit : pick == 2 ? r.uniform(-4, -1) : pick == 3 ? r.uniform(limit + 1, limit + 4) : r.uniform(0, limit));
+    });
+    env.values[id] = std::move(values);
+  }
+  return env;
+}
+
+bool has_runtime_parameters(const Computation& c) {
+  return std::any_of(c.nodes.begin(), c.nodes.end(), [](const Node& n) { return n.kind == Kind::kParam && n.limit; });
+}
+
+std::string env_text(const Computation& c, const Env& env) {
+  std::string out;
+  for (const auto& [id, values] : env.values) out += "  %" + c.node(id).name + " = {" + join(values, ", ") + "}\n";
+  return out.empty() ? "  (none)\n" : out;
+}
+
+/// Analyses the root of the entry (fused: the fusion calling the
+/// computation) and checks both directions against the reference, for
+/// `trials` random values of the runtime parameters.
+void check_computation(const Computation& c, bool fused, std::uint64_t seed, int trials = 3) {
+  const std::string text = module_text(c, fused);
+  INFO("seed " << seed << ", HLO:\n" << text);
+  parser::DiagnosticEngine diagnostics;
+  std::vector<hlo::Module> modules = parser::parse_hlo_text(text, "bruteforce.hlo", diagnostics);
+  INFO("diagnostics:\n" << parser::render(diagnostics));
+  REQUIRE(modules.size() == 1);
+  REQUIRE(!diagnostics.has_errors());
+  const hlo::Module& module = modules[0];
+  ++stats().modules;
+  const std::uint32_t entry = module.entry;
+  const std::uint32_t root = module.computations[entry].root;
+  indexing::IndexingAnalysis analysis(module, indexing::AnalysisOptions{indexing::MapStyle::kExact, true});
+
+  const Node& root_node = c.node(c.root);
+  const std::size_t outputs = root_node.outputs.size();
+  const std::size_t inputs = fused ? static_cast<std::size_t>(c.parameters) : root_node.operands.size();
+  // The node behind each input (operand of the analysed instruction).
+  std::vector<int> input_node(inputs, -1);
+  for (int id = 0; id < static_cast<int>(c.nodes.size()); ++id) {
+    if (fused && c.node(id).kind == Kind::kParam) input_node[static_cast<std::size_t>(c.node(id).parameter)] = id;
+  }
+  if (!fused) {
+    for (std::size_t p = 0; p < inputs; ++p) input_node[p] = root_node.operands[p];
+  }
+  // The array an input's maps index: for a tuple parameter read by
+  // get-tuple-element, the element it reads.
+  auto input_rank = [&](std::size_t p) {
+    const Node& n = c.node(input_node[p]);
+    return n.tuple ? n.outputs[static_cast<std::size_t>(root_node.gte_index)].dims.size() : n.outputs[0].dims.size();
+  };
+
+  std::vector<std::vector<MapSet>> o2i(outputs), i2o(inputs);
+  for (std::size_t k = 0; k < outputs; ++k) {
+    o2i[k] = analysis.output_to_input(entry, root, k);
+    o2i[k].resize(inputs);
+  }
+  for (std::size_t p = 0; p < inputs; ++p) {
+    i2o[p] = analysis.input_to_output(entry, root, p);
+    i2o[p].resize(outputs);
+  }
+
+  Rng r(seed * 7919 + 17);
+  const int rounds = has_runtime_parameters(c) ? trials : 1;
+  for (int trial = 0; trial < rounds; ++trial) {
+    const Env env = random_env(c, r);
+    INFO("runtime values (trial " << trial << "):\n" << env_text(c, env));
+    const SourceValue value = [&](std::int64_t operand, const Tuple& element) -> std::int64_t {
+      if (operand < 0 || static_cast<std::size_t>(operand) >= inputs) throw std::logic_error("a runtime source with no operand");
+      const int node = input_node[static_cast<std::size_t>(operand)];
+      if (!c.node(node).limit) throw std::logic_error("a runtime source that is not an offset operand");
+      return env.clamped(node, element);
+    };
+    const auto reference = fused ? FusionReference(c, env).relations() : reference_single(c, env);
+    for (std::size_t k = 0; k < outputs; ++k) {
+      for (std::size_t p = 0; p < inputs; ++p) {
+        ++stats().sets;
+        INFO("output " << k << " -> input " << p << ", maps:\n" << print_set(o2i[k][p]));
+        CHECK(compare(reference[k][p], evaluate_set(o2i[k][p], value)) == "");
+      }
+    }
+    for (std::size_t p = 0; p < inputs; ++p) {
+      for (std::size_t k = 0; k < outputs; ++k) {
+        ++stats().sets;
+        INFO("input " << p << " -> output " << k << ", maps:\n" << print_set(i2o[p][k]));
+        CHECK(compare(inverse(reference[k][p], root_node.outputs[k].dims.size()), evaluate_set(i2o[p][k], value)) == "");
+      }
+    }
+    (void)input_rank;
+  }
+}
+
+/// A random array shape for the main operand of a single op.
+Array random_operand(Gen& g, std::size_t min_rank, std::size_t max_rank, std::int64_t max_elements) {
+  const std::size_t rank = static_cast<std::size_t>(g.r.uniform(static_cast<std::int64_t>(min_rank), static_cast<std::int64_t>(max_rank)));
+  return g.f32(g.random_dims(rank, 5, max_elements));
+}
+
+/// One op alone in the entry, on parameters (and constants, iotas).
+Computation single_op(Op op, std::uint64_t seed, OffsetSource offsets = OffsetSource::kRandom) {
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    Computation c;
+    Rng r(seed * 1000 + static_cast<std::uint64_t>(attempt));
+    Gen g{c, r, false};
+    g.offsets = offsets;
+    const std::size_t min_rank = op == Op::kConvolution ? 3 : op == Op::kElementwise || op == Op::kReshape || op == Op::kBitcast || op == Op::kTuple || op == Op::kGetTupleElement ? 0 : 1;
+    const std::size_t max_rank = op == Op::kConvolution ? 4 : 3;
+    const int x = g.param(random_operand(g, min_rank, max_rank, op == Op::kBroadcast ? 40 : 100));
+    const int id = generate(g, op, x);
+    if (id < 0) continue;
+    c.root = id;
+    return c;
+  }
+  FAIL("no " << op_name(op) << " fits after 200 attempts, seed " << seed);
+  return {};
+}
+
+const Op k_fusion_ops[] = {Op::kElementwise, Op::kElementwise, Op::kBroadcast, Op::kTranspose, Op::kReverse,
+                           Op::kSlice, Op::kReshape, Op::kBitcast, Op::kConcatenate, Op::kDot, Op::kReduce, Op::kPad,
+                           Op::kReduceWindow, Op::kConvolution, Op::kDynamicSlice, Op::kDynamicUpdateSlice,
+                           Op::kGather, Op::kAllGather, Op::kTuple};
+
+/// A fused computation of 2-5 random ops (a chain with side operands that
+/// may be earlier nodes); sometimes a tuple root (multi-output fusion).
+Computation random_fusion(std::uint64_t seed, std::string& ops) {
+  Computation c;
+  Rng r(seed);
+  Gen g{c, r, true};
+  g.cap = 120;
+  int x = g.param(random_operand(g, 1, 3, 60));
+  const int count = static_cast<int>(r.uniform(2, 5));
+  std::vector<int> values = {x};
+  for (int i = 0; i < count; ++i) {
+    for (int attempt = 0; attempt < 50; ++attempt) {
+      const Op op = k_fusion_ops[r.index(std::size(k_fusion_ops))];
+      const int next = generate(g, op, x);
+      if (next < 0) continue;
+      ops.append(ops.empty() ? "" : ", ").append(op_name(op));
+      x = next;
+      values.push_back(x);
+      break;
+    }
+  }
+  if (r.chance(15) && values.size() > 2) {
+    const int other = values[r.index(values.size() - 1)];
+    Node n = g.op("tuple", {x, other}, {c.array(x), c.array(other)});
+    n.tuple = true;
+    n.reads = [](std::size_t k, const Tuple& out, const Env&, Reads& reads) { reads[k].push_back(out); };
+    x = g.add(std::move(n));
+    ops += ", tuple root";
+  }
+  c.root = x;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("single ops: maps are exactly the reads of the op semantics", "[op-bruteforce]") {
+  constexpr int k_seeds = 12;
+  for (int o = 0; o < k_op_count; ++o) {
+    const Op op = static_cast<Op>(o);
+    for (int s = 0; s < k_seeds; ++s) {
+      const std::uint64_t seed = static_cast<std::uint64_t>(100 * o + s);
+      INFO("op " << op_name(op));
+      const Computation c = single_op(op, seed);
+      check_computation(c, false, seed);
+    }
+  }
+}
+
+TEST_CASE("single ops: folded constant and iota offsets, parameter offsets", "[op-bruteforce]") {
+  for (OffsetSource source : {OffsetSource::kConstant, OffsetSource::kIota, OffsetSource::kParameter}) {
+    for (Op op : {Op::kDynamicSlice, Op::kDynamicUpdateSlice, Op::kGather}) {
+      if (source == OffsetSource::kIota && op != Op::kGather) continue;
+      for (int s = 0; s < 8; ++s) {
+        const std::uint64_t seed = 5000 + 100 * static_cast<std::uint64_t>(source) + 10 * static_cast<std::uint64_t>(op) + static_cast<std::uint64_t>(s);
+        INFO("op " << op_name(op) << ", offsets " << static_cast<int>(source));
+        const Computation c = single_op(op, seed, source);
+        check_computation(c, false, seed);
+      }
+    }
+  }
+}
+
+TEST_CASE("random fusions: composed maps are exactly the composed reads", "[op-bruteforce]") {
+  constexpr int k_fusions = 80;
+  for (int s = 0; s < k_fusions; ++s) {
+    const std::uint64_t seed = 90000 + static_cast<std::uint64_t>(s);
+    std::string ops;
+    const Computation c = random_fusion(seed, ops);
+    INFO("fusion of " << ops);
+    check_computation(c, true, seed);
+  }
+  const Stats& st = stats();
+  WARN("op brute force so far: " << st.modules << " modules, " << st.sets << " map sets, " << st.maps << " maps ("
+                                 << st.approximate << " approximate, " << st.runtime_maps << " with runtime variables, "
+                                 << st.range_dependent << " with range-dependent runtime sources)");
+}
