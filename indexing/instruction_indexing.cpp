@@ -143,12 +143,29 @@ void IndexingAnalysis::simplify_single_op(Opcode opcode, IndexingMap& map) const
   }
 }
 
+namespace {
+
+// Simplifies a map and, in the exact style, the element maps of its
+// runtime sources (XLA leaves those as composed).
+void simplify_with_sources(IndexingMap& map, const MapSimplifyOptions& options, bool sources) {
+  simplify(map, options);
+  if (!sources) return;
+  for (RuntimeSource& s : map.runtime_sources()) {
+    if (!s.map) continue;
+    IndexingMap element = *s.map;
+    simplify(element, options);
+    s.map = std::make_shared<const IndexingMap>(std::move(element));
+  }
+}
+
+}  // namespace
+
 void IndexingAnalysis::simplify_step(IndexingMap& map) const {
   if (!m_options.simplify) return;
   MapSimplifyOptions o;
   o.use_isl = false;
   o.remove_unused_runtime_variables = true;
-  simplify(map, o);
+  simplify_with_sources(map, o, m_options.style == MapStyle::kExact);
 }
 
 void IndexingAnalysis::simplify_final(IndexingMap& map) const {
@@ -156,7 +173,7 @@ void IndexingAnalysis::simplify_final(IndexingMap& map) const {
   MapSimplifyOptions o;
   o.use_isl = m_options.style == MapStyle::kExact;
   o.remove_unused_runtime_variables = true;
-  simplify(map, o);
+  simplify_with_sources(map, o, m_options.style == MapStyle::kExact);
 }
 
 std::vector<MapSet> IndexingAnalysis::op_maps(std::uint32_t computation, std::uint32_t instruction, std::size_t index,
