@@ -10,18 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_clock.hpp"
 #include "indexing/instruction_indexing.hpp"
 #include "parser/parse.hpp"
 
 namespace {
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-long peak_rss_kib() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return usage.ru_maxrss;
-}
 struct Timed {
   double seconds;
   std::string name;
@@ -29,6 +22,8 @@ struct Timed {
 }  // namespace
 
 int main(int argc, char** argv) {
+  using hlo_index::bench::peak_rss_kib;
+  using hlo_index::bench::seconds_since;
   using namespace hlo_index;
   if (argc < 2) {
     std::fprintf(stderr, "usage: analyze_bench FILE [--direction out2in|both] [--xla-compat]\n");

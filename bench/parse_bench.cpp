@@ -9,20 +9,13 @@
 #include <cstdlib>
 #include <string>
 
+#include "bench/bench_clock.hpp"
 #include "parser/parse.hpp"
 
-namespace {
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-long peak_rss_kib() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return usage.ru_maxrss;
-}
-}  // namespace
 
 int main(int argc, char** argv) {
+  using hlo_index::bench::peak_rss_kib;
+  using hlo_index::bench::seconds_since;
   if (argc != 2) {
     std::fprintf(stderr, "usage: parse_bench FILE\n");
     return 2;

@@ -242,17 +242,20 @@ std::vector<MapSet> i2o_tuple(const OpContext& op, std::size_t operand) {
 // all-gather: output index i along the gathered dimension holds element
 // i mod n of the operand of replica i floordiv n (n: the operand's size);
 // variadic forms gather operand k into output k.
-std::int64_t gathered_dimension(const OpContext& op) {
+// The gathered dimension of operand/output pair k, checked against the shapes.
+std::size_t gathered_dimension(const OpContext& op, std::size_t k) {
   const auto dims = op.required_int_list("dimensions");
   if (dims.size() != 1) throw Unsupported("all-gather needs exactly one dimension");
-  return dims[0];
+  const auto out = op.output_dims(k), in = op.operand_dims(k);
+  const auto g = static_cast<std::size_t>(dims[0]);
+  if (g >= out.size() || in.size() != out.size() || in[g] <= 0) throw Unsupported("all-gather shapes do not match");
+  return g;
 }
 
 std::vector<MapSet> o2i_all_gather(const OpContext& op, std::size_t output) {
   const auto out = op.output_dims(output);
   const auto in = op.operand_dims(output);
-  const auto g = static_cast<std::size_t>(gathered_dimension(op));
-  if (g >= out.size() || in.size() != out.size() || in[g] <= 0) throw Unsupported("all-gather shapes do not match");
+  const std::size_t g = gathered_dimension(op, output);
   std::vector<Expr> results = build::dims(out.size());
   results[g] = simplify::mod(results[g], in[g]);
   std::vector<MapSet> sets(op.operand_count());
@@ -263,8 +266,7 @@ std::vector<MapSet> o2i_all_gather(const OpContext& op, std::size_t output) {
 std::vector<MapSet> i2o_all_gather(const OpContext& op, std::size_t operand) {
   const auto out = op.output_dims(operand);
   const auto in = op.operand_dims(operand);
-  const auto g = static_cast<std::size_t>(gathered_dimension(op));
-  if (g >= out.size() || in.size() != out.size() || in[g] <= 0) throw Unsupported("all-gather shapes do not match");
+  const std::size_t g = gathered_dimension(op, operand);
   std::vector<Expr> results = build::dims(in.size());
   results[g] = results[g] + Expr::range(0) * in[g];
   std::vector<MapSet> sets(op.output_count());
