@@ -240,8 +240,9 @@ void setup_analyze_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--operand", options->operand, "Only operand K of each instruction");
   cmd->add_flag("!--no-simplify", options->simplify, "Print maps as built and composed, without simplification");
   cmd->add_flag("--xla-compat", options->xla_compat,
-                "Reproduce XLA's maps, simplification policy and runtime-variable labels, for comparing with "
-                "XLA's own output (XLA's over-approximations are then marked approximate)");
+                "Reproduce XLA's maps, simplification policy and runtime-variable sources, for comparing with "
+                "XLA's own output (XLA's over-approximations are then marked approximate; see the README for "
+                "where it deliberately differs)");
   cmd->add_flag("--one-line", options->one_line, "Print each map on one line (XLA's one-line form)");
   cmd->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
   cmd->add_option("--isl-max-operations", options->isl_max_operations,

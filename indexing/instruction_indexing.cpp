@@ -249,7 +249,7 @@ namespace {
 
 // Inside a called computation, a runtime value read from a parameter is
 // the call's operand of that number; one computed inside stays internal.
-void relabel_sources(const hlo::Computation& callee, MapSet& set) {
+void relabel_sources(const hlo::Computation& callee, MapSet& set, MapStyle style) {
   for (IndexingMap& m : set) {
     for (RuntimeSource& s : m.runtime_sources()) {
       const hlo::Instruction* producer =
@@ -258,7 +258,10 @@ void relabel_sources(const hlo::Computation& callee, MapSet& set) {
         s.operand = producer->parameter_number;
       } else {
         s.operand = -1;
-        if (producer != nullptr) s.source = std::string(callee.name).append("/").append(producer->name);
+        // XLA names the instruction only; we also say which computation holds it.
+        if (producer != nullptr && style == MapStyle::kExact) {
+          s.source = std::string(callee.name).append("/").append(producer->name);
+        }
       }
       s.instruction = -1;
     }
@@ -311,7 +314,7 @@ std::vector<MapSet> IndexingAnalysis::fused_output_to_input(std::uint32_t callee
   }
   for (MapSet& set : result) {
     for (IndexingMap& m : set) simplify_final(m);
-    relabel_sources(body, set);
+    relabel_sources(body, set, m_options.style);
     MapSet unique;
     for (IndexingMap& m : set) insert_unique(unique, std::move(m), m_options.style == MapStyle::kExact);
     set = std::move(unique);
@@ -368,7 +371,7 @@ std::vector<MapSet> IndexingAnalysis::fused_input_to_output(std::uint32_t callee
       simplify_final(m);
       insert_unique(result[q], std::move(m), m_options.style == MapStyle::kExact);
     }
-    relabel_sources(body, result[q]);
+    relabel_sources(body, result[q], m_options.style);
   }
   m_fused_i2o.emplace(std::make_pair(callee, operand), result);
   return result;

@@ -227,15 +227,31 @@ std::vector<MapSet> i2o_concatenate(const OpContext& op, std::size_t operand) {
 }
 
 // tuple: output k is operand k; the other operands are not read for it.
+// A nested tuple element has no index space of its own: UNDEFINED for that
+// element only.
+IndexingMap element_identity(const hlo::Shape& shape) {
+  if (shape.is_tuple) return IndexingMap::undefined("a nested tuple element");
+  return IndexingMap::identity(dimension_sizes(shape));
+}
+
 std::vector<MapSet> o2i_tuple(const OpContext& op, std::size_t output) {
   std::vector<MapSet> out(op.operand_count());
-  out.at(output).push_back(IndexingMap::identity(op.output_dims(output)));
+  out.at(output).push_back(element_identity(op.output_shape(output)));
   return out;
 }
 
 std::vector<MapSet> i2o_tuple(const OpContext& op, std::size_t operand) {
   std::vector<MapSet> out(op.output_count());
-  out.at(operand).push_back(IndexingMap::identity(op.operand_dims(operand)));
+  out.at(operand).push_back(element_identity(op.operand_shape(operand)));
+  return out;
+}
+
+// get-tuple-element: output k (k > 0 only when the element is itself a
+// tuple) is the same element of the operand's element.
+std::vector<MapSet> gte_maps(const OpContext& op, std::size_t output, bool forward) {
+  if (!forward) return one_each({element_identity(op.output_shape(output))});
+  std::vector<MapSet> out;
+  for (std::size_t k = 0; k < op.output_count(); ++k) out.push_back({element_identity(op.output_shape(k))});
   return out;
 }
 
@@ -314,7 +330,7 @@ std::vector<MapSet> output_to_input(const OpContext& op, std::size_t output, Map
     case Opcode::kDynamicSlice: return detail::o2i_dynamic_slice(op, style);
     case Opcode::kDynamicUpdateSlice: return detail::o2i_dynamic_update_slice(op, style);
     case Opcode::kGather: return detail::o2i_gather(op, style);
-    case Opcode::kGetTupleElement: return one_each({IndexingMap::identity(op.output_dims(0))});
+    case Opcode::kGetTupleElement: return gte_maps(op, output, false);
     case Opcode::kTuple: return o2i_tuple(op, output);
     case Opcode::kAllGather: return o2i_all_gather(op, output);
     default: break;
@@ -346,7 +362,7 @@ std::vector<MapSet> input_to_output(const OpContext& op, std::size_t operand, Ma
     case Opcode::kDynamicSlice: return detail::i2o_dynamic_slice(op, operand, style);
     case Opcode::kDynamicUpdateSlice: return detail::i2o_dynamic_update_slice(op, operand, style);
     case Opcode::kGather: return detail::i2o_gather(op, operand, style);
-    case Opcode::kGetTupleElement: return one_each({IndexingMap::identity(op.output_dims(0))});
+    case Opcode::kGetTupleElement: return gte_maps(op, 0, true);
     case Opcode::kTuple: return i2o_tuple(op, operand);
     case Opcode::kAllGather: return i2o_all_gather(op, operand);
     default: break;
