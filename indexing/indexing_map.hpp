@@ -39,6 +39,9 @@ struct RuntimeSource {
   /// Index of the producing instruction in the computation the map was
   /// built in (for translating fused parameters to fusion operands), or -1.
   std::int64_t instruction = -1;
+  /// The values the variable can take at all (XLA's clamp range); a
+  /// narrower interval in a map is a condition on the runtime value.
+  Interval feasible;
   bool operator==(const RuntimeSource& other) const;
 };
 

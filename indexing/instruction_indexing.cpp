@@ -145,15 +145,60 @@ void IndexingAnalysis::simplify_single_op(Opcode opcode, IndexingMap& map) const
 
 namespace {
 
+// Drops the runtime variables nothing mentions whose interval is still
+// their whole feasible range: they say nothing. One narrowed to fewer values
+// is a condition on the runtime value and stays, even where the results no
+// longer use it.
+void drop_free_runtime_variables(IndexingMap& map) {
+  if (!map.is_defined() || map.runtime_count() == 0) return;
+  const Domain& domain = map.domain();
+  const std::size_t n = map.runtime_count();
+  std::vector<bool> used(n, false);
+  auto mark = [&](Var v) {
+    if (v.kind == VarKind::kRuntime) used[v.index] = true;
+  };
+  for (const Expr& r : map.results()) simplify::for_each_variable(r, mark);
+  for (const Constraint& c : domain.constraints()) simplify::for_each_variable(c.expr, mark);
+  std::vector<std::uint32_t> renumbered(n);
+  std::vector<Variable> kept;
+  std::vector<RuntimeSource> sources;
+  for (std::size_t r = 0; r < n; ++r) {
+    const Interval bounds = domain.bounds({VarKind::kRuntime, static_cast<std::uint32_t>(r)});
+    const bool has_source = r < map.runtime_sources().size();
+    const bool free = !used[r] && has_source && bounds.contains(map.runtime_sources()[r].feasible);
+    renumbered[r] = static_cast<std::uint32_t>(kept.size());
+    if (free) continue;
+    kept.push_back(domain.variables(VarKind::kRuntime)[r]);
+    if (has_source) sources.push_back(map.runtime_sources()[r]);
+  }
+  if (kept.size() == n) return;
+  auto rename = [&](Var v) {
+    return v.kind == VarKind::kRuntime ? Expr::runtime(renumbered[v.index]) : Expr::variable(v);
+  };
+  std::vector<Expr> results;
+  for (const Expr& r : map.results()) results.push_back(simplify::substitute(r, rename));
+  IndexingMap out(Domain(domain.variables(VarKind::kDim), domain.variables(VarKind::kRange), kept), std::move(results));
+  for (const Constraint& c : domain.constraints()) out.add_constraint(simplify::substitute(c.expr, rename), c.interval);
+  out.runtime_sources() = std::move(sources);
+  if (map.approximate()) out.mark_approximate();
+  map = std::move(out);
+}
+
 // Simplifies a map and, in the exact style, the element maps of its
-// runtime sources (XLA leaves those as composed).
-void simplify_with_sources(IndexingMap& map, const MapSimplifyOptions& options, bool sources) {
+// runtime sources (XLA leaves those as composed). A source that itself
+// depends on range or runtime variables cannot be tied to this map's
+// variables in the text form: the map is then marked approximate.
+void simplify_with_sources(IndexingMap& map, MapSimplifyOptions options, bool exact) {
+  if (exact) options.remove_unused_runtime_variables = false;
   simplify(map, options);
-  if (!sources) return;
+  if (!exact) return;
+  drop_free_runtime_variables(map);
   for (RuntimeSource& s : map.runtime_sources()) {
     if (!s.map) continue;
     IndexingMap element = *s.map;
+    options.remove_unused_runtime_variables = true;
     simplify(element, options);
+    if (element.range_count() != 0 || element.runtime_count() != 0) map.mark_approximate();
     s.map = std::make_shared<const IndexingMap>(std::move(element));
   }
 }

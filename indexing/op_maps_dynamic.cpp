@@ -74,6 +74,7 @@ public:
     source.map = std::make_shared<const IndexingMap>(build::map(m_dims, std::move(element), m_ranges));
     source.operand = static_cast<std::int64_t>(operand);
     source.instruction = m_op.operand_index(operand);
+    source.feasible = Interval{0, limit};
     m_sources.push_back(std::move(source));
     choices.push_back({Expr::runtime(r), {}});
     m_choices.push_back(std::move(choices));
