@@ -387,7 +387,7 @@ std::vector<MapSet> IndexingAnalysis::fused_input_to_output(std::uint32_t callee
   auto step = [this](IndexingMap& m) { simplify_step(m); };
   for (std::uint32_t i : post_order(body)) {
     for (auto s = state.lower_bound({i, 0}); s != state.end() && s->first.first == i; ++s) {
-      const MapSet producer = s->second;
+      const MapSet& producer = s->second;  // insertions below are under other keys
       const std::size_t element = s->first.second;
       for (const auto& [user, position] : users[i]) {
         const hlo::Instruction& u = body.instructions[user];

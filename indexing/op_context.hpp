@@ -51,7 +51,6 @@ struct OpContext {
   /// An integer-list attribute; throws Unsupported when it is missing.
   std::vector<std::int64_t> required_int_list(std::string_view name) const;
   std::optional<std::int64_t> int_attribute(std::string_view name) const;
-  std::string name() const { return std::string(instruction().name); }
 };
 
 }  // namespace hlo_index::indexing

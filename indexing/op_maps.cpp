@@ -292,19 +292,6 @@ std::vector<MapSet> i2o_all_gather(const OpContext& op, std::size_t operand) {
 
 }  // namespace
 
-bool has_op_maps(Opcode opcode) {
-  switch (opcode) {
-    case Opcode::kBroadcast: case Opcode::kTranspose: case Opcode::kReverse: case Opcode::kSlice:
-    case Opcode::kConcatenate: case Opcode::kReshape: case Opcode::kBitcast: case Opcode::kBitcastConvert:
-    case Opcode::kReduce: case Opcode::kDot: case Opcode::kPad: case Opcode::kReduceWindow:
-    case Opcode::kConvolution: case Opcode::kDynamicSlice: case Opcode::kDynamicUpdateSlice:
-    case Opcode::kGather: case Opcode::kGetTupleElement: case Opcode::kTuple: case Opcode::kAllGather:
-      return true;
-    default:
-      return is_elementwise(opcode) || has_no_operand_maps(opcode);
-  }
-}
-
 std::vector<MapSet> output_to_input(const OpContext& op, std::size_t output, MapStyle style) {
   const Opcode code = op.opcode();
   if (output >= op.output_count()) throw Unsupported("the instruction has no output " + std::to_string(output));

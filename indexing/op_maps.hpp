@@ -33,8 +33,4 @@ std::vector<MapSet> output_to_input(const OpContext& op, std::size_t output, Map
 /// Operand `operand` of `op` to each output: one set per output.
 std::vector<MapSet> input_to_output(const OpContext& op, std::size_t operand, MapStyle style);
 
-/// True for the ops the builders above cover (fusion and call excluded:
-/// those are composed through their bodies).
-bool has_op_maps(hlo::Opcode opcode);
-
 }  // namespace hlo_index::indexing

@@ -23,7 +23,6 @@ struct Convolution {
   std::vector<std::int64_t> input, kernel, output;
   std::int64_t feature_groups = 1, batch_groups = 1;
   std::int64_t kernel_input_features = 0;  // input features per group
-  std::int64_t output_features_per_group = 0;
 };
 
 Convolution convolution(const OpContext& op) {
@@ -55,7 +54,6 @@ Convolution convolution(const OpContext& op) {
     throw Unsupported("group counts do not divide the output features");
   }
   c.kernel_input_features = c.kernel[sz(c.dims.kernel_input_feature)];
-  c.output_features_per_group = out_features / (c.feature_groups * c.batch_groups);
   for (const auto& w : c.window) {
     if (w.size <= 0 || w.stride <= 0 || w.base_dilation <= 0 || w.window_dilation <= 0) {
       throw Unsupported("window sizes, strides and dilations must be positive");

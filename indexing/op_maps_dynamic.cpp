@@ -138,6 +138,16 @@ void check_scalar_offsets(const OpContext& op, std::size_t first, std::size_t ra
   }
 }
 
+// Scalar offsets in operands first, first + 1, ...: offset i places a
+// window of size window[i] in a dimension of size full[i]. `domain` are the
+// dimensions of the maps built from them.
+Offsets scalar_offsets(const OpContext& op, MapStyle style, const std::vector<std::int64_t>& domain, std::size_t first,
+                       const std::vector<std::int64_t>& full, const std::vector<std::int64_t>& window) {
+  Offsets offsets(op, style, domain, {});
+  for (std::size_t i = 0; i < full.size(); ++i) offsets.add(first + i, {}, full[i] - window[i]);
+  return offsets;
+}
+
 }  // namespace
 
 //===--- dynamic-slice ---===//
@@ -146,8 +156,7 @@ std::vector<MapSet> o2i_dynamic_slice(const OpContext& op, MapStyle style) {
   const auto in = op.operand_dims(0), out = op.output_dims(0);
   check_scalar_offsets(op, 1, in.size());
   if (out.size() != in.size()) throw Unsupported("the slice rank differs from the operand rank");
-  Offsets offsets(op, style, out, {});
-  for (std::size_t i = 0; i < in.size(); ++i) offsets.add(1 + i, {}, in[i] - out[i]);
+  const Offsets offsets = scalar_offsets(op, style, out, 1, in, out);
   std::vector<MapSet> sets;
   sets.push_back(offsets.maps([&](IndexingMap& map, const std::vector<Expr>& v) {
     for (std::size_t i = 0; i < in.size(); ++i) map.results().push_back(Expr::dim(u32(i)) + v[i]);
@@ -160,9 +169,7 @@ std::vector<MapSet> i2o_dynamic_slice(const OpContext& op, std::size_t operand, 
   const auto in = op.operand_dims(0), out = op.output_dims(0);
   check_scalar_offsets(op, 1, in.size());
   if (operand > 0) return one_each({build::to_every_element(out)});
-  Offsets offsets(op, style, in, {});
-  for (std::size_t i = 0; i < in.size(); ++i) offsets.add(1 + i, {}, in[i] - out[i]);
-  return {offsets.maps([&](IndexingMap& map, const std::vector<Expr>& v) {
+  return {scalar_offsets(op, style, in, 1, in, out).maps([&](IndexingMap& map, const std::vector<Expr>& v) {
     for (std::size_t i = 0; i < in.size(); ++i) {
       Expr r = Expr::dim(u32(i)) - v[i];
       map.results().push_back(r);
@@ -184,19 +191,18 @@ void outside_update(IndexingMap& map, const std::vector<Expr>& v, const std::vec
   map.add_constraint(rel, below ? Interval{-out[k], -1} : Interval{update[k], out[k]});
 }
 
-std::vector<MapSet> dus_operand_maps(const OpContext& op, MapStyle style, bool to_output) {
+// Operand 0 of a dynamic-update-slice both ways: the pieces are identities.
+std::vector<MapSet> dus_operand_maps(const OpContext& op, MapStyle style) {
   const auto out = op.output_dims(0), update = op.operand_dims(1);
   if (style == MapStyle::kXla || build::product(update) == 0) {
     IndexingMap identity = IndexingMap::identity(out);
     if (style == MapStyle::kXla && build::product(update) != 0) identity.mark_approximate();
     return one_each({std::move(identity)});
   }
-  (void)to_output;  // the pieces are identities: the same both ways
+  const Offsets offsets = scalar_offsets(op, style, out, 2, out, update);
   MapSet pieces;
   for (std::size_t k = 0; k < out.size(); ++k) {
     for (bool below : {true, false}) {
-      Offsets offsets(op, style, out, {});
-      for (std::size_t i = 0; i < out.size(); ++i) offsets.add(2 + i, {}, out[i] - update[i]);
       for (IndexingMap& m : offsets.maps([&](IndexingMap& map, const std::vector<Expr>& v) {
              map.results() = build::dims(out.size());
              outside_update(map, v, out, update, k, below);
@@ -214,10 +220,8 @@ std::vector<MapSet> o2i_dynamic_update_slice(const OpContext& op, MapStyle style
   const auto out = op.output_dims(0), update = op.operand_dims(1);
   check_scalar_offsets(op, 2, out.size());
   if (update.size() != out.size()) throw Unsupported("the update rank differs from the operand rank");
-  std::vector<MapSet> sets = dus_operand_maps(op, style, false);
-  Offsets offsets(op, style, out, {});
-  for (std::size_t i = 0; i < out.size(); ++i) offsets.add(2 + i, {}, out[i] - update[i]);
-  sets.push_back(offsets.maps([&](IndexingMap& map, const std::vector<Expr>& v) {
+  std::vector<MapSet> sets = dus_operand_maps(op, style);
+  sets.push_back(scalar_offsets(op, style, out, 2, out, update).maps([&](IndexingMap& map, const std::vector<Expr>& v) {
     for (std::size_t i = 0; i < out.size(); ++i) {
       Expr r = Expr::dim(u32(i)) - v[i];
       map.results().push_back(r);
@@ -233,11 +237,9 @@ std::vector<MapSet> o2i_dynamic_update_slice(const OpContext& op, MapStyle style
 std::vector<MapSet> i2o_dynamic_update_slice(const OpContext& op, std::size_t operand, MapStyle style) {
   const auto out = op.output_dims(0), update = op.operand_dims(1);
   check_scalar_offsets(op, 2, out.size());
-  if (operand == 0) return dus_operand_maps(op, style, true);
+  if (operand == 0) return dus_operand_maps(op, style);
   if (operand > 1) return one_each({build::to_every_element(out)});
-  Offsets offsets(op, style, update, {});
-  for (std::size_t i = 0; i < out.size(); ++i) offsets.add(2 + i, {}, out[i] - update[i]);
-  return {offsets.maps([&](IndexingMap& map, const std::vector<Expr>& v) {
+  return {scalar_offsets(op, style, update, 2, out, update).maps([&](IndexingMap& map, const std::vector<Expr>& v) {
     for (std::size_t i = 0; i < out.size(); ++i) map.results().push_back(Expr::dim(u32(i)) + v[i]);
   })};
 }
