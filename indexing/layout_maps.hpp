@@ -1,2 +1,19 @@
+// Indexing maps between an array's logical index and its physical element
+// offset (layout/ says where each element lives; these are the maps).
 #pragma once
-// Placeholder; filled in by the change that introduces it.
+
+#include "indexing/indexing_map.hpp"
+#include "layout/physical_layout.hpp"
+
+namespace hlo_index::indexing {
+
+/// (d0, ..., dn-1) -> (offset): the logical index to the linear element
+/// offset in the buffer (tiles and their padding included). Exact.
+IndexingMap logical_to_physical(const layout::PhysicalLayout& layout, bool simplify = true);
+
+/// (d0) -> (d0', ..., dn-1'): an element offset in [0, allocated - 1] to the
+/// logical index stored there; padding slots are outside the domain (the
+/// constraints exclude them). Exact.
+IndexingMap physical_to_logical(const layout::PhysicalLayout& layout, bool simplify = true);
+
+}  // namespace hlo_index::indexing
