@@ -124,15 +124,35 @@ public:
   const Totals& totals() const { return m_totals; }
 
 private:
+  // `(2 maps)`, and with --xla-compat, where the maps carry no marker of
+  // their own, which are approximate: `(approximate)`, `(2 maps, approximate)`
+  // when all are, `(3 maps, approximate: 1, 3)` (positions from 1) otherwise.
+  std::string set_note(const MapSet& set) const {
+    std::vector<std::size_t> approximate;
+    if (m_options.xla_compat) {
+      for (std::size_t n = 0; n < set.size(); ++n) {
+        if (set[n].approximate()) approximate.push_back(n + 1);
+      }
+    }
+    std::string note = set.size() > 1 ? fmt::format("{} maps", set.size()) : std::string();
+    if (!approximate.empty()) {
+      if (!note.empty()) note += ", ";
+      note += "approximate";
+      if (approximate.size() < set.size()) note += fmt::format(": {}", fmt::join(approximate, ", "));
+    }
+    return note.empty() ? note : " (" + note + ")";
+  }
+
   void maps_text(std::string_view label, const MapSet& set, const std::string& indent) {
     if (set.empty()) {
       m_out << indent << label << ": not read\n";
       return;
     }
-    m_out << indent << label << (set.size() > 1 ? fmt::format(" ({} maps):\n", set.size()) : ":\n");
+    m_out << indent << label << set_note(set) << ":\n";
     indexing::MapPrintOptions p;
     p.layout = m_options.one_line ? indexing::MapLayout::kOneLine : indexing::MapLayout::kMultiLine;
     p.indent = indent + "  ";
+    p.approximate_marker = !m_options.xla_compat;
     for (const IndexingMap& m : set) {
       if (m.is_undefined()) {
         m_out << p.indent << "UNDEFINED: " << (m.undefined_reason().empty() ? "unknown" : m.undefined_reason())
@@ -144,10 +164,19 @@ private:
     }
   }
 
-  static json maps_json(const MapSet& set, json& runtime) {
+  // The maps of a set as strings; their runtime variables, replica ids and
+  // (with --xla-compat, whose strings carry no marker) the positions of the
+  // approximate ones go to the side lists.
+  struct SideLists {
+    json runtime = json::array(), replica = json::array(), approximate = json::array();
+  };
+
+  json maps_json(const MapSet& set, SideLists& side) const {
     json out = json::array();
     indexing::MapPrintOptions p;
     p.runtime_sources = false;
+    p.replica_id = false;
+    p.approximate_marker = !m_options.xla_compat;
     for (std::size_t n = 0; n < set.size(); ++n) {
       const IndexingMap& m = set[n];
       out.push_back(m.is_undefined() ? std::string("UNDEFINED") : indexing::print_map(m, p));
@@ -156,26 +185,40 @@ private:
         json v{{"map", n}, {"variable", fmt::format("rt{}", r)}, {"source", s.source}};
         if (s.operand >= 0) v["operand"] = s.operand;
         if (s.map) v["element"] = indexing::print_map(*s.map, p);
-        runtime.push_back(std::move(v));
+        if (s.map && s.map->is_defined() && s.map->has_replica_id()) {
+          v["element_replica_id"] = indexing::print_map(s.map->replica_id_map(), p);
+        }
+        side.runtime.push_back(std::move(v));
       }
+      if (m.is_defined() && m.has_replica_id()) {
+        side.replica.push_back(json{{"map", n}, {"replica_id", indexing::print_map(m.replica_id_map(), p)}});
+      }
+      if (m_options.xla_compat && m.approximate()) side.approximate.push_back(n);
     }
     return out;
   }
 
-  static json operand_json(std::size_t index, std::string_view name, bool o2i, const MapSet& forward, bool i2o,
-                           const MapSet& backward) {
+  json operand_json(std::size_t index, std::string_view name, bool o2i, const MapSet& forward, bool i2o,
+                    const MapSet& backward) const {
     json j;
     j["index"] = index;
     j["name"] = std::string(name);
-    json runtime_forward = json::array(), runtime_backward = json::array();
-    if (o2i) j["output_to_input"] = maps_json(forward, runtime_forward);
-    if (i2o) j["input_to_output"] = maps_json(backward, runtime_backward);
+    SideLists side_forward, side_backward;
+    if (o2i) j["output_to_input"] = maps_json(forward, side_forward);
+    if (i2o) j["input_to_output"] = maps_json(backward, side_backward);
     j["exact"] = exact(forward) && exact(backward);
     std::string reason = undefined_reason(forward);
     if (reason.empty()) reason = undefined_reason(backward);
     if (!reason.empty()) j["undefined_reason"] = reason;
-    if (!runtime_forward.empty()) j["output_to_input_runtime_variables"] = std::move(runtime_forward);
-    if (!runtime_backward.empty()) j["input_to_output_runtime_variables"] = std::move(runtime_backward);
+    auto side_list = [&j](const char* key, json& list) {
+      if (!list.empty()) j[key] = std::move(list);
+    };
+    side_list("output_to_input_runtime_variables", side_forward.runtime);
+    side_list("input_to_output_runtime_variables", side_backward.runtime);
+    side_list("output_to_input_replica_ids", side_forward.replica);
+    side_list("input_to_output_replica_ids", side_backward.replica);
+    side_list("output_to_input_approximate", side_forward.approximate);
+    side_list("input_to_output_approximate", side_backward.approximate);
     return j;
   }
 
@@ -225,7 +268,12 @@ void setup_analyze_command(CLI::App& app, int& exit_code) {
       "after every step; maps equal as integer relations are printed once. Runtime variables (rt)\n"
       "are offsets known only at run time, clamped as XLA clamps them; their source says which\n"
       "operand holds them. UNDEFINED means hlo-index has no maps for that op yet; it never stops\n"
-      "the analysis. A map marked (approximate) is a superset of the exact relation.\n"
+      "the analysis. A map marked (approximate) is a superset of the exact relation. With\n"
+      "--xla-compat the maps are XLA's text and the mark goes on the header line instead:\n"
+      "`output -> operand (approximate):`, or `(3 maps, approximate: 1, 3)` when only some maps of\n"
+      "the set are (positions from 1). An all-gather's output -> operand map is followed by\n"
+      "`replica id:`, a map from the same domain to the position, within the replica group, of the\n"
+      "replica whose buffer holds the element.\n"
       "A summary line counts instructions, maps, undefined and approximate maps.\n\n"
       "Examples:\n"
       "  hlo-index analyze model.hlo\n"
@@ -240,9 +288,9 @@ void setup_analyze_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--operand", options->operand, "Only operand K of each instruction");
   cmd->add_flag("!--no-simplify", options->simplify, "Print maps as built and composed, without simplification");
   cmd->add_flag("--xla-compat", options->xla_compat,
-                "Reproduce XLA's maps, simplification policy and runtime-variable sources, for comparing with "
-                "XLA's own output (XLA's over-approximations are then marked approximate; see the README for "
-                "where it deliberately differs)");
+                "Reproduce XLA's maps, simplification policy, runtime-variable sources and replica ids, for "
+                "comparing with XLA's own output (XLA's over-approximations are then marked approximate on the "
+                "header line; see the README for where it deliberately differs)");
   cmd->add_flag("--one-line", options->one_line, "Print each map on one line (XLA's one-line form)");
   cmd->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
   cmd->add_option("--isl-max-operations", options->isl_max_operations,

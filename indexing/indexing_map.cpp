@@ -25,6 +25,10 @@ IndexingMap::IndexingMap(Domain domain, std::vector<Expr> results)
   if (m_domain.has_empty_bounds()) set_known_empty();
 }
 
+IndexingMap IndexingMap::replica_id_map() const {
+  return IndexingMap(m_domain, m_replica_id);
+}
+
 IndexingMap IndexingMap::undefined(std::string reason) {
   IndexingMap m;
   m.m_state = State::kUndefined;
@@ -61,11 +65,13 @@ void IndexingMap::set_known_empty() {
     for (Variable& v : m_domain.variables(static_cast<VarKind>(k))) v.bounds = {0, -1};
   }
   m_domain.clear_constraints();
+  m_replica_id.clear();
 }
 
 bool IndexingMap::operator==(const IndexingMap& other) const {
   return m_state == other.m_state && m_approximate == other.m_approximate && m_domain == other.m_domain &&
-         m_results == other.m_results && m_runtime_sources == other.m_runtime_sources;
+         m_results == other.m_results && m_runtime_sources == other.m_runtime_sources &&
+         m_replica_id == other.m_replica_id;
 }
 
 }  // namespace hlo_index::indexing

@@ -4,6 +4,15 @@
 //   { (d, rt) -> (e(d, s, rt)) : (d, s, rt) in domain }:
 // range variables are existential (every value in the domain is read).
 // Special states: UNDEFINED (nothing known) and KNOWN EMPTY.
+//
+// An all-gather adds a replica-id map: from the same domain (same
+// variables, same constraints) to the position, within the replica group,
+// of the replica whose buffer holds the element. It is kept as its result
+// expressions over this map's domain, so every operation that renames or
+// narrows the domain (composition, simplification) keeps it aligned; the
+// relation is then { (d, rt) -> (e(d, s, rt), replica(d, s, rt)) }. A path
+// through several all-gathers has one replica result per all-gather, the one
+// nearest the domain first.
 #pragma once
 
 #include <cstdint>
@@ -85,13 +94,24 @@ public:
   const std::vector<RuntimeSource>& runtime_sources() const { return m_runtime_sources; }
   std::vector<RuntimeSource>& runtime_sources() { return m_runtime_sources; }
 
+  /// The replica-id results over this map's domain; empty: no replica-id
+  /// map (the element is on the analysing replica). Cleared when the map
+  /// becomes KNOWN EMPTY.
+  const std::vector<Expr>& replica_id() const { return m_replica_id; }
+  std::vector<Expr>& replica_id() { return m_replica_id; }
+  bool has_replica_id() const { return !m_replica_id.empty(); }
+  /// The replica-id map as a map of its own (this map's domain, no runtime
+  /// sources, not approximate). Requires a defined map with a replica id.
+  IndexingMap replica_id_map() const;
+
   /// Adds a constraint with XLA's semantics (a bare variable narrows its
   /// interval, an infeasible one makes the map KNOWN EMPTY).
   void add_constraint(const Expr& e, Interval interval);
   /// Resets to KNOWN EMPTY, keeping variable and result counts.
   void set_known_empty();
 
-  /// Structural equality (same expressions, bounds, constraints, state).
+  /// Structural equality (same expressions, bounds, constraints, state,
+  /// runtime sources and replica id).
   /// Semantic equality is are_equal() in exact_ops.hpp.
   bool operator==(const IndexingMap& other) const;
 
@@ -102,6 +122,7 @@ private:
   Domain m_domain;
   std::vector<Expr> m_results;
   std::vector<RuntimeSource> m_runtime_sources;
+  std::vector<Expr> m_replica_id;
 };
 
 }  // namespace hlo_index::indexing

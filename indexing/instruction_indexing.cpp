@@ -63,12 +63,28 @@ MapSet undefined_set(const std::string& reason) { return MapSet{IndexingMap::und
 
 using StateKey = std::pair<std::uint32_t, std::size_t>;  // instruction, output
 
+// XLA's composition of replica ids: two collectives on one path give no
+// indexing at all, and the element maps of runtime sources carry none.
+IndexingMap compose_like_xla(const IndexingMap& first, const IndexingMap& second) {
+  if (first.has_replica_id() && second.has_replica_id()) {
+    return IndexingMap::undefined("two all-gathers on one path (XLA gives no indexing for chained collectives)");
+  }
+  IndexingMap m = compose(first, second);
+  for (RuntimeSource& s : m.runtime_sources()) {
+    if (!s.map || !s.map->has_replica_id()) continue;
+    IndexingMap element = *s.map;
+    element.replica_id().clear();
+    s.map = std::make_shared<const IndexingMap>(std::move(element));
+  }
+  return m;
+}
+
 // Every map of a set composed with every map of another, into `into`.
 template <typename Step>
-void compose_into(const MapSet& first, const MapSet& second, MapSet& into, const Step& step) {
+void compose_into(const MapSet& first, const MapSet& second, MapSet& into, MapStyle style, const Step& step) {
   for (const IndexingMap& a : first) {
     for (const IndexingMap& b : second) {
-      IndexingMap m = compose(a, b);
+      IndexingMap m = style == MapStyle::kXla ? compose_like_xla(a, b) : compose(a, b);
       step(m);
       // Structural dedup while composing; equal relations merge at the end.
       insert_unique(into, std::move(m), false);
@@ -91,7 +107,11 @@ void insert_unique(MapSet& set, IndexingMap map, bool semantic) {
       continue;
     }
     if (!semantic || m.approximate() != map.approximate()) continue;
-    if (auto same = are_equal(m, map); same.has_value() && *same) return;
+    if (m.has_replica_id() != map.has_replica_id() || m.replica_id().size() != map.replica_id().size()) continue;
+    // The replica id is part of the relation: compare it with the results.
+    auto same = map.has_replica_id() ? are_equal(replica_id_as_results(m), replica_id_as_results(map))
+                                     : are_equal(m, map);
+    if (same.has_value() && *same) return;
   }
   set.push_back(std::move(map));
 }
@@ -158,6 +178,7 @@ void drop_free_runtime_variables(IndexingMap& map) {
     if (v.kind == VarKind::kRuntime) used[v.index] = true;
   };
   for (const Expr& r : map.results()) simplify::for_each_variable(r, mark);
+  for (const Expr& r : map.replica_id()) simplify::for_each_variable(r, mark);
   for (const Constraint& c : domain.constraints()) simplify::for_each_variable(c.expr, mark);
   std::vector<std::uint32_t> renumbered(n);
   std::vector<Variable> kept;
@@ -180,6 +201,9 @@ void drop_free_runtime_variables(IndexingMap& map) {
   IndexingMap out(Domain(domain.variables(VarKind::kDim), domain.variables(VarKind::kRange), kept), std::move(results));
   for (const Constraint& c : domain.constraints()) out.add_constraint(simplify::substitute(c.expr, rename), c.interval);
   out.runtime_sources() = std::move(sources);
+  if (out.is_defined()) {
+    for (const Expr& r : map.replica_id()) out.replica_id().push_back(simplify::substitute(r, rename));
+  }
   if (map.approximate()) out.mark_approximate();
   map = std::move(out);
 }
@@ -353,7 +377,7 @@ std::vector<MapSet> IndexingAnalysis::fused_output_to_input(std::uint32_t callee
         if (instr.opcode == Opcode::kGetTupleElement) {
           element = static_cast<std::size_t>(parser::int_attribute(body, instr, "index").value_or(0));
         }
-        compose_into(consumer, producer[j], state[{operands[j], element}], step);
+        compose_into(consumer, producer[j], state[{operands[j], element}], m_options.style, step);
       }
     }
   }
@@ -403,7 +427,9 @@ std::vector<MapSet> IndexingAnalysis::fused_input_to_output(std::uint32_t callee
           continue;
         }
         const std::vector<MapSet> consumer = op_maps(callee, user, position, true);
-        for (std::size_t q = 0; q < consumer.size(); ++q) compose_into(producer, consumer[q], state[{user, q}], step);
+        for (std::size_t q = 0; q < consumer.size(); ++q) {
+          compose_into(producer, consumer[q], state[{user, q}], m_options.style, step);
+        }
       }
     }
   }

@@ -2,6 +2,7 @@
 
 #include "indexing/exact_ops.hpp"
 #include "indexing/map_builders.hpp"
+#include "indexing/map_ops.hpp"
 #include "simplify/simplifier.hpp"
 
 namespace hlo_index::indexing {
@@ -34,6 +35,14 @@ IndexingMap physical_to_logical(const layout::PhysicalLayout& layout, bool simpl
   if (tighten_domain(map)) tighten_domain(map);  // a narrowed interval can make a condition redundant
   for (Expr& e : map.results()) e = simplify::simplify_expr(e, map.domain(), true);
   return map;
+}
+
+IndexingMap in_physical_offsets(const IndexingMap& map, const layout::PhysicalLayout& from,
+                                const layout::PhysicalLayout& to, bool simplify_map) {
+  if (!map.is_defined()) return map;
+  IndexingMap physical = compose(compose(physical_to_logical(from, false), map), logical_to_physical(to, false));
+  if (simplify_map) simplify(physical);
+  return physical;
 }
 
 }  // namespace hlo_index::indexing

@@ -16,4 +16,12 @@ IndexingMap logical_to_physical(const layout::PhysicalLayout& layout, bool simpl
 /// constraints exclude them). Exact.
 IndexingMap physical_to_logical(const layout::PhysicalLayout& layout, bool simplify = true);
 
+/// `map` (from the logical index of an array with layout `from` to the
+/// logical index of one with layout `to`) restated in element offsets:
+/// (offset in from's buffer) -> (offset in to's buffer). Padding slots of
+/// `from` are outside the domain. Runtime variables and approximation carry
+/// over. `simplify`: rules and isl as for any composed map.
+IndexingMap in_physical_offsets(const IndexingMap& map, const layout::PhysicalLayout& from,
+                                const layout::PhysicalLayout& to, bool simplify = true);
+
 }  // namespace hlo_index::indexing

@@ -20,9 +20,9 @@ std::vector<Variable> concat(const std::vector<Variable>& a, const std::vector<V
   return out;
 }
 
-// The map over `variables` (intervals only) whose results and `constraints`
-// are map's with every variable v replaced by replacement(v). Runtime
-// sources and the approximation mark carry over.
+// The map over `variables` (intervals only) whose results, replica id and
+// `constraints` are map's with every variable v replaced by replacement(v).
+// Runtime sources and the approximation mark carry over.
 IndexingMap rewritten(const IndexingMap& map, Domain variables, std::span<const Constraint> constraints,
                       const std::function<Expr(Var)>& replacement) {
   std::vector<Expr> results;
@@ -30,6 +30,9 @@ IndexingMap rewritten(const IndexingMap& map, Domain variables, std::span<const 
   IndexingMap out(std::move(variables), std::move(results));
   for (const Constraint& c : constraints) out.add_constraint(simplify::substitute(c.expr, replacement), c.interval);
   out.runtime_sources() = map.runtime_sources();
+  if (out.is_defined()) {
+    for (const Expr& r : map.replica_id()) out.replica_id().push_back(simplify::substitute(r, replacement));
+  }
   if (map.approximate()) out.mark_approximate();
   return out;
 }
@@ -108,7 +111,21 @@ IndexingMap compose(const IndexingMap& first, const IndexingMap& second) {
   }
   for (const RuntimeSource& s : first.runtime_sources()) sources.push_back(s);
   if (!sources.empty()) out.runtime_sources() = std::move(sources);
+  // Replica ids: first's (the collective nearer the domain) renamed like
+  // first's results, then second's read at first's coordinates.
+  if (out.is_defined()) {
+    for (const Expr& r : first.replica_id()) out.replica_id().push_back(simplify::substitute(r, rename_first));
+    for (const Expr& r : second.replica_id()) out.replica_id().push_back(simplify::substitute(r, through_first));
+  }
   if (first.approximate() || second.approximate()) out.mark_approximate();
+  return out;
+}
+
+IndexingMap replica_id_as_results(const IndexingMap& map) {
+  if (!map.has_replica_id()) return map;
+  IndexingMap out = map;
+  out.results().insert(out.results().end(), map.replica_id().begin(), map.replica_id().end());
+  out.replica_id().clear();
   return out;
 }
 
@@ -122,6 +139,7 @@ bool remove_unused_symbols(IndexingMap& map, bool runtime_too) {
   }
   auto mark = [&](Var v) { used[static_cast<int>(v.kind)][v.index] = true; };
   for (const Expr& r : map.results()) simplify::for_each_variable(r, mark);
+  for (const Expr& r : map.replica_id()) simplify::for_each_variable(r, mark);
   // A constraint that involves a used variable makes all of its variables used.
   for (bool grew = true; grew;) {
     grew = false;
@@ -272,7 +290,13 @@ bool isl_steps(IndexingMap& map) {
 bool simplify_symbolic(IndexingMap& map, const MapSimplifyOptions& options) {
   simplify::SimplifyOptions rule_options;
   rule_options.replace_points = options.replace_points;
-  auto status = simplify::simplify_map(map.results(), map.domain(), rule_options);
+  // The replica id is simplified with the results, over the same domain.
+  const std::size_t result_count = map.results().size();
+  std::vector<Expr>& results = map.results();
+  results.insert(results.end(), map.replica_id().begin(), map.replica_id().end());
+  auto status = simplify::simplify_map(results, map.domain(), rule_options);
+  map.replica_id().assign(results.begin() + static_cast<std::ptrdiff_t>(result_count), results.end());
+  results.resize(result_count);
   if (status == simplify::SimplifyStatus::kEmpty) {
     map.set_known_empty();
     return true;
@@ -312,7 +336,8 @@ bool simplify(IndexingMap& map, const MapSimplifyOptions& options) {
   }
   if (options.verify && changed) {
     bool dropped_runtime = before->runtime_count() != map.runtime_count() && map.is_defined();
-    auto equal = dropped_runtime ? are_equal(runtime_as_range(*before), runtime_as_range(map)) : are_equal(*before, map);
+    const IndexingMap a = replica_id_as_results(*before), b = replica_id_as_results(map);
+    auto equal = dropped_runtime ? are_equal(runtime_as_range(a), runtime_as_range(b)) : are_equal(a, b);
     if (equal.has_value() && !*equal) throw std::logic_error("the simplifier changed the relation of a map");
   }
   return changed;

@@ -14,7 +14,14 @@ namespace hlo_index::indexing {
 /// terms of first's results) and that first's results lie in second's
 /// dimension intervals. Not simplified. Throws std::invalid_argument when
 /// first's result count differs from second's dimension count.
+/// Replica ids: first's (renamed like its results), then second's (read at
+/// first's results): a path through two all-gathers has two.
 IndexingMap compose(const IndexingMap& first, const IndexingMap& second);
+
+/// The map with its replica-id results appended to its results (and no
+/// replica id): the relation { (d, rt) -> (e, replica) } for the isl
+/// questions (equality) that know results only.
+IndexingMap replica_id_as_results(const IndexingMap& map);
 
 /// Drops range variables (and runtime variables when `runtime_too`) that
 /// neither the results nor a constraint involving a used variable mention

@@ -3,7 +3,9 @@
 // as the seed document's simplifier example reads); in front of a factor
 // (`d0 * -3`) it negates the factor. `floordiv`, `ceildiv` and `mod` are
 // case-insensitive, `/` is floordiv (XLA's newer spelling), and `100d0`
-// is 100 * d0.
+// is 100 * d0. After the map (and its runtime variables) a `replica id:`
+// section holds a map with the same variables and domain; a runtime
+// source's map may carry one on its line (`...; replica id: <map>`).
 #include <cctype>
 #include <map>
 #include <stdexcept>
@@ -239,11 +241,42 @@ private:
   }
   bool at_section_end() {
     if (at_end()) return true;
+    if (peek() == ';') return true;  // a runtime source's replica id follows
     if (peek() == '(' && m_text.substr(m_pos, 13) == "(approximate)") return true;
     std::size_t save = m_pos;
     bool runtime = accept_keyword("runtime") && accept_keyword("variables");
     m_pos = save;
-    return runtime || at_runtime_entry();
+    return runtime || at_replica_id() || at_runtime_entry();
+  }
+  // `replica id:` starts here.
+  bool at_replica_id() {
+    std::size_t save = m_pos;
+    bool replica = accept_keyword("replica") && accept_keyword("id") && accept(":");
+    m_pos = save;
+    return replica;
+  }
+  // Parses `replica id: <map>` (the cursor at `replica`) into map's replica
+  // id; the map must have map's variables and domain. Leaves the variable
+  // names of `map` in scope.
+  void replica_id(IndexingMap& map) {
+    std::size_t at = (skip_space(), m_pos);
+    if (!(accept_keyword("replica") && accept_keyword("id"))) fail("expected 'replica id:'");
+    expect(":", "':'");
+    auto names = m_names;
+    auto bound_set = m_bound_set;
+    auto flat = m_flat;
+    std::size_t map_at = (skip_space(), m_pos);
+    IndexingMap replica = parse_one(/*nested=*/true);
+    m_names = std::move(names);
+    m_bound_set = std::move(bound_set);
+    m_flat = std::move(flat);
+    if (!map.is_defined()) fail_at(at, "only a defined map can have a replica id");
+    if (!replica.is_defined()) fail_at(map_at, "the replica id must be a defined map");
+    if (replica.runtime_count() != map.runtime_count() || !(replica.domain() == map.domain())) {
+      fail_at(map_at, "the replica-id map must have the variables and domain of the map");
+    }
+    if (replica.results().empty()) fail_at(map_at, "the replica-id map needs a result");
+    map.replica_id() = replica.results();
   }
 
   void domain_items(std::vector<Variable> (&vars)[3], std::vector<Constraint>& constraints) {
@@ -349,6 +382,7 @@ private:
       expect(":", "':'");
       runtime_sources(map);
     }
+    if (!nested && at_replica_id()) replica_id(map);
     return map;
   }
 
@@ -356,7 +390,7 @@ private:
     std::vector<RuntimeSource> sources;
     std::size_t count = map.runtime_count();
     auto names = m_names;
-    while (!at_end()) {
+    while (!at_end() && !at_replica_id()) {
       std::size_t at = (skip_space(), m_pos);
       std::string name(identifier("a runtime variable name"));
       auto it = names.find(name);
@@ -372,7 +406,11 @@ private:
       m_pos = end;
       RuntimeSource s;
       s.source = source;
-      if (accept(";")) s.map = std::make_shared<const IndexingMap>(parse_one(/*nested=*/true));
+      if (accept(";")) {
+        IndexingMap element = parse_one(/*nested=*/true);
+        if (accept(";")) replica_id(element);
+        s.map = std::make_shared<const IndexingMap>(std::move(element));
+      }
       sources.push_back(std::move(s));
     }
     if (sources.size() != count) fail("expected a source for each of the " + std::to_string(count) + " runtime variables");

@@ -97,18 +97,30 @@ std::string print_map(const IndexingMap& map, const MapPrintOptions& options) {
       }
     }
   }
-  if (map.approximate()) out += multi ? '\n' + options.indent + "(approximate)" : std::string(" (approximate)");
+  if (map.approximate() && options.approximate_marker) {
+    out += multi ? '\n' + options.indent + "(approximate)" : std::string(" (approximate)");
+  }
+  MapPrintOptions nested;
+  nested.runtime_sources = false;
+  nested.replica_id = false;
+  nested.approximate_marker = options.approximate_marker;
   if (options.runtime_sources && !map.runtime_sources().empty()) {
     out += '\n' + options.indent + "runtime variables:";
-    MapPrintOptions nested;
-    nested.runtime_sources = false;
     for (std::size_t i = 0; i < map.runtime_sources().size(); ++i) {
       const RuntimeSource& s = map.runtime_sources()[i];
       out += '\n' + options.indent + "  ";
       namer({VarKind::kRuntime, static_cast<std::uint32_t>(i)}, out);
       out += ": " + s.source;
-      if (s.map) out += "; " + print_map(*s.map, nested);
+      if (!s.map) continue;
+      out += "; " + print_map(*s.map, nested);
+      if (s.map->is_defined() && s.map->has_replica_id()) {
+        out += "; replica id: " + print_map(s.map->replica_id_map(), nested);
+      }
     }
+  }
+  if (options.replica_id && map.has_replica_id()) {
+    out += '\n' + options.indent + "replica id:";
+    out += '\n' + options.indent + "  " + print_map(map.replica_id_map(), nested);
   }
   return out;
 }

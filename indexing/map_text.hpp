@@ -6,7 +6,14 @@
 // own:
 //   runtime variables:
 //     rt0: parameter(1); (d0, d1) -> (), domain: d0 in [0, 1], d1 in [0, 4]
-// A map that is an over-approximation ends in `(approximate)`.
+// and then the replica-id map of an all-gather (same domain), as XLA prints
+// it:
+//   replica id:
+//     (d0, d1) -> (d0 floordiv 64), domain: d0 in [0, 127], d1 in [0, 255]
+// The map of a runtime source that has a replica id (an offset read on
+// another replica) prints it on its line: `rt0: ...; <map>; replica id:
+// <map>`. A map that is an over-approximation ends in `(approximate)`
+// (before these sections).
 #pragma once
 
 #include <optional>
@@ -29,6 +36,11 @@ struct MapPrintOptions {
   /// Print the `runtime variables:` section. The maps of runtime sources
   /// are printed without theirs (the text form has one level).
   bool runtime_sources = true;
+  /// Print the `replica id:` section (when the map has a replica id).
+  bool replica_id = true;
+  /// End an approximate map in `(approximate)`. Off where the caller says
+  /// it elsewhere (XLA's text has no marker).
+  bool approximate_marker = true;
 };
 
 std::string print_map(const IndexingMap& map, const MapPrintOptions& options = {});

@@ -256,8 +256,11 @@ std::vector<MapSet> gte_maps(const OpContext& op, std::size_t output, bool forwa
 }
 
 // all-gather: output index i along the gathered dimension holds element
-// i mod n of the operand of replica i floordiv n (n: the operand's size);
-// variadic forms gather operand k into output k.
+// i mod n of the operand of replica i floordiv n (n: the operand's size;
+// the position within the replica group), which output -> operand maps
+// carry as their replica id; variadic forms gather operand k into output k.
+// Operand -> output maps have no replica id: their range variable is the
+// replica the operand element is on.
 // The gathered dimension of operand/output pair k, checked against the shapes.
 std::size_t gathered_dimension(const OpContext& op, std::size_t k) {
   const auto dims = op.required_int_list("dimensions");
@@ -273,9 +276,12 @@ std::vector<MapSet> o2i_all_gather(const OpContext& op, std::size_t output) {
   const auto in = op.operand_dims(output);
   const std::size_t g = gathered_dimension(op, output);
   std::vector<Expr> results = build::dims(out.size());
+  const Expr replica = simplify::floor_div(results[g], in[g]);
   results[g] = simplify::mod(results[g], in[g]);
+  IndexingMap map = build::map(out, std::move(results));
+  map.replica_id() = {replica};
   std::vector<MapSet> sets(op.operand_count());
-  sets[output].push_back(build::map(out, std::move(results)));
+  sets[output].push_back(std::move(map));
   return sets;
 }
 
@@ -307,7 +313,7 @@ std::vector<MapSet> output_to_input(const OpContext& op, std::size_t output, Map
     case Opcode::kSlice: return o2i_slice(op);
     case Opcode::kConcatenate: return o2i_concatenate(op);
     case Opcode::kReshape: return detail::o2i_reshape(op);
-    case Opcode::kBitcast: return detail::o2i_bitcast(op);
+    case Opcode::kBitcast: return detail::o2i_bitcast(op, style);
     case Opcode::kBitcastConvert: return detail::o2i_bitcast_convert(op);
     case Opcode::kReduce: return detail::o2i_reduce(op, output);
     case Opcode::kDot: return detail::o2i_dot(op);
@@ -339,7 +345,7 @@ std::vector<MapSet> input_to_output(const OpContext& op, std::size_t operand, Ma
     case Opcode::kSlice: return i2o_slice(op);
     case Opcode::kConcatenate: return i2o_concatenate(op, operand);
     case Opcode::kReshape: return detail::i2o_reshape(op);
-    case Opcode::kBitcast: return detail::i2o_bitcast(op);
+    case Opcode::kBitcast: return detail::i2o_bitcast(op, style);
     case Opcode::kBitcastConvert: return detail::i2o_bitcast_convert(op);
     case Opcode::kReduce: return detail::i2o_reduce(op, operand);
     case Opcode::kDot: return detail::i2o_dot(op, operand);

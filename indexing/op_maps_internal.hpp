@@ -13,8 +13,8 @@ std::vector<MapSet> one_each(std::vector<IndexingMap> maps);
 // op_maps_reshape.cpp: reshape, bitcast, bitcast-convert.
 std::vector<MapSet> o2i_reshape(const OpContext& op);
 std::vector<MapSet> i2o_reshape(const OpContext& op);
-std::vector<MapSet> o2i_bitcast(const OpContext& op);
-std::vector<MapSet> i2o_bitcast(const OpContext& op);
+std::vector<MapSet> o2i_bitcast(const OpContext& op, MapStyle style);
+std::vector<MapSet> i2o_bitcast(const OpContext& op, MapStyle style);
 std::vector<MapSet> o2i_bitcast_convert(const OpContext& op);
 std::vector<MapSet> i2o_bitcast_convert(const OpContext& op);
 

@@ -2,7 +2,10 @@
 // and only change how they are indexed.
 #include <numeric>
 
+#include "indexing/layout_maps.hpp"
+#include "indexing/map_ops.hpp"
 #include "indexing/op_maps_internal.hpp"
+#include "layout/physical_layout.hpp"
 #include "parser/shape.hpp"
 
 namespace hlo_index::indexing::detail {
@@ -30,7 +33,7 @@ std::vector<std::size_t> physical_order(const hlo::Shape& shape) {
 
 // A bitcast keeps every element at its physical offset: `from` logical ->
 // `from` physical -> (row-major reshape) -> `to` physical -> `to` logical.
-// Tiles are not applied here (layout/ handles tiled layouts).
+// Tiles are not applied here (tiled_bitcast_map applies them).
 IndexingMap bitcast_map(const hlo::Shape& from, const hlo::Shape& to) {
   if (hlo::element_type_bits(from.type) != hlo::element_type_bits(to.type)) {
     throw Unsupported("a bitcast between element types of different widths");
@@ -53,13 +56,43 @@ IndexingMap bitcast_map(const hlo::Shape& from, const hlo::Shape& to) {
   return build::map(from_dims, std::move(results));
 }
 
+bool has_tiles(const hlo::Shape& shape) { return shape.layout && !shape.layout->tiles.empty(); }
+
+// With tiles, "same physical offset" goes through the buffers themselves:
+// `from` logical -> offset in from's buffer -> the element of `to` stored at
+// that offset. Positions whose offset is tile padding in `to` (or beyond its
+// buffer) read nothing, so they fall outside the map's domain.
+IndexingMap tiled_bitcast_map(const hlo::Shape& from, const hlo::Shape& to) {
+  try {
+    const auto from_layout = layout::PhysicalLayout::of(from);
+    const auto to_layout = layout::PhysicalLayout::of(to);
+    if (from_layout.element_bits() != to_layout.element_bits())
+      throw Unsupported("a bitcast between element types of different widths");
+    IndexingMap map = compose(logical_to_physical(from_layout, false), physical_to_logical(to_layout, false));
+    simplify(map);
+    return map;
+  } catch (const layout::LayoutError& e) {
+    throw Unsupported(std::string("a bitcast of a shape that cannot be laid out: ").append(e.what()));
+  }
+}
+
+IndexingMap bitcast(const hlo::Shape& from, const hlo::Shape& to, MapStyle style) {
+  // XLA's analysis ignores tiles; the exact relation follows them.
+  if (style == MapStyle::kExact && (has_tiles(from) || has_tiles(to))) return tiled_bitcast_map(from, to);
+  return bitcast_map(from, to);
+}
+
 }  // namespace
 
 std::vector<MapSet> o2i_reshape(const OpContext& op) { return reshaped(op.output_dims(0), op.operand_dims(0)); }
 std::vector<MapSet> i2o_reshape(const OpContext& op) { return reshaped(op.operand_dims(0), op.output_dims(0)); }
 
-std::vector<MapSet> o2i_bitcast(const OpContext& op) { return one_each({bitcast_map(op.shape(), op.operand_shape(0))}); }
-std::vector<MapSet> i2o_bitcast(const OpContext& op) { return one_each({bitcast_map(op.operand_shape(0), op.shape())}); }
+std::vector<MapSet> o2i_bitcast(const OpContext& op, MapStyle style) {
+  return one_each({bitcast(op.shape(), op.operand_shape(0), style)});
+}
+std::vector<MapSet> i2o_bitcast(const OpContext& op, MapStyle style) {
+  return one_each({bitcast(op.operand_shape(0), op.shape(), style)});
+}
 
 // Equal widths: elementwise. A narrower output type adds a minor dimension
 // (one wide element becomes several narrow ones), a wider one drops it.

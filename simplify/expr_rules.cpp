@@ -128,6 +128,27 @@ std::optional<Expr> sum_recombine_div_mod(const Expr& e, const RangeEvaluator&) 
   return std::nullopt;
 }
 
+std::optional<Expr> sum_merge_mod_digits(const Expr& e, const RangeEvaluator&) {
+  if (e.kind() != Expr::Kind::kSum) return std::nullopt;
+  auto terms = e.terms();
+  for (const Term& low : terms) {
+    if (low.atom.kind() != Expr::Kind::kMod) continue;
+    const Expr& x = low.atom.operand();
+    std::int64_t a = low.atom.divisor();
+    for (const Term& high : terms) {
+      if (high.atom.kind() != Expr::Kind::kMod) continue;
+      const Expr& quotient = high.atom.operand();
+      if (quotient.kind() != Expr::Kind::kFloorDiv || quotient.divisor() != a || !(quotient.operand() == x)) continue;
+      if (high.coefficient != checked_mul(low.coefficient, a)) continue;
+      // (x mod a) + ((x floordiv a) mod b) * a == x mod (a*b), for every integer x.
+      const std::int64_t b = high.atom.divisor();
+      return e - low.atom * low.coefficient - high.atom * high.coefficient +
+             mod(x, checked_mul(a, b)) * low.coefficient;
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<Expr> sum_fold_into_mod(const Expr& e, const RangeEvaluator&) {
   if (e.kind() != Expr::Kind::kSum) return std::nullopt;
   for (const Term& d : e.terms()) {

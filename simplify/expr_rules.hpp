@@ -41,6 +41,11 @@ std::optional<Expr> floordiv_absorb_inner_floordiv(const Expr& e, const RangeEva
 /// delinearised pair recombines (the reshape-after-reshape case).
 std::optional<Expr> sum_recombine_div_mod(const Expr& e, const RangeEvaluator& ranges);
 
+/// In a sum, `((x floordiv a) mod b) * (k*a) + (x mod a) * k` is
+/// `(x mod (a*b)) * k`: two adjacent digits of x merge (a tiled layout read
+/// back, or a bitcast between tilings).
+std::optional<Expr> sum_merge_mod_digits(const Expr& e, const RangeEvaluator& ranges);
+
 /// In a sum that contains `a*x` and `(x floordiv c) * (-a*c)`, the two are
 /// `(x mod c) * a`; applied only when the result is smaller.
 std::optional<Expr> sum_fold_into_mod(const Expr& e, const RangeEvaluator& ranges);

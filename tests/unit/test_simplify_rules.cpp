@@ -94,6 +94,21 @@ TEST_CASE("sum_recombine_div_mod", "[simplify][rules]") {
   CHECK(fired(sum_recombine_div_mod(mod(d(0), 8) * 100 + floor_div(d(0), 8) * 1024, r)) == "(not fired)");
 }
 
+TEST_CASE("sum_merge_mod_digits", "[simplify][rules]") {
+  Domain dom = dims({{0, 15}, {0, 127}});
+  RangeEvaluator r(dom, false);
+  // The bf16 (2,1) sub-tile read back: two digits of d0 are d0 mod 8.
+  CHECK(fired(sum_merge_mod_digits(mod(floor_div(d(0), 2), 4) * 2 + mod(d(0), 2), r)) == "d0 mod 8");
+  CHECK(fired(sum_merge_mod_digits(mod(floor_div(d(0), 2), 4) * 6 + mod(d(0), 2) * 3 + d(1), r)) ==
+        "(d0 mod 8) * 3 + d1");
+  // Not adjacent digits: the high one divides by 4, the low one keeps d0 mod 2.
+  CHECK(fired(sum_merge_mod_digits(mod(floor_div(d(0), 4), 3) * 2 + mod(d(0), 2), r)) == "(not fired)");
+  // Adjacent digits with the wrong weight (3 != 2 * 1).
+  CHECK(fired(sum_merge_mod_digits(mod(floor_div(d(0), 2), 4) * 3 + mod(d(0), 2), r)) == "(not fired)");
+  // Digits of different expressions do not merge.
+  CHECK(fired(sum_merge_mod_digits(mod(floor_div(d(1), 2), 4) * 2 + mod(d(0), 2), r)) == "(not fired)");
+}
+
 TEST_CASE("sum_fold_into_mod", "[simplify][rules]") {
   std::vector<Variable> syms{{{0, 100}, ""}};
   Domain dom(std::vector<Variable>{{{0, 9}, ""}}, syms, {});
