@@ -11,6 +11,7 @@
 #include "app/exit_codes.hpp"
 #include "app/isl_limit.hpp"
 #include "indexing/instruction_indexing.hpp"
+#include "indexing/physical_indexing.hpp"
 #include "indexing/map_text.hpp"
 #include "parser/parse.hpp"
 
@@ -101,8 +102,10 @@ public:
         if (module.shape_of(i).is_tuple && forward.empty() && backward.empty()) continue;
         if (text) {
           m_out << fmt::format("{}operand {} %{}\n", indent, j, name);
-          if (o2i) maps_text("output -> operand", forward, indent + "  ");
-          if (i2o) maps_text("operand -> output", backward, indent + "  ");
+          if (o2i) maps_text(m_options.physical ? "output offset -> operand offset" : "output -> operand", forward,
+                             indent + "  ");
+          if (i2o) maps_text(m_options.physical ? "operand offset -> output offset" : "operand -> output", backward,
+                             indent + "  ");
         }
         count(forward, m_totals);
         count(backward, m_totals);
@@ -274,11 +277,15 @@ void setup_analyze_command(CLI::App& app, int& exit_code) {
       "the set are (positions from 1). An all-gather's output -> operand map is followed by\n"
       "`replica id:`, a map from the same domain to the position, within the replica group, of the\n"
       "replica whose buffer holds the element.\n"
+      "With --physical every map is restated in element offsets of the buffers, through each array's\n"
+      "layout (tiles included; see `hlo-index layout`): output offset -> operand offset; padding slots\n"
+      "are outside the domains.\n"
       "A summary line counts instructions, maps, undefined and approximate maps.\n\n"
       "Examples:\n"
       "  hlo-index analyze model.hlo\n"
       "  hlo-index analyze model.hlo --instruction fusion.3 --direction both --one-line\n"
       "  hlo-index analyze model.hlo --format json > maps.json\n"
+      "  hlo-index analyze tpu.hlo --instruction fusion.3 --physical   # offsets in the tiled buffers\n"
       "  hlo-index analyze model.hlo --xla-compat     # XLA's own maps and simplification policy");
   cmd->add_option("files", options->files, "HLO text files ('-' reads standard input)")->required();
   cmd->add_option("--computation", options->computations, "Only instructions of this computation (repeatable)");
@@ -292,6 +299,9 @@ void setup_analyze_command(CLI::App& app, int& exit_code) {
                 "comparing with XLA's own output (XLA's over-approximations are then marked approximate on the "
                 "header line; see the README for where it deliberately differs)");
   cmd->add_flag("--one-line", options->one_line, "Print each map on one line (XLA's one-line form)");
+  cmd->add_flag("--physical", options->physical,
+                "Maps between element offsets in the buffers (output offset -> operand offset), through the "
+                "layouts and their tiles");
   cmd->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
   cmd->add_option("--isl-max-operations", options->isl_max_operations,
                   "Budget of one isl computation in isl operations (default 2000000); when it runs out the "
@@ -329,6 +339,7 @@ int run_analyze_command(const AnalyzeOptions& options, std::ostream& out, std::o
   json j_modules = json::array();
   for (const hlo::Module& module : modules) {
     indexing::IndexingAnalysis analysis(module, analysis_options);
+    indexing::PhysicalIndexing physical(module, opts.simplify);
     const auto fused = fused_computations(module);
     json j_computations = json::array();
     for (std::uint32_t ci = 0; ci < module.computations.size(); ++ci) {
@@ -360,6 +371,7 @@ int run_analyze_command(const AnalyzeOptions& options, std::ostream& out, std::o
           if (o2i) result.output_to_input.assign(outputs, sets);
           if (i2o) result.input_to_output.assign(outputs, sets);
         }
+        if (opts.physical) result = physical.apply(c, instr, std::move(result));
         report.instruction(module, c, instr, result, text ? nullptr : &j_instructions);
       }
       if (!text && !j_instructions.empty()) {
@@ -375,7 +387,9 @@ int run_analyze_command(const AnalyzeOptions& options, std::ostream& out, std::o
   } else {
     json summary{{"instructions", t.instructions}, {"maps", t.maps}, {"undefined", t.undefined},
                  {"approximate", t.approximate}};
-    out << json{{"modules", std::move(j_modules)}, {"summary", std::move(summary)}}.dump(2) << "\n";
+    json document{{"modules", std::move(j_modules)}, {"summary", std::move(summary)}};
+    if (opts.physical) document["offsets"] = "physical";
+    out << document.dump(2) << "\n";
   }
   return k_exit_ok;
 }

@@ -19,6 +19,7 @@ struct AnalyzeOptions {
   bool simplify = true;
   bool xla_compat = false;
   bool one_line = false;
+  bool physical = false;  // maps between element offsets of the buffers
   std::string format = "text";  // text | json
   unsigned long isl_max_operations = 0;
   bool allow_truncated = false;

@@ -41,7 +41,14 @@ IndexingMap in_physical_offsets(const IndexingMap& map, const layout::PhysicalLa
                                 const layout::PhysicalLayout& to, bool simplify_map) {
   if (!map.is_defined()) return map;
   IndexingMap physical = compose(compose(physical_to_logical(from, false), map), logical_to_physical(to, false));
-  if (simplify_map) simplify(physical);
+  if (simplify_map) {
+    // Rules keep the digits (floordiv / mod by tile sizes) readable; isl then
+    // makes the domain exact.
+    MapSimplifyOptions options;
+    options.use_isl = false;
+    simplify(physical, options);
+    if (tighten_domain(physical)) simplify(physical, options);
+  }
   return physical;
 }
 

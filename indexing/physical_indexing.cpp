@@ -1,0 +1,69 @@
+#include "indexing/physical_indexing.hpp"
+
+#include "indexing/layout_maps.hpp"
+#include "indexing/map_text.hpp"
+
+namespace hlo_index::indexing {
+
+const PhysicalIndexing::LayoutOrReason& PhysicalIndexing::layout_of(const hlo::Shape& shape) {
+  std::string key = hlo::to_string(shape);
+  auto it = m_layouts.find(key);
+  if (it != m_layouts.end()) return it->second;
+  LayoutOrReason entry;
+  if (shape.is_tuple) {
+    entry.reason = "a tuple has no single buffer to take offsets in";
+  } else {
+    try {
+      entry.layout = layout::PhysicalLayout::of(shape);
+    } catch (const layout::LayoutError& e) {
+      entry.reason = std::string("cannot lay out ").append(key).append(": ").append(e.what());
+    }
+  }
+  return m_layouts.emplace(std::move(key), std::move(entry)).first->second;
+}
+
+MapSet PhysicalIndexing::convert(const MapSet& set, const hlo::Shape& from, const hlo::Shape& to) {
+  const LayoutOrReason& from_layout = layout_of(from);
+  const LayoutOrReason& to_layout = layout_of(to);
+  MapSet result;
+  for (const IndexingMap& map : set) {
+    if (!map.is_defined()) {
+      result.push_back(map);
+      continue;
+    }
+    if (!from_layout.layout || !to_layout.layout) {
+      result.push_back(IndexingMap::undefined(from_layout.layout ? to_layout.reason : from_layout.reason));
+      continue;
+    }
+    // Real modules repeat the same op on the same shapes many times.
+    std::string key = print_map(map);
+    key.append("|").append(hlo::to_string(from)).append("|").append(hlo::to_string(to));
+    auto it = m_converted.find(key);
+    if (it == m_converted.end())
+      it = m_converted.emplace(std::move(key), in_physical_offsets(map, *from_layout.layout, *to_layout.layout, m_simplify))
+               .first;
+    result.push_back(it->second);
+  }
+  return result;
+}
+
+InstructionIndexing PhysicalIndexing::apply(const hlo::Computation& computation, const hlo::Instruction& instruction,
+                                            InstructionIndexing logical) {
+  const hlo::Shape& shape = m_module.shape_of(instruction);
+  auto output_shape = [&](std::size_t k) -> const hlo::Shape& {
+    return shape.is_tuple && k < shape.elements.size() ? shape.elements[k] : shape;
+  };
+  const auto operands = computation.operands_of(instruction);
+  auto operand_shape = [&](std::size_t j) -> const hlo::Shape& {
+    return m_module.shape_of(computation.instructions[operands[j]]);
+  };
+  for (std::size_t k = 0; k < logical.output_to_input.size(); ++k)
+    for (std::size_t j = 0; j < logical.output_to_input[k].size() && j < operands.size(); ++j)
+      logical.output_to_input[k][j] = convert(logical.output_to_input[k][j], output_shape(k), operand_shape(j));
+  for (std::size_t k = 0; k < logical.input_to_output.size(); ++k)
+    for (std::size_t j = 0; j < logical.input_to_output[k].size() && j < operands.size(); ++j)
+      logical.input_to_output[k][j] = convert(logical.input_to_output[k][j], operand_shape(j), output_shape(k));
+  return logical;
+}
+
+}  // namespace hlo_index::indexing

@@ -1,0 +1,41 @@
+// An instruction's indexing restated in element offsets of the buffers
+// (`hlo-index analyze --physical`): output offset -> operand offset, and
+// operand offset -> output offset, through each array's layout (tiles
+// included). The basis for coalescing questions.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "indexing/instruction_indexing.hpp"
+#include "layout/physical_layout.hpp"
+
+namespace hlo_index::indexing {
+
+class PhysicalIndexing {
+public:
+  explicit PhysicalIndexing(const hlo::Module& module, bool simplify = true) : m_module(module), m_simplify(simplify) {}
+
+  /// `logical` is the analysis of `instruction` (of `computation`); every
+  /// map becomes a map between physical offsets. An operand or output that
+  /// cannot be laid out (a tuple, an unbounded dimension) gets UNDEFINED
+  /// maps with the reason.
+  InstructionIndexing apply(const hlo::Computation& computation, const hlo::Instruction& instruction,
+                            InstructionIndexing logical);
+
+private:
+  // The layout of a shape, or the reason there is none.
+  struct LayoutOrReason {
+    std::optional<layout::PhysicalLayout> layout;
+    std::string reason;
+  };
+  const LayoutOrReason& layout_of(const hlo::Shape& shape);
+  MapSet convert(const MapSet& set, const hlo::Shape& from, const hlo::Shape& to);
+
+  const hlo::Module& m_module;
+  bool m_simplify;
+  std::map<std::string, LayoutOrReason> m_layouts;  // by shape text
+  std::map<std::string, IndexingMap> m_converted;   // by map text and the two shapes
+};
+
+}  // namespace hlo_index::indexing
