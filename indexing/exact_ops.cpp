@@ -100,6 +100,9 @@ std::optional<bool> are_equal(const IndexingMap& a, const IndexingMap& b) {
     if (!ea.has_value() || !eb.has_value()) return std::nullopt;
     return *ea && *eb;
   }
+  // The replica id is part of the relation: (index) -> (element, replica).
+  if (a.replica_id().size() != b.replica_id().size()) return false;
+  if (a.has_replica_id()) return are_equal(replica_id_as_results(a), replica_id_as_results(b));
   if (a.dim_count() != b.dim_count() || a.runtime_count() != b.runtime_count() ||
       a.results().size() != b.results().size()) {
     return false;

@@ -170,6 +170,16 @@ TEST_CASE("are_equal compares relations, not text", "[indexing][equal]") {
   CHECK(are_equal(empty1, IndexingMap::known_empty(empty1)) == std::optional<bool>(true));
 }
 
+TEST_CASE("are_equal compares replica ids as part of the relation", "[indexing][equal]") {
+  const std::string map = "(d0) -> (d0 mod 4), domain: d0 in [0, 7]";
+  IndexingMap halves = parse_map(map + "\nreplica id:\n  (d0) -> (d0 floordiv 4), domain: d0 in [0, 7]");
+  IndexingMap same = parse_map(map + "\nreplica id:\n  (d0) -> ((d0 floordiv 2) floordiv 2), domain: d0 in [0, 7]");
+  IndexingMap pairs = parse_map(map + "\nreplica id:\n  (d0) -> (d0 floordiv 2), domain: d0 in [0, 7]");
+  CHECK(are_equal(halves, same) == std::optional<bool>(true));
+  CHECK(are_equal(halves, pairs) == std::optional<bool>(false));
+  CHECK(are_equal(halves, parse_map(map)) == std::optional<bool>(false));
+}
+
 TEST_CASE("inverse of a bijection, a projection and a strided map", "[indexing][inverse]") {
   auto inverse_text = [](const std::string& text) {
     std::string out;
