@@ -58,17 +58,35 @@ IndexingMap bitcast_map(const hlo::Shape& from, const hlo::Shape& to) {
 
 bool has_tiles(const hlo::Shape& shape) { return shape.layout && !shape.layout->tiles.empty(); }
 
-// With tiles, "same physical offset" goes through the buffers themselves:
-// `from` logical -> offset in from's buffer -> the element of `to` stored at
-// that offset. Positions whose offset is tile padding in `to` (or beyond its
-// buffer) read nothing, so they fall outside the map's domain.
-IndexingMap tiled_bitcast_map(const hlo::Shape& from, const hlo::Shape& to) {
+// From an element offset of `from` to the element offsets of `to` that
+// share its bits: one to one for equal widths; a wider `from` element spans
+// k narrower ones (offset * k + s0, s0 in [0, k - 1]); a narrower one lies
+// inside element offset floordiv k.
+IndexingMap offset_in_other_width(std::int64_t from_slots, std::int64_t from_bits, std::int64_t to_bits) {
+  const Expr offset = Expr::dim(0);
+  if (from_bits == to_bits) return build::map({from_slots}, {offset});
+  if (from_bits % to_bits == 0) {
+    const std::int64_t k = from_bits / to_bits;
+    return build::map({from_slots}, {offset * k + Expr::range(0)}, {k});
+  }
+  if (to_bits % from_bits == 0) return build::map({from_slots}, {simplify::floor_div(offset, to_bits / from_bits)});
+  throw Unsupported("a bitcast between element widths that do not divide each other");
+}
+
+// "Same physical bits" through the buffers themselves: `from` logical ->
+// offset in from's buffer (tiles applied) -> the elements of `to` stored at
+// those bits. Positions whose bits are padding in `to` (or beyond its buffer)
+// read nothing, so they fall outside the map's domain.
+IndexingMap physical_bitcast_map(const hlo::Shape& from, const hlo::Shape& to) {
   try {
     const auto from_layout = layout::PhysicalLayout::of(from);
     const auto to_layout = layout::PhysicalLayout::of(to);
-    if (from_layout.element_bits() != to_layout.element_bits())
-      throw Unsupported("a bitcast between element types of different widths");
-    IndexingMap map = compose(logical_to_physical(from_layout, false), physical_to_logical(to_layout, false));
+    IndexingMap to_offset = logical_to_physical(from_layout, false);
+    if (from_layout.element_bits() != to_layout.element_bits()) {
+      to_offset = compose(to_offset, offset_in_other_width(from_layout.allocated_elements(), from_layout.element_bits(),
+                                                           to_layout.element_bits()));
+    }
+    IndexingMap map = compose(to_offset, physical_to_logical(to_layout, false));
     simplify(map);
     return map;
   } catch (const layout::LayoutError& e) {
@@ -76,9 +94,18 @@ IndexingMap tiled_bitcast_map(const hlo::Shape& from, const hlo::Shape& to) {
   }
 }
 
+bool element_widths_differ(const hlo::Shape& a, const hlo::Shape& b) {
+  auto bits = [](const hlo::Shape& s) {
+    return s.layout && s.layout->element_size_bits != 0 ? s.layout->element_size_bits : hlo::element_type_bits(s.type);
+  };
+  return bits(a) != bits(b);
+}
+
 IndexingMap bitcast(const hlo::Shape& from, const hlo::Shape& to, MapStyle style) {
-  // XLA's analysis ignores tiles; the exact relation follows them.
-  if (style == MapStyle::kExact && (has_tiles(from) || has_tiles(to))) return tiled_bitcast_map(from, to);
+  // XLA's analysis ignores tiles and needs equal widths; the exact relation
+  // follows the bits.
+  if (style == MapStyle::kExact && (has_tiles(from) || has_tiles(to) || element_widths_differ(from, to)))
+    return physical_bitcast_map(from, to);
   return bitcast_map(from, to);
 }
 
