@@ -136,6 +136,13 @@ std::optional<std::vector<std::int64_t>> parse_index(const std::string& text, st
   return index;
 }
 
+// Allocated slots per logical element (1 without padding); 0 for an empty array.
+double padding_ratio(const PhysicalLayout& l) {
+  return l.logical_elements() == 0
+             ? 0.0
+             : static_cast<double>(l.allocated_elements()) / static_cast<double>(l.logical_elements());
+}
+
 std::string words_of(const PhysicalLayout& l, const hlo::Shape& shape) {
   std::string text;
   text += fmt::format("  element type: {}, {} bit{} per element{}\n", hlo::element_type_name(shape.type),
@@ -178,10 +185,11 @@ std::string words_of(const PhysicalLayout& l, const hlo::Shape& shape) {
   if (l.tail_alignment() > 1)
     text += fmt::format("  tail padding: the element count is rounded up to a multiple of {}\n", l.tail_alignment());
   std::int64_t padding = l.allocated_elements() - l.logical_elements();
-  text += fmt::format("  elements: {} logical, {} allocated, {} padding ({:.1f}% of the buffer)\n",
+  text += fmt::format("  elements: {} logical, {} allocated, {} padding ({:.1f}% of the buffer; padding ratio {:.3f})\n",
                       l.logical_elements(), l.allocated_elements(), padding,
                       l.allocated_elements() == 0 ? 0.0 : 100.0 * static_cast<double>(padding) /
-                                                              static_cast<double>(l.allocated_elements()));
+                                                              static_cast<double>(l.allocated_elements()),
+                      padding_ratio(l));
   text += fmt::format("  bytes: {} allocated, memory space {}\n", l.allocated_bytes(), l.memory_space());
   return text;
 }
@@ -270,6 +278,7 @@ public:
       j["logical_elements"] = l->logical_elements();
       j["allocated_elements"] = l->allocated_elements();
       j["padding_elements"] = l->allocated_elements() - l->logical_elements();
+      j["padding_ratio"] = padding_ratio(*l);
       j["allocated_bytes"] = l->allocated_bytes();
       j["logical_to_physical"] = indexing::print_map(to_offset);
       j["physical_to_logical"] = indexing::print_map(to_logical);
