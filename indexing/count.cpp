@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <optional>
+#include <stdexcept>
 
 #include "indexing/isl_bridge.hpp"
 #include "simplify/range.hpp"
@@ -323,6 +325,51 @@ Count count_image(const IndexingMap& map) {
     out = within_isl_budget([&] { return image_count_within_budget(map); }, [&] { return upper_bound_image(map); });
   }
   out.exact = out.exact && !map.approximate();
+  return out;
+}
+
+Count count_union_image(std::span<const IndexingMap> maps) {
+  std::vector<const IndexingMap*> defined;
+  for (const IndexingMap& m : maps) {
+    if (m.is_undefined()) return {0, false};
+    if (!m.is_known_empty()) defined.push_back(&m);
+  }
+  if (defined.empty()) return {0, true};
+  if (defined.size() == 1) return count_image(*defined[0]);
+  const std::size_t rank = defined[0]->results().size();
+  bool approximate = false;
+  for (const IndexingMap* m : defined) {
+    if (m->results().size() != rank) throw std::invalid_argument("count_union_image: maps of different arities");
+    approximate = approximate || m->approximate();
+  }
+  // Without isl: the images' sizes add up to an upper bound.
+  auto upper_bound = [&] {
+    Count sum{0, false};
+    bool exact = true;
+    for (const IndexingMap* m : defined) sum.value = add_or_saturate(sum.value, count_image(*m).value, exact);
+    return sum;
+  };
+  if (rank == 0) return {1, !approximate};
+  Count out = within_isl_budget(
+      [&] {
+        std::optional<isl::set> all;
+        for (const IndexingMap* m : defined) {
+          const auto n_vars = static_cast<unsigned>(m->domain().variable_count());
+          isl::set image = project_out(graph_set(m->domain(), m->results()), 0, n_vars);
+          all = all ? all->unite(image) : image;
+        }
+        std::vector<Var> vars;
+        for (std::uint32_t k = 0; k < rank; ++k) vars.push_back({VarKind::kDim, k});
+        Count sum{0, true};
+        for (const Domain& piece : symbolic_pieces(all->coalesce(), vars)) {
+          Count c = count_points(piece);
+          sum.value = add_or_saturate(sum.value, c.value, sum.exact);
+          sum.exact = sum.exact && c.exact;
+        }
+        return sum;
+      },
+      upper_bound);
+  out.exact = out.exact && !approximate;
   return out;
 }
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "indexing/indexing_map.hpp"
 
@@ -23,6 +24,10 @@ Count count_domain(const IndexingMap& map);
 Count count_image(const IndexingMap& map);
 /// Distinct pairs ((d, rt), r) of the relation.
 Count count_relation(const IndexingMap& map);
+
+/// Distinct result tuples reached by any of `maps` (all with the same
+/// number of results): the size of the union of their images.
+Count count_union_image(std::span<const IndexingMap> maps);
 
 /// Points of a symbolic domain (all variables).
 Count count_points(const Domain& domain);
