@@ -8,6 +8,7 @@
 #include "parser/attributes.hpp"
 #include "parser/literal_check.hpp"
 #include "parser/name_table.hpp"
+#include "parser/result_shapes.hpp"
 
 namespace hlo_index::parser {
 namespace {
@@ -38,11 +39,6 @@ std::uint32_t syntax_of(std::string_view name) {
   return table.find(name);
 }
 
-bool is_static_array(const hlo::Shape& s) {
-  return !s.is_tuple && std::all_of(s.dim_kinds.begin(), s.dim_kinds.end(),
-                                    [](hlo::DimKind k) { return k == hlo::DimKind::kStatic; });
-}
-
 bool is_one_of(std::string_view text, std::initializer_list<std::string_view> choices) {
   return std::find(choices.begin(), choices.end(), text) != choices.end();
 }
@@ -50,10 +46,16 @@ bool is_one_of(std::string_view text, std::initializer_list<std::string_view> ch
 // The checks of one instruction; a cheap view made per instruction.
 class Checker {
 public:
-  Checker(const hlo::Module& module, DiagnosticEngine& diagnostics, std::vector<std::int64_t>& scratch)
-      : m_module(module), m_source(*module.source), m_diagnostics(diagnostics), m_scratch(scratch) {}
+  Checker(const hlo::Module& module, DiagnosticEngine& diagnostics, std::vector<std::int64_t>& scratch,
+          std::vector<const hlo::Shape*>& operand_shapes, const char* where)
+      : m_module(module), m_source(*module.source), m_diagnostics(diagnostics), m_scratch(scratch),
+        m_operand_shapes(operand_shapes), m_where(where) {}
 
-  void check(const hlo::Computation& c, const hlo::Instruction& i) { check_instruction(c, i); }
+  void check(const hlo::Computation& c, const hlo::Instruction& i, std::size_t errors_before) {
+    check_instruction(c, i);
+    // Result shapes only of instructions with nothing else wrong: one problem, one error.
+    if (m_diagnostics.error_count() == errors_before) check_result(c, i);
+  }
 
 private:
   // An integer list that check_syntax already accepted, parsed into the reused buffer.
@@ -65,6 +67,9 @@ private:
   void error(std::string_view at, std::string message) {
     m_diagnostics.error_at(m_source, at.data(), std::move(message));
   }
+
+  // An error about the instruction as a whole.
+  void error(std::string message) { m_diagnostics.error_at(m_source, m_where, std::move(message)); }
 
   // Parses every attribute with a known syntax; returns false if any is malformed.
   bool check_syntax(const hlo::Computation& c, const hlo::Instruction& i) {
@@ -133,14 +138,6 @@ private:
       case Opcode::kFusion:
         if (auto text = attr("kind"); text && !is_one_of(*text, {"kLoop", "kInput", "kOutput", "kCustom"}))
           error(*text, fmt::format("unknown fusion kind '{}' (expected kLoop, kInput, kOutput or kCustom)", *text));
-        break;
-      case Opcode::kReshape:
-        if (in0 && is_static_array(*in0) && is_static_array(out)) {
-          auto from = in0->element_count(), to = out.element_count();
-          if (*from != *to)
-            error(i.name, fmt::format("reshape from {} to {} changes the number of elements ({} to {})",
-                                      hlo::to_string(*in0), hlo::to_string(out), *from, *to));
-        }
         break;
       case Opcode::kBroadcast:
         if (auto text = attr("dimensions"); text && in0) {
@@ -247,16 +244,31 @@ private:
     }
   }
 
+  void check_result(const hlo::Computation& c, const hlo::Instruction& i) {
+    m_operand_shapes.clear();
+    for (std::uint32_t k : c.operands_of(i))
+      m_operand_shapes.push_back(k == hlo::k_none ? nullptr : &m_module.shape_of(c.instructions[k]));
+    auto problem = check_result_shape(i.opcode, m_module.shape_of(i), m_operand_shapes, c.attributes_of(i));
+    if (!problem) return;
+    if (problem->at.empty())
+      error(std::move(problem->message));
+    else
+      error(problem->at, std::move(problem->message));
+  }
+
   const hlo::Module& m_module;
   const SourceFile& m_source;
   DiagnosticEngine& m_diagnostics;
-  std::vector<std::int64_t>& m_scratch;  // reused by integer-list parses
+  std::vector<std::int64_t>& m_scratch;               // reused by integer-list parses
+  std::vector<const hlo::Shape*>& m_operand_shapes;  // reused by check_result
+  const char* m_where;                               // where the instruction is, for errors about all of it
 };
 
 }  // namespace
 
-void InstructionChecker::check(const hlo::Module& module, const hlo::Computation& c, const hlo::Instruction& i) {
-  Checker(module, m_diagnostics, m_scratch).check(c, i);
+void InstructionChecker::check(const hlo::Module& module, const hlo::Computation& c, const hlo::Instruction& i,
+                               const char* where, std::size_t errors_before) {
+  Checker(module, m_diagnostics, m_scratch, m_operand_shapes, where).check(c, i, errors_before);
 }
 
 }  // namespace hlo_index::parser

@@ -73,7 +73,7 @@ private:
   const char* parse_table(const char* p, const char* end);
   const char* parse_computation(const char* p, const char* end);
   std::uint32_t add_instruction(const ast::Instruction& a, hlo::Computation& computation,
-                                std::uint32_t computation_index);
+                                std::uint32_t computation_index, const char* where);
   std::uint32_t add_inline_operand(const ast::Operand& operand, std::string_view user, std::size_t k,
                                    hlo::Computation& computation, std::uint32_t computation_index);
   hlo::ShapeId infer_shape(const ast::Instruction& a, const hlo::Computation& computation);
@@ -268,7 +268,7 @@ const char* ModuleBuilder::parse_computation(const char* p, const char* end) {
     const char* statement = p;
     m_instruction.clear();
     if (!run(grammar::instruction(), p, end, m_instruction)) no_instruction(statement, end);
-    add_instruction(m_instruction, computation, index);
+    add_instruction(m_instruction, computation, index, m_instruction.name.data());
   }
   ast::Trailer trailer;
   run(grammar::trailer(), p, end, trailer);
@@ -285,7 +285,8 @@ std::uint32_t ModuleBuilder::add_inline_operand(const ast::Operand& operand, std
   run(grammar::inline_instruction(), p, end, nested);
   nested.name = *m_module.synthesized_text.emplace_back(
       std::make_unique<std::string>(fmt::format("{}.operand{}", user, k)));
-  return add_instruction(nested, computation, computation_index);
+  // The made-up name is not in the source: diagnostics point at the operand's text.
+  return add_instruction(nested, computation, computation_index, operand.shape.data());
 }
 
 // Registers an opcode hlo-index does not know (with a warning, once per module).
@@ -341,8 +342,13 @@ hlo::ShapeId ModuleBuilder::infer_shape(const ast::Instruction& a, const hlo::Co
   return static_cast<hlo::ShapeId>(m_module.shapes.size() - 1);
 }
 
+// `where` locates the instruction in the source for diagnostics: `a.name`, except
+// for inline operand instructions, whose names are made up.
 std::uint32_t ModuleBuilder::add_instruction(const ast::Instruction& a, hlo::Computation& computation,
-                                             std::uint32_t computation_index) {
+                                             std::uint32_t computation_index, const char* where) {
+  // Problems anywhere in this instruction's text (inline operands included) make its result shape
+  // unreliable to check.
+  const std::size_t errors_before = m_diagnostics.error_count();
   // Inline operand instructions come first, so the user's operands can name them.
   std::vector<std::uint32_t> inline_ids;
   for (std::size_t k = 0; k < a.operands.size(); ++k) {
@@ -409,8 +415,8 @@ std::uint32_t ModuleBuilder::add_instruction(const ast::Instruction& a, hlo::Com
       computation.callees.push_back(hlo::k_none);
     }
   }
-  ins.attribute_count = narrow_count<std::uint16_t>(a.attributes.size(), a.name.data(), "attributes");
-  ins.callee_count = narrow_count<std::uint16_t>(computation.callees.size() - ins.first_callee, a.name.data(),
+  ins.attribute_count = narrow_count<std::uint16_t>(a.attributes.size(), where, "attributes");
+  ins.callee_count = narrow_count<std::uint16_t>(computation.callees.size() - ins.first_callee, where,
                                                  "called computations");
 
   if (a.has_literal) {
@@ -428,9 +434,9 @@ std::uint32_t ModuleBuilder::add_instruction(const ast::Instruction& a, hlo::Com
 
   auto id = static_cast<std::uint32_t>(computation.instructions.size());
   if (!m_instruction_ids.insert(a.name, id))
-    error(a.name.data(), fmt::format("redefinition of '{}' in computation '{}'", a.name, computation.name));
+    error(where, fmt::format("redefinition of '{}' in computation '{}'", a.name, computation.name));
   computation.instructions.push_back(ins);
-  m_checker.check(m_module, computation, computation.instructions.back());
+  m_checker.check(m_module, computation, computation.instructions.back(), where, errors_before);
   return id;
 }
 

@@ -1,1 +1,761 @@
-// Placeholder; filled in by the change that introduces it.
+// Result-shape verification, one rule per op, after XLA's shape inference
+// (ShapeInference::Infer*Shape) and the HLO verifier. Every rule either
+// computes the shape XLA would give and compares it with the declared one, or
+// gives up: a false error on a real module is much worse than a missed one.
+#include "parser/result_shapes.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <tuple>
+#include <vector>
+
+#include "parser/attributes.hpp"
+
+namespace hlo_index::parser {
+namespace {
+
+using hlo::ElementType;
+using hlo::Opcode;
+using hlo::Shape;
+using Dims = std::vector<std::int64_t>;
+using Outcome = std::optional<ResultShapeError>;
+
+//===--- Shapes ---===//
+
+bool is_static(const Shape& s) {
+  if (s.is_tuple) return std::all_of(s.elements.begin(), s.elements.end(), [](const Shape& e) { return is_static(e); });
+  return std::all_of(s.dim_kinds.begin(), s.dim_kinds.end(), [](hlo::DimKind k) { return k == hlo::DimKind::kStatic; });
+}
+
+bool is_float(ElementType t) {
+  switch (t) {
+    case ElementType::kF16: case ElementType::kBF16: case ElementType::kF32: case ElementType::kF64:
+    case ElementType::kF8E5M2: case ElementType::kF8E4M3: case ElementType::kF8E4M3FN:
+    case ElementType::kF8E4M3B11FNUZ: case ElementType::kF8E5M2FNUZ: case ElementType::kF8E4M3FNUZ:
+    case ElementType::kF8E3M4: case ElementType::kF8E8M0FNU: case ElementType::kF6E2M3FN:
+    case ElementType::kF6E3M2FN: case ElementType::kF4E2M1FN:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool is_complex(ElementType t) { return t == ElementType::kC64 || t == ElementType::kC128; }
+
+// Equal dimensions and element types, floating-point precision ignored, recursively.
+bool compatible(const Shape& a, const Shape& b) {
+  if (a.is_tuple != b.is_tuple) return false;
+  if (a.is_tuple) {
+    if (a.elements.size() != b.elements.size()) return false;
+    for (std::size_t k = 0; k < a.elements.size(); ++k)
+      if (!compatible(a.elements[k], b.elements[k])) return false;
+    return true;
+  }
+  return a.dims == b.dims && (a.type == b.type || (is_float(a.type) && is_float(b.type)));
+}
+
+Shape without_layout(Shape s) {
+  s.layout.reset();
+  for (Shape& e : s.elements) e = without_layout(std::move(e));
+  return s;
+}
+
+std::string text(const Shape& s) { return hlo::to_string(without_layout(s)); }
+
+Shape array(ElementType type, Dims dims) {
+  Shape s;
+  s.type = type;
+  s.dim_kinds.assign(dims.size(), hlo::DimKind::kStatic);
+  s.dims = std::move(dims);
+  return s;
+}
+
+Shape tuple(std::vector<Shape> elements) {
+  Shape s;
+  s.is_tuple = true;
+  s.elements = std::move(elements);
+  return s;
+}
+
+// The element count times the element width, or nullopt on overflow.
+std::optional<std::int64_t> size_in_bits(const Shape& s) {
+  auto count = s.element_count();
+  std::int64_t bits = 0;
+  if (!count || __builtin_mul_overflow(*count, std::int64_t{hlo::element_type_bits(s.type)}, &bits))
+    return std::nullopt;
+  return bits;
+}
+
+//===--- Arithmetic and integer lists ---===//
+
+std::optional<std::int64_t> add(std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  if (__builtin_add_overflow(a, b, &r)) return std::nullopt;
+  return r;
+}
+
+std::optional<std::int64_t> mul(std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r)) return std::nullopt;
+  return r;
+}
+
+// (size - 1) * dilation + 1, 0 for size 0: the extent of a dilated base or window.
+std::optional<std::int64_t> dilated(std::int64_t size, std::int64_t dilation) {
+  if (size == 0) return 0;
+  auto scaled = mul(size - 1, dilation);
+  return scaled ? add(*scaled, 1) : std::nullopt;
+}
+
+// The number of window positions along one dimension of a base of size `base`
+// (XLA's InferWindowOutputShape); nullopt where XLA would reject the window.
+std::optional<std::int64_t> window_output(std::int64_t base, const WindowDim& w) {
+  if (w.size < 1 || w.stride < 1 || w.base_dilation < 1 || w.window_dilation < 1) return std::nullopt;
+  auto dilated_base = dilated(base, w.base_dilation);
+  auto dilated_window = dilated(w.size, w.window_dilation);
+  if (!dilated_base || !dilated_window) return std::nullopt;
+  auto padded = add(*dilated_base, w.pad_low);
+  if (padded) padded = add(*padded, w.pad_high);
+  if (!padded || *padded < 0) return std::nullopt;
+  if (*padded == 0 || *dilated_window > *padded) return 0;
+  return (*padded - *dilated_window) / w.stride + 1;
+}
+
+bool distinct(Dims dims) {
+  std::sort(dims.begin(), dims.end());
+  return std::adjacent_find(dims.begin(), dims.end()) == dims.end();
+}
+
+bool in_range(const Dims& dims, std::size_t rank) {
+  return std::all_of(dims.begin(), dims.end(),
+                     [&](std::int64_t d) { return d >= 0 && static_cast<std::size_t>(d) < rank; });
+}
+
+bool contains(const Dims& dims, std::int64_t d) { return std::find(dims.begin(), dims.end(), d) != dims.end(); }
+
+std::size_t pos(std::int64_t d) { return static_cast<std::size_t>(d); }
+
+// How many devices each replica group of a collective holds, when the text says:
+// `{{0,1},{2,3}}` (groups of equal size) or the iota form `[2,4]<=[8]`. Groups of
+// one device count as unknown: XLA's verifier skips its group-size check for them.
+std::optional<std::int64_t> group_size(std::string_view groups) {
+  if (groups.starts_with("[")) {
+    std::int64_t counts[2] = {0, 0};
+    const char* p = groups.data() + 1;
+    const char* end = groups.data() + groups.size();
+    for (int k = 0; k < 2; ++k) {
+      auto [next, ec] = std::from_chars(p, end, counts[k]);
+      if (ec != std::errc() || next == end || *next != (k == 0 ? ',' : ']')) return std::nullopt;
+      p = next + 1;
+    }
+    if (p == end || *p != '<' || counts[1] < 2) return std::nullopt;
+    return counts[1];
+  }
+  auto lists = parse_int_list_list(groups);
+  if (!lists || lists->empty()) return std::nullopt;  // {}: every replica, a count the text does not give
+  std::size_t size = lists->front().size();
+  for (const Dims& group : *lists)
+    if (group.size() != size) return std::nullopt;
+  if (size < 2) return std::nullopt;
+  return static_cast<std::int64_t>(size);
+}
+
+//===--- The rules ---===//
+
+// How the element type of an elementwise op's result follows from its operands.
+enum class TypeRule { kSame, kPred, kAny, kComplexPart, kMakeComplex, kAbs };
+
+// How the dimensions of an elementwise op's result follow from its operands.
+enum class Form {
+  kNone,     // not an elementwise op
+  kUnary,    // the operand's
+  kBinary,   // XLA's broadcasting without broadcast_dimensions (below)
+  kEqual,    // two operands of equal dimensions (stochastic-convert)
+  kSelect,   // on_true's; the predicate may be a scalar
+  kClamp,    // the operand's, or min's / max's for a scalar operand
+};
+
+struct ElementwiseOp {
+  Form form = Form::kNone;
+  TypeRule type = TypeRule::kSame;
+};
+
+// The elementwise opcodes XLA defines.
+ElementwiseOp elementwise(Opcode opcode) {
+  switch (opcode) {
+    case Opcode::kCeil: case Opcode::kCbrt: case Opcode::kClz: case Opcode::kCopy: case Opcode::kCos:
+    case Opcode::kErf: case Opcode::kExp: case Opcode::kExpm1: case Opcode::kFloor: case Opcode::kLog:
+    case Opcode::kLog1p: case Opcode::kLogistic: case Opcode::kNegate: case Opcode::kNot: case Opcode::kPopcnt:
+    case Opcode::kReducePrecision: case Opcode::kRoundNearestAfz: case Opcode::kRoundNearestEven:
+    case Opcode::kRsqrt: case Opcode::kSign: case Opcode::kSin: case Opcode::kSqrt: case Opcode::kTan:
+    case Opcode::kTanh:
+      return {Form::kUnary, TypeRule::kSame};
+    case Opcode::kAbs: return {Form::kUnary, TypeRule::kAbs};
+    case Opcode::kReal: case Opcode::kImag: return {Form::kUnary, TypeRule::kComplexPart};
+    case Opcode::kIsFinite: return {Form::kUnary, TypeRule::kPred};
+    case Opcode::kConvert: return {Form::kUnary, TypeRule::kAny};
+    case Opcode::kStochasticConvert: return {Form::kEqual, TypeRule::kAny};
+    case Opcode::kAdd: case Opcode::kAnd: case Opcode::kAtan2: case Opcode::kDivide: case Opcode::kMaximum:
+    case Opcode::kMinimum: case Opcode::kMultiply: case Opcode::kOr: case Opcode::kPower: case Opcode::kRemainder:
+    case Opcode::kShiftLeft: case Opcode::kShiftRightArithmetic: case Opcode::kShiftRightLogical:
+    case Opcode::kSubtract: case Opcode::kXor:
+      return {Form::kBinary, TypeRule::kSame};
+    case Opcode::kCompare: return {Form::kBinary, TypeRule::kPred};
+    case Opcode::kComplex: return {Form::kBinary, TypeRule::kMakeComplex};
+    case Opcode::kSelect: return {Form::kSelect, TypeRule::kSame};
+    case Opcode::kClamp: return {Form::kClamp, TypeRule::kSame};
+    default: return {};
+  }
+}
+
+// The dimensions of a binary elementwise op as XLA infers them when no
+// broadcast_dimensions are given (HLO has none): equal ranks broadcast
+// dimensions of size 1, a scalar broadcasts to the other shape.
+std::optional<Dims> broadcast_binary(const Dims& a, const Dims& b) {
+  if (a.size() != b.size()) {
+    if (a.empty()) return b;
+    if (b.empty()) return a;
+    return std::nullopt;
+  }
+  Dims out(a.size());
+  for (std::size_t d = 0; d < a.size(); ++d) {
+    if (a[d] != b[d] && a[d] != 1 && b[d] != 1) return std::nullopt;
+    out[d] = a[d] == 1 ? b[d] : a[d];
+  }
+  return out;
+}
+
+class Rules {
+public:
+  Rules(Opcode opcode, const Shape& result, std::span<const Shape* const> operands,
+        std::span<const hlo::Attribute> attributes)
+      : m_opcode(opcode), m_name(hlo::opcode_name(opcode)), m_result(result), m_operands(operands),
+        m_attributes(attributes) {}
+
+  Outcome check() {
+    if (m_opcode == Opcode::kUnknown || !is_static(m_result)) return {};
+    for (const Shape* s : m_operands)
+      if (!s || !is_static(*s)) return {};
+    if (ElementwiseOp op = elementwise(m_opcode); op.form != Form::kNone) return check_elementwise(op);
+    switch (m_opcode) {
+      case Opcode::kBitcastConvert: return check_bitcast_convert();
+      case Opcode::kBroadcast: return check_broadcast();
+      case Opcode::kTranspose: return check_transpose();
+      case Opcode::kReverse: return unary_array() ? expect(*operand(0), "the operand") : Outcome{};
+      case Opcode::kSlice: return check_slice();
+      case Opcode::kReshape: return check_reshape();
+      case Opcode::kBitcast: return check_bitcast();
+      case Opcode::kConcatenate: return check_concatenate();
+      case Opcode::kDot: return check_dot();
+      case Opcode::kReduce: return check_reduce();
+      case Opcode::kPad: return check_pad();
+      case Opcode::kReduceWindow: return check_reduce_window();
+      case Opcode::kConvolution: return check_convolution();
+      case Opcode::kDynamicSlice: return check_dynamic_slice();
+      case Opcode::kDynamicUpdateSlice: return check_dynamic_update_slice();
+      case Opcode::kGather: return check_gather();
+      case Opcode::kGetTupleElement: return check_get_tuple_element();
+      case Opcode::kTuple: return check_tuple();
+      case Opcode::kAllGather: return check_all_gather();
+      default: return {};  // iota (any shape) and everything not listed
+    }
+  }
+
+private:
+  //===--- Access ---===//
+
+  // Operand k if it is an array (the caller has checked the count).
+  const Shape* operand(std::size_t k) const {
+    return k < m_operands.size() && !m_operands[k]->is_tuple ? m_operands[k] : nullptr;
+  }
+
+  std::optional<std::string_view> attribute(std::string_view name) const {
+    for (const hlo::Attribute& a : m_attributes)
+      if (a.name == name) return a.value;
+    return std::nullopt;
+  }
+
+  std::optional<Dims> int_list(std::string_view name) const {
+    auto value = attribute(name);
+    return value ? parse_int_list(*value) : std::nullopt;
+  }
+
+  std::optional<std::int64_t> int_value(std::string_view name) const {
+    auto value = attribute(name);
+    return value ? parse_int(*value) : std::nullopt;
+  }
+
+  // Exactly one array operand and an array result.
+  bool unary_array() const { return m_operands.size() == 1 && operand(0) && !m_result.is_tuple; }
+
+  //===--- Verdicts ---===//
+
+  // The declared result against `inferred`; `source` says what the inference used.
+  Outcome expect(const Shape& inferred, std::string_view source, std::string_view at = {}) const {
+    if (compatible(inferred, m_result)) return {};
+    return ResultShapeError{at, fmt::format("{} result shape {} does not match {}: expected {}", m_name,
+                                            text(m_result), source, text(inferred))};
+  }
+
+  Outcome fail(std::string message, std::string_view at = {}) const { return ResultShapeError{at, std::move(message)}; }
+
+  //===--- Elementwise ---===//
+
+  Outcome check_elementwise(const ElementwiseOp& op) const {
+    const std::size_t arity = op.form == Form::kUnary ? 1 : op.form == Form::kBinary || op.form == Form::kEqual ? 2 : 3;
+    if (m_operands.size() != arity || m_result.is_tuple) return {};
+    for (std::size_t k = 0; k < arity; ++k)
+      if (!operand(k)) return {};
+    auto incompatible = [&](std::size_t a, std::size_t b) {
+      return fail(fmt::format("{} operands {} and {} have incompatible dimensions: {} and {}", m_name, a, b,
+                              text(*operand(a)), text(*operand(b))));
+    };
+    // The operand that gives the result's type, and the result's dimensions.
+    const Shape* typed = operand(0);
+    Dims dims = typed->dims;
+    switch (op.form) {
+      case Form::kNone:
+      case Form::kUnary:
+        break;
+      case Form::kBinary: {
+        auto joined = broadcast_binary(operand(0)->dims, operand(1)->dims);
+        if (!joined) return incompatible(0, 1);
+        dims = std::move(*joined);
+        break;
+      }
+      case Form::kEqual:
+        if (operand(1)->dims != dims) return incompatible(0, 1);
+        break;
+      case Form::kSelect: {
+        const Shape &pred = *operand(0), &on_true = *operand(1), &on_false = *operand(2);
+        if (on_true.dims != on_false.dims) return incompatible(1, 2);
+        if (pred.rank() != 0 && pred.dims != on_true.dims) return incompatible(0, 1);
+        typed = &on_true;
+        dims = on_true.dims;
+        break;
+      }
+      case Form::kClamp: {
+        // A scalar min or max clamps any operand; a scalar operand takes min's or max's dimensions.
+        const Shape &min = *operand(0), &x = *operand(1), &max = *operand(2);
+        typed = &x;
+        auto fits = [&](const Shape& bound) { return bound.rank() == 0 || bound.dims == x.dims; };
+        if (fits(min) && fits(max)) dims = x.dims;
+        else if (x.rank() != 0) return incompatible(fits(min) ? 1 : 0, fits(min) ? 2 : 1);
+        else if (min.dims == max.dims || max.rank() == 0) dims = min.dims;
+        else if (min.rank() == 0) dims = max.dims;
+        else return incompatible(0, 2);
+        break;
+      }
+    }
+    ElementType type = typed->type;
+    switch (op.type) {
+      case TypeRule::kSame: break;
+      case TypeRule::kPred: type = ElementType::kPred; break;
+      case TypeRule::kAny: type = m_result.type; break;
+      case TypeRule::kAbs:
+      case TypeRule::kComplexPart:
+        if (type == ElementType::kC64) type = ElementType::kF32;
+        else if (type == ElementType::kC128) type = ElementType::kF64;
+        break;
+      case TypeRule::kMakeComplex:
+        if (type == ElementType::kF32) type = ElementType::kC64;
+        else if (type == ElementType::kF64) type = ElementType::kC128;
+        else return {};
+        break;
+    }
+    return expect(array(type, std::move(dims)), arity == 1 ? "the operand" : "the operands");
+  }
+
+  // Equal widths keep the dimensions; a narrower result adds a minor dimension
+  // of width ratio, a wider one drops a minor dimension of that size.
+  Outcome check_bitcast_convert() const {
+    if (!unary_array()) return {};
+    const Shape& in = *operand(0);
+    // pred, complex and the 6-bit types are skipped rather than modelled.
+    auto plain = [](ElementType t) {
+      return t != ElementType::kPred && !is_complex(t) && hlo::element_type_bits(t) % 8 != 6;
+    };
+    int from = hlo::element_type_bits(in.type), to = hlo::element_type_bits(m_result.type);
+    if (from == 0 || to == 0 || !plain(in.type) || !plain(m_result.type)) return {};
+    Dims dims = in.dims;
+    if (from > to) {
+      if (from % to != 0) return {};
+      dims.push_back(from / to);
+    } else if (from < to) {
+      if (to % from != 0) return {};
+      if (dims.empty() || dims.back() != to / from)
+        return fail(fmt::format("bitcast-convert from {} to {} needs a minor dimension of size {} (the ratio of the "
+                                "bit widths)",
+                                text(in), hlo::element_type_name(m_result.type), to / from));
+      dims.pop_back();
+    }
+    return expect(array(m_result.type, std::move(dims)), fmt::format("the operand {}", text(in)));
+  }
+
+  //===--- Data movement ---===//
+
+  Outcome check_broadcast() const {
+    auto text_of = attribute("dimensions");
+    auto dims = int_list("dimensions");
+    if (!unary_array() || !dims) return {};
+    const Shape& in = *operand(0);
+    if (dims->size() != in.rank() || !in_range(*dims, m_result.rank()) || !distinct(*dims)) return {};
+    // XLA's shape inference lets an operand dimension of size 1 broadcast into any size.
+    Dims out = m_result.dims;
+    for (std::size_t k = 0; k < dims->size(); ++k)
+      if (in.dims[k] != 1) out[pos((*dims)[k])] = in.dims[k];
+    return expect(array(in.type, std::move(out)), "the operand placed by 'dimensions'", *text_of);
+  }
+
+  Outcome check_transpose() const {
+    auto text_of = attribute("dimensions");
+    auto dims = int_list("dimensions");
+    if (!unary_array() || !dims) return {};
+    const Shape& in = *operand(0);
+    if (dims->size() != in.rank() || !in_range(*dims, in.rank()) || !distinct(*dims)) return {};
+    Dims out;
+    for (std::int64_t d : *dims) out.push_back(in.dims[pos(d)]);
+    return expect(array(in.type, std::move(out)), "the operand permuted by 'dimensions'", *text_of);
+  }
+
+  Outcome check_slice() const {
+    auto text_of = attribute("slice");
+    if (!unary_array() || !text_of) return {};
+    auto slice = parse_slice(*text_of);
+    const Shape& in = *operand(0);
+    if (!slice || slice->size() != in.rank()) return {};
+    Dims out;
+    for (std::size_t d = 0; d < slice->size(); ++d) {
+      const SliceDim& s = (*slice)[d];
+      if (s.stride < 1 || s.start < 0 || s.start > s.limit || s.limit > in.dims[d]) return {};
+      const std::int64_t extent = s.limit - s.start;
+      out.push_back(extent == 0 ? 0 : (extent - 1) / s.stride + 1);  // ceil(extent / stride), without overflow
+    }
+    return expect(array(in.type, std::move(out)), "the slice", *text_of);
+  }
+
+  Outcome check_reshape() const {
+    if (!unary_array()) return {};
+    const Shape& in = *operand(0);
+    auto from = in.element_count(), to = m_result.element_count();
+    if (!from || !to) return {};
+    if (*from != *to)
+      return fail(fmt::format("reshape from {} to {} changes the number of elements ({} to {})", hlo::to_string(in),
+                              hlo::to_string(m_result), *from, *to));
+    return expect(array(in.type, m_result.dims), "the operand");
+  }
+
+  // Only the total size in bits, and only without tiles or packed sub-byte
+  // elements, where it cannot depend on the layout.
+  Outcome check_bitcast() const {
+    if (!unary_array()) return {};
+    const Shape& in = *operand(0);
+    auto plain_layout = [](const Shape& s) {
+      return !s.layout || (s.layout->tiles.empty() && s.layout->element_size_bits == 0);
+    };
+    if (!plain_layout(in) || !plain_layout(m_result) || hlo::element_type_bits(in.type) < 8 ||
+        hlo::element_type_bits(m_result.type) < 8)
+      return {};
+    auto from = size_in_bits(in), to = size_in_bits(m_result);
+    if (!from || !to || *from == *to) return {};
+    return fail(fmt::format("bitcast from {} to {} changes the size in bits ({} to {})", text(in), text(m_result),
+                            *from, *to));
+  }
+
+  Outcome check_concatenate() const {
+    auto dims = int_list("dimensions");
+    if (m_operands.empty() || !dims || dims->size() != 1 || m_result.is_tuple) return {};
+    for (std::size_t k = 0; k < m_operands.size(); ++k)
+      if (!operand(k)) return {};
+    const Shape& first = *operand(0);
+    const std::int64_t d = dims->front();
+    if (d < 0 || pos(d) >= first.rank()) return {};
+    Dims out = first.dims;
+    for (std::size_t k = 1; k < m_operands.size(); ++k) {
+      const Shape& other = *operand(k);
+      bool fits = other.rank() == first.rank();
+      for (std::size_t i = 0; fits && i < first.rank(); ++i) fits = i == pos(d) || other.dims[i] == first.dims[i];
+      if (!fits)
+        return fail(fmt::format("concatenate operand {} {} does not match operand 0 {} outside dimension {}", k,
+                                text(other), text(first), d));
+      auto sum = add(out[pos(d)], other.dims[pos(d)]);
+      if (!sum) return {};
+      out[pos(d)] = *sum;
+    }
+    return expect(array(first.type, std::move(out)), fmt::format("the operands joined along dimension {}", d));
+  }
+
+  //===--- Contractions ---===//
+
+  // Batch dimensions, then the free lhs dimensions, then the free rhs dimensions.
+  Outcome check_dot() const {
+    if (m_operands.size() != 2 || !operand(0) || !operand(1) || m_result.is_tuple || attribute("sparsity"))
+      return {};
+    const Shape& lhs = *operand(0);
+    const Shape& rhs = *operand(1);
+    auto list = [&](std::string_view name) { return int_list(name).value_or(Dims{}); };
+    Dims lb = list("lhs_batch_dims"), rb = list("rhs_batch_dims");
+    Dims lc = list("lhs_contracting_dims"), rc = list("rhs_contracting_dims");
+    auto joined = [](Dims a, const Dims& b) {
+      a.insert(a.end(), b.begin(), b.end());
+      return a;
+    };
+    if (lb.size() != rb.size() || lc.size() != rc.size() || !in_range(joined(lb, lc), lhs.rank()) ||
+        !in_range(joined(rb, rc), rhs.rank()) || !distinct(joined(lb, lc)) || !distinct(joined(rb, rc)))
+      return {};
+    for (auto [l, r, kind] : {std::tuple{&lb, &rb, "batch"}, {&lc, &rc, "contracting"}})
+      for (std::size_t k = 0; k < l->size(); ++k)
+        if (lhs.dims[pos((*l)[k])] != rhs.dims[pos((*r)[k])])
+          return fail(fmt::format("dot {} dimensions differ in size: lhs dimension {} has {}, rhs dimension {} has {}",
+                                  kind, (*l)[k], lhs.dims[pos((*l)[k])], (*r)[k], rhs.dims[pos((*r)[k])]));
+    Dims out;
+    for (std::int64_t d : lb) out.push_back(lhs.dims[pos(d)]);
+    for (std::size_t d = 0; d < lhs.rank(); ++d)
+      if (!contains(lb, static_cast<std::int64_t>(d)) && !contains(lc, static_cast<std::int64_t>(d)))
+        out.push_back(lhs.dims[d]);
+    for (std::size_t d = 0; d < rhs.rank(); ++d)
+      if (!contains(rb, static_cast<std::int64_t>(d)) && !contains(rc, static_cast<std::int64_t>(d)))
+        out.push_back(rhs.dims[d]);
+    // The element type is free: preferred_element_type.
+    return expect(array(m_result.type, std::move(out)), "the dot dimension numbers (batch, lhs free, rhs free)");
+  }
+
+  // Input dimensions and the kernel's output features through dim_labels,
+  // spatial dimensions through the window.
+  Outcome check_convolution() const {
+    auto labels = attribute("dim_labels");
+    if (m_operands.size() != 2 || !operand(0) || !operand(1) || m_result.is_tuple || !labels) return {};
+    auto dims = parse_dim_labels(*labels);
+    const Shape& input = *operand(0);
+    const Shape& kernel = *operand(1);
+    const std::size_t rank = dims ? dims->input_spatial.size() + 2 : 0;
+    if (!dims || input.rank() != rank || kernel.rank() != rank || m_result.rank() != rank) return {};
+    std::vector<WindowDim> window;
+    if (auto text_of = attribute("window")) {
+      auto parsed = parse_window(*text_of);
+      if (!parsed) return {};
+      window = std::move(*parsed);
+    }
+    if (window.size() != dims->input_spatial.size()) return {};
+    std::int64_t batch_groups = int_value("batch_group_count").value_or(1);
+    std::int64_t input_batch = input.dims[pos(dims->input_batch)];
+    if (batch_groups < 1 || input_batch % batch_groups != 0) return {};
+    Dims out(rank, 0);
+    out[pos(dims->output_batch)] = input_batch / batch_groups;
+    out[pos(dims->output_feature)] = kernel.dims[pos(dims->kernel_output_feature)];
+    for (std::size_t i = 0; i < window.size(); ++i) {
+      if (window[i].size != kernel.dims[pos(dims->kernel_spatial[i])]) return {};
+      auto size = window_output(input.dims[pos(dims->input_spatial[i])], window[i]);
+      if (!size) return {};
+      out[pos(dims->output_spatial[i])] = *size;
+    }
+    // The element type is free: preferred_element_type.
+    return expect(array(m_result.type, std::move(out)), "the input, kernel, window and dim_labels");
+  }
+
+  //===--- Reductions ---===//
+
+  // N inputs of equal dimensions and N scalar initial values; a tuple of N
+  // arrays typed like the initial values, or one array when the reducer returns
+  // a scalar (N = 1; it may also return a 1-tuple, which the text shows only in
+  // the result).
+  Outcome reduction_result(Dims dims, std::string_view source, std::string_view at_text) const {
+    const std::size_t n = m_operands.size() / 2;
+    std::vector<Shape> elements;
+    for (std::size_t k = 0; k < n; ++k) elements.push_back(array(operand(n + k)->type, dims));
+    const bool scalar_reducer = n == 1 && !m_result.is_tuple;
+    return expect(scalar_reducer ? std::move(elements.front()) : tuple(std::move(elements)), source, at_text);
+  }
+
+  bool reduction_operands() const {
+    const std::size_t n = m_operands.size() / 2;
+    if (n == 0 || m_operands.size() % 2 != 0) return false;
+    for (std::size_t k = 0; k < 2 * n; ++k)
+      if (!operand(k) || (k < n && operand(k)->dims != operand(0)->dims) || (k >= n && operand(k)->rank() != 0))
+        return false;
+    return true;
+  }
+
+  Outcome check_reduce() const {
+    auto text_of = attribute("dimensions");
+    auto dims = int_list("dimensions");
+    if (!dims || !reduction_operands()) return {};
+    const Shape& in = *operand(0);
+    if (!in_range(*dims, in.rank()) || !distinct(*dims)) return {};
+    Dims out;
+    for (std::size_t d = 0; d < in.rank(); ++d)
+      if (!contains(*dims, static_cast<std::int64_t>(d))) out.push_back(in.dims[d]);
+    return reduction_result(std::move(out), "the operand reduced over 'dimensions'", *text_of);
+  }
+
+  Outcome check_reduce_window() const {
+    auto text_of = attribute("window");
+    if (!text_of || !reduction_operands()) return {};
+    auto window = parse_window(*text_of);
+    const Shape& in = *operand(0);
+    if (!window || window->size() != in.rank()) return {};
+    Dims out;
+    for (std::size_t d = 0; d < in.rank(); ++d) {
+      auto size = window_output(in.dims[d], (*window)[d]);
+      if (!size) return {};
+      out.push_back(*size);
+    }
+    return reduction_result(std::move(out), "the window", *text_of);
+  }
+
+  // lo + hi + n + (n - 1) * interior per dimension (lo + hi for n = 0).
+  Outcome check_pad() const {
+    auto text_of = attribute("padding");
+    if (m_operands.size() != 2 || !operand(0) || !operand(1) || operand(1)->rank() != 0 || m_result.is_tuple ||
+        !text_of)
+      return {};
+    auto padding = parse_padding(*text_of);
+    const Shape& in = *operand(0);
+    if (!padding || padding->size() != in.rank()) return {};
+    Dims out;
+    for (std::size_t d = 0; d < in.rank(); ++d) {
+      const PaddingDim& p = (*padding)[d];
+      const std::int64_t n = in.dims[d];
+      if (p.interior < 0) return {};
+      auto interior = mul(n == 0 ? 0 : n - 1, p.interior);
+      auto size = interior ? add(*interior, n) : std::nullopt;
+      if (size) size = add(*size, p.low);
+      if (size) size = add(*size, p.high);
+      if (!size || *size < 0) return {};
+      out.push_back(*size);
+    }
+    return expect(array(in.type, std::move(out)), "the padding", *text_of);
+  }
+
+  //===--- Indexed reads and writes ---===//
+
+  Outcome check_dynamic_slice() const {
+    auto text_of = attribute("dynamic_slice_sizes");
+    auto sizes = int_list("dynamic_slice_sizes");
+    if (m_operands.empty() || !operand(0) || m_result.is_tuple || !sizes) return {};
+    const Shape& in = *operand(0);
+    if (sizes->size() != in.rank()) return {};
+    for (std::size_t d = 0; d < in.rank(); ++d) {
+      if ((*sizes)[d] < 0) return {};
+      if ((*sizes)[d] > in.dims[d])
+        return fail(fmt::format("dynamic_slice_sizes entry {} exceeds dimension {} of size {}", (*sizes)[d], d,
+                                in.dims[d]),
+                    *text_of);
+    }
+    return expect(array(in.type, *sizes), "'dynamic_slice_sizes'", *text_of);
+  }
+
+  Outcome check_dynamic_update_slice() const {
+    if (m_operands.size() < 2 || !operand(0) || !operand(1) || m_result.is_tuple) return {};
+    const Shape& in = *operand(0);
+    const Shape& update = *operand(1);
+    if (update.rank() == in.rank())
+      for (std::size_t d = 0; d < in.rank(); ++d)
+        if (update.dims[d] > in.dims[d])
+          return fail(fmt::format("dynamic-update-slice update {} is larger than the operand {} in dimension {}",
+                                  text(update), text(in), d));
+    return expect(in, "operand 0");
+  }
+
+  // XLA's gather shape: the indices' dimensions other than index_vector_dim
+  // (batch) fill the result dimensions not in offset_dims, in order; offset_dims
+  // get slice_sizes without collapsed_slice_dims and operand_batching_dims.
+  Outcome check_gather() const {
+    if (m_operands.size() != 2 || !operand(0) || !operand(1) || m_result.is_tuple) return {};
+    const Shape& in = *operand(0);
+    const Shape& indices = *operand(1);
+    auto offset_dims = int_list("offset_dims"), slice_sizes = int_list("slice_sizes");
+    auto index_vector_dim = int_value("index_vector_dim");
+    if (!offset_dims || !slice_sizes || !index_vector_dim || slice_sizes->size() != in.rank()) return {};
+    Dims removed = int_list("collapsed_slice_dims").value_or(Dims{});
+    Dims operand_batching = int_list("operand_batching_dims").value_or(Dims{});
+    removed.insert(removed.end(), operand_batching.begin(), operand_batching.end());
+    if (!in_range(removed, in.rank()) || !distinct(removed)) return {};
+    if (*index_vector_dim < 0 || pos(*index_vector_dim) > indices.rank()) return {};
+    Dims batch;
+    for (std::size_t d = 0; d < indices.rank(); ++d)
+      if (d != pos(*index_vector_dim)) batch.push_back(indices.dims[d]);
+    Dims offsets;
+    for (std::size_t d = 0; d < in.rank(); ++d)
+      if (!contains(removed, static_cast<std::int64_t>(d))) offsets.push_back((*slice_sizes)[d]);
+    const std::size_t rank = batch.size() + offset_dims->size();
+    if (offsets.size() != offset_dims->size() || !in_range(*offset_dims, rank) ||
+        !std::is_sorted(offset_dims->begin(), offset_dims->end()) || !distinct(*offset_dims))
+      return {};
+    Dims out;
+    std::size_t next_batch = 0, next_offset = 0;
+    for (std::size_t d = 0; d < rank; ++d)
+      out.push_back(contains(*offset_dims, static_cast<std::int64_t>(d)) ? offsets[next_offset++]
+                                                                          : batch[next_batch++]);
+    return expect(array(in.type, std::move(out)), "the gather dimension numbers and slice_sizes");
+  }
+
+  //===--- Tuples and collectives ---===//
+
+  Outcome check_get_tuple_element() const {
+    auto index = int_value("index");
+    if (m_operands.size() != 1 || !m_operands[0]->is_tuple || !index) return {};
+    const Shape& t = *m_operands[0];
+    if (*index < 0 || pos(*index) >= t.elements.size()) return {};
+    return expect(t.elements[pos(*index)], fmt::format("element {} of the operand", *index));
+  }
+
+  Outcome check_tuple() const {
+    std::vector<Shape> elements;
+    for (const Shape* s : m_operands) elements.push_back(*s);
+    return expect(tuple(std::move(elements)), "the operands");
+  }
+
+  // Each operand with the gathered dimension multiplied by the group size.
+  // The group size is known from replica_groups alone without a channel_id
+  // (replica groups) or with use_global_device_ids=true (device groups);
+  // otherwise only the other dimensions are checked.
+  Outcome check_all_gather() const {
+    auto dims = int_list("dimensions");
+    if (m_operands.empty() || !dims || dims->size() != 1) return {};
+    const std::int64_t d = dims->front();
+    std::optional<std::int64_t> devices;
+    auto groups = attribute("replica_groups");
+    if (groups && (!attribute("channel_id") || attribute("use_global_device_ids") == "true"))
+      devices = group_size(*groups);
+    const bool single = m_operands.size() == 1;
+    if (single ? m_result.is_tuple : !m_result.is_tuple || m_result.elements.size() != m_operands.size()) return {};
+    std::vector<Shape> elements;
+    for (std::size_t k = 0; k < m_operands.size(); ++k) {
+      const Shape* in = operand(k);
+      const Shape& declared = single ? m_result : m_result.elements[k];
+      if (!in || d < 0 || pos(d) >= in->rank() || declared.is_tuple || declared.rank() != in->rank()) return {};
+      Dims out = in->dims;
+      if (!devices) {
+        out[pos(d)] = declared.dims[pos(d)];
+      } else {
+        auto size = mul(out[pos(d)], *devices);
+        if (!size) return {};
+        out[pos(d)] = *size;
+      }
+      elements.push_back(array(in->type, std::move(out)));
+    }
+    std::string source = devices ? fmt::format("the operand gathered along dimension {} by groups of {}", d, *devices)
+                                 : fmt::format("the operand outside the gathered dimension {}", d);
+    return expect(single ? std::move(elements.front()) : tuple(std::move(elements)), source);
+  }
+
+  Opcode m_opcode;
+  std::string_view m_name;
+  const Shape& m_result;
+  std::span<const Shape* const> m_operands;
+  std::span<const hlo::Attribute> m_attributes;
+};
+
+}  // namespace
+
+std::optional<ResultShapeError> check_result_shape(hlo::Opcode opcode, const hlo::Shape& result,
+                                                   std::span<const hlo::Shape* const> operands,
+                                                   std::span<const hlo::Attribute> attributes) {
+  return Rules(opcode, result, operands, attributes).check();
+}
+
+}  // namespace hlo_index::parser

@@ -41,4 +41,10 @@ std::string compare_or_update(const std::filesystem::path& expected_path, const 
          expected + "\n--- actual:\n" + actual;
 }
 
+std::string command_output(const std::string& out, std::string err, int exit_code, const std::filesystem::path& dir) {
+  const std::string prefix = dir.string() + "/";
+  for (std::size_t at; (at = err.find(prefix)) != std::string::npos;) err.erase(at, prefix.size());
+  return out + err + "exit: " + std::to_string(exit_code) + "\n";
+}
+
 }  // namespace hlo_index::golden

@@ -17,4 +17,8 @@ std::vector<std::filesystem::path> files_with_extension(const std::filesystem::p
 /// Returns an empty string when they match, else a short report of the first difference.
 std::string compare_or_update(const std::filesystem::path& expected_path, const std::string& actual);
 
+/// A command's run as a golden file holds it: stdout, then stderr with `dir/`
+/// removed from paths (they differ between checkouts), then `exit: N`.
+std::string command_output(const std::string& out, std::string err, int exit_code, const std::filesystem::path& dir);
+
 }  // namespace hlo_index::golden

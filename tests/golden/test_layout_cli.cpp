@@ -65,11 +65,7 @@ TEST_CASE("hlo-index layout: golden outputs") {
       app::LayoutOptions options = read_args(golden::read_file(path), dir);
       std::ostringstream out, err;
       int code = app::run_layout_command(options, out, err);
-      std::string errors = err.str();
-      for (std::size_t at; (at = errors.find(dir.string() + "/")) != std::string::npos;) {
-        errors.erase(at, dir.string().size() + 1);
-      }
-      std::string actual = out.str() + errors + "exit: " + std::to_string(code) + "\n";
+      std::string actual = golden::command_output(out.str(), err.str(), code, dir);
       std::string report = golden::compare_or_update(std::filesystem::path(path).replace_extension(".expected"), actual);
       INFO(report);
       CHECK(report.empty());

@@ -70,7 +70,7 @@ TEST_CASE("hlo-index map: golden outputs") {
       std::istringstream in(stdin_text);
       std::ostringstream out, err;
       int code = app::run_map_command(options, in, out, err);
-      std::string actual = out.str() + err.str() + "exit: " + std::to_string(code) + "\n";
+      std::string actual = golden::command_output(out.str(), err.str(), code, dir);
       std::string report = golden::compare_or_update(std::filesystem::path(path).replace_extension(".expected"), actual);
       INFO(report);
       CHECK(report.empty());

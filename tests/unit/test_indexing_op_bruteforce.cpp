@@ -57,7 +57,6 @@
 #include <memory>
 #include <numeric>
 #include <optional>
-#include <random>
 #include <set>
 #include <string>
 #include <tuple>
@@ -72,6 +71,7 @@
 #include "parser/parse.hpp"
 #include "simplify/domain.hpp"
 #include "simplify/expr.hpp"
+#include "test_rng.hpp"
 
 using namespace hlo_index;
 using indexing::IndexingMap;
@@ -81,44 +81,12 @@ using simplify::Expr;
 using simplify::Interval;
 using simplify::Var;
 using simplify::VarKind;
+using test::Rng;  // portable: the seeds reproduce everywhere
 
 namespace {
 
 using Tuple = std::vector<std::int64_t>;
 using TupleSet = std::set<Tuple>;
-
-// ---------------------------------------------------------------------------
-// Randomness: a portable uniform draw (the standard distributions differ
-// between library implementations; the seeds must reproduce everywhere).
-
-class Rng {
-public:
-  explicit Rng(std::uint64_t seed) : m_engine(seed) {}
-  /// Uniform in [lo, hi].
-  std::int64_t uniform(std::int64_t lo, std::int64_t hi) {
-    const auto span = static_cast<std::uint64_t>(hi - lo) + 1;
-    return lo + static_cast<std::int64_t>(m_engine() % span);
-  }
-  bool chance(int percent) { return uniform(0, 99) < percent; }
-  std::size_t index(std::size_t n) { return static_cast<std::size_t>(uniform(0, static_cast<std::int64_t>(n) - 1)); }
-  /// A random permutation of 0..n-1.
-  std::vector<std::int64_t> permutation(std::size_t n) {
-    std::vector<std::int64_t> p(n);
-    std::iota(p.begin(), p.end(), 0);
-    for (std::size_t i = n; i > 1; --i) std::swap(p[i - 1], p[index(i)]);
-    return p;
-  }
-  /// A random subset of 0..n-1 of size k, sorted.
-  std::vector<std::int64_t> subset(std::size_t n, std::size_t k) {
-    auto p = permutation(n);
-    p.resize(k);
-    std::sort(p.begin(), p.end());
-    return p;
-  }
-
-private:
-  std::mt19937_64 m_engine;
-};
 
 /// How often the generators produced each feature (per test case): every
 /// test case checks that the features it is about were exercised.

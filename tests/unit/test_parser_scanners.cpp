@@ -57,7 +57,7 @@ TEST_CASE("nesting is bounded") {
   CHECK(consumed(fine, scan::attribute_value) == static_cast<long>(fine.size()));
 }
 
-TEST_CASE("shape extents: arrays, layouts, tuples; a brace after blanks is a layout only before digits or ':'") {
+TEST_CASE("shape extents: arrays, layouts, tuples, and a brace after blanks is a layout only before digits or ':'") {
   CHECK(consumed("f32[2,3]{1,0} add", scan::shape_text) == 13);
   CHECK(consumed("f32[3, 6] {1, 0} x", scan::shape_text) == 16);
   CHECK(consumed("f32[] {\n  ROOT x = f32[] c()", scan::shape_text) == 5);
