@@ -51,6 +51,7 @@
 #include "parser/parse.hpp"
 #include "simplify/domain.hpp"
 #include "simplify/expr.hpp"
+#include "test_rng.hpp"
 
 using namespace hlo_index;
 using indexing::IndexingMap;
@@ -61,44 +62,9 @@ namespace {
 using Ints = std::vector<std::int64_t>;
 
 // ---------------------------------------------------------------------------
-// A portable random source.
+// A portable random source (one sequence on every machine).
 
-class SplitMix64 {
-public:
-  explicit SplitMix64(std::uint64_t seed) : m_state(seed) {}
-  std::uint64_t next() {
-    std::uint64_t z = (m_state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  /// In [lo, hi] (the modulo bias is irrelevant for these spans).
-  std::int64_t uniform(std::int64_t lo, std::int64_t hi) {
-    return lo + static_cast<std::int64_t>(next() % static_cast<std::uint64_t>(hi - lo + 1));
-  }
-  bool chance(int percent) { return uniform(0, 99) < percent; }
-  Ints permutation(std::size_t n) {
-    Ints p;
-    for (std::size_t i = 0; i < n; ++i) p.push_back(static_cast<std::int64_t>(i));
-    for (std::size_t i = n; i > 1; --i)
-      std::swap(p[i - 1], p[static_cast<std::size_t>(uniform(0, static_cast<std::int64_t>(i) - 1))]);
-    return p;
-  }
-  /// k of 0..n-1, sorted.
-  Ints subset(std::size_t n, std::size_t k) {
-    Ints p = permutation(n);
-    p.resize(k);
-    std::sort(p.begin(), p.end());
-    return p;
-  }
-  template <typename T>
-  const T& pick(const std::vector<T>& v) {
-    return v[static_cast<std::size_t>(uniform(0, static_cast<std::int64_t>(v.size()) - 1))];
-  }
-
-private:
-  std::uint64_t m_state;
-};
+using SplitMix64 = test::Rng;
 
 // ---------------------------------------------------------------------------
 // Text helpers.

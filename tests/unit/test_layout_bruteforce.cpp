@@ -38,6 +38,7 @@
 #include "parser/shape.hpp"
 #include "simplify/domain.hpp"
 #include "simplify/expr.hpp"
+#include "test_rng.hpp"
 
 using namespace hlo_index;
 using indexing::IndexingMap;
@@ -48,25 +49,7 @@ namespace {
 
 using Ints = std::vector<std::int64_t>;
 
-// splitmix64: the same sequence on every platform and standard library.
-class Rng {
-public:
-  explicit Rng(std::uint64_t seed) : m_state(seed) {}
-  std::uint64_t next() {
-    std::uint64_t z = (m_state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  /// In [lo, hi] (modulo bias does not matter here).
-  std::int64_t uniform(std::int64_t lo, std::int64_t hi) {
-    return lo + static_cast<std::int64_t>(next() % static_cast<std::uint64_t>(hi - lo + 1));
-  }
-  bool chance(int percent) { return uniform(0, 99) < percent; }
-
-private:
-  std::uint64_t m_state;
-};
+using test::Rng;
 
 std::string join(const Ints& v) {
   std::string s;

@@ -39,6 +39,11 @@ public:
     for (std::size_t i = n; i > 1; --i) std::swap(p[i - 1], p[index(i)]);
     return p;
   }
+  /// One element of a non-empty vector.
+  template <typename T>
+  const T& pick(const std::vector<T>& v) {
+    return v[index(v.size())];
+  }
   /// A random subset of 0..n-1 of size k, sorted.
   std::vector<std::int64_t> subset(std::size_t n, std::size_t k) {
     auto p = permutation(n);
