@@ -494,7 +494,21 @@ void ModuleBuilder::check_shape(const hlo::Shape& shape, const char* where) {
   if (!dynamic && !shape.element_count())
     throw SyntaxError{where, fmt::format("shape {} has more elements than a signed 64-bit integer can count",
                                          hlo::to_string(shape))};
-  if (!shape.layout || (shape.layout->minor_to_major.empty() && shape.rank() != 0)) return;
+  if (!shape.layout) return;
+  // Tiles: positive sizes or '*' (-1), never '*' last (the offset maps need it).
+  for (const hlo::Tile& tile : shape.layout->tiles) {
+    for (std::size_t k = 0; k < tile.dims.size(); ++k) {
+      const std::int64_t t = tile.dims[k];
+      const bool combined = t == hlo::k_combined_tile_dim || t == -1;
+      if (!combined && t <= 0)
+        throw SyntaxError{where, fmt::format("tile size {} in layout {} must be positive (or '*')", t,
+                                             hlo::to_string(*shape.layout))};
+      if (combined && k + 1 == tile.dims.size())
+        throw SyntaxError{where, fmt::format("a tile of layout {} ends in '*': there is no more-minor dimension to "
+                                             "combine with", hlo::to_string(*shape.layout))};
+    }
+  }
+  if (shape.layout->minor_to_major.empty() && shape.rank() != 0) return;
   std::vector<bool> seen(shape.rank(), false);
   bool ok = shape.layout->minor_to_major.size() == shape.rank();
   for (std::int64_t d : shape.layout->minor_to_major) {
