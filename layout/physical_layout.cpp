@@ -45,8 +45,7 @@ std::vector<std::int64_t> logical_sizes(const hlo::Shape& shape) {
 std::vector<std::int64_t> checked_minor_to_major(const hlo::Shape& shape) {
   std::size_t rank = shape.rank();
   std::vector<std::int64_t> m2m;
-  // `{:T(128)}` on a vector (the parser accepts an empty minor_to_major): the default order.
-  if (!shape.layout || (shape.layout->minor_to_major.empty() && rank > 0)) {
+  if (!shape.layout) {
     m2m.resize(rank);
     for (std::size_t i = 0; i < rank; ++i) m2m[i] = static_cast<std::int64_t>(rank - 1 - i);
     return m2m;
