@@ -1,0 +1,2 @@
+#pragma once
+// Placeholder; filled in by the change that introduces it.

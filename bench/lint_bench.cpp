@@ -1,0 +1,1 @@
+int main() { return 0; }  // Placeholder; filled in by the change that introduces it.
