@@ -7,12 +7,15 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 
 #include "app/exit_codes.hpp"
+#include "app/golden_file.hpp"
 #include "app/isl_limit.hpp"
 #include "indexing/instruction_indexing.hpp"
 #include "indexing/physical_indexing.hpp"
 #include "indexing/map_text.hpp"
+#include "parser/canonical_names.hpp"
 #include "parser/parse.hpp"
 
 namespace hlo_index::app {
@@ -258,6 +261,20 @@ bool check_names(const AnalyzeOptions& options, const std::vector<hlo::Module>& 
 
 std::string strip_sigil(std::string name) { return !name.empty() && name[0] == '%' ? name.substr(1) : name; }
 
+// --canonical-names: every module re-printed under its canonical names and parsed again.
+bool rename_canonically(std::vector<hlo::Module>& modules, const parser::ParseOptions& options, std::ostream& err) {
+  for (hlo::Module& module : modules) {
+    parser::DiagnosticEngine diagnostics;
+    std::optional<hlo::Module> renamed = parser::with_canonical_names(module, diagnostics, options);
+    err << parser::render(diagnostics);
+    if (!renamed) return false;
+    module = std::move(*renamed);
+  }
+  return true;
+}
+
+int analyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err);
+
 }  // namespace
 
 void setup_analyze_command(CLI::App& app, int& exit_code) {
@@ -280,13 +297,17 @@ void setup_analyze_command(CLI::App& app, int& exit_code) {
       "With --physical every map is restated in element offsets of the buffers, through each array's\n"
       "layout (tiles included; see `hlo-index layout`): output offset -> operand offset; padding slots\n"
       "are outside the domains.\n"
+      "With --expect GOLDEN the output is compared with the file instead of printed: nothing is printed\n"
+      "when they are equal (exit 0), else a unified diff (exit 1); --update rewrites the file. With\n"
+      "--canonical-names, names are by stem and position (see the README), so goldens survive renumbering.\n"
       "A summary line counts instructions, maps, undefined and approximate maps.\n\n"
       "Examples:\n"
       "  hlo-index analyze model.hlo\n"
       "  hlo-index analyze model.hlo --instruction fusion.3 --direction both --one-line\n"
       "  hlo-index analyze model.hlo --format json > maps.json\n"
       "  hlo-index analyze tpu.hlo --instruction fusion.3 --physical   # offsets in the tiled buffers\n"
-      "  hlo-index analyze model.hlo --xla-compat     # XLA's own maps and simplification policy");
+      "  hlo-index analyze model.hlo --xla-compat     # XLA's own maps and simplification policy\n"
+      "  hlo-index analyze model.hlo --canonical-names --expect model.golden   # exit 1 and a diff if it changed");
   cmd->add_option("files", options->files, "HLO text files ('-' reads standard input)")->required();
   cmd->add_option("--computation", options->computations, "Only instructions of this computation (repeatable)");
   cmd->add_option("--instruction", options->instructions, "Only this instruction (repeatable)");
@@ -308,10 +329,32 @@ void setup_analyze_command(CLI::App& app, int& exit_code) {
                   "answer is a sound over-approximation marked approximate");
   cmd->add_flag("--allow-truncated", options->allow_truncated,
                 "Accept a dump cut off inside its last computation (a warning instead of an error)");
+  cmd->add_option("--expect", options->expect,
+                  "Compare the output with the golden file GOLDEN: nothing is printed when they are equal "
+                  "(exit 0), else a unified diff from GOLDEN to the output (exit 1)")
+      ->type_name("GOLDEN");
+  cmd->add_flag("--update", options->update, "With --expect: write the output to GOLDEN instead (created if missing)");
+  cmd->add_flag("--canonical-names", options->canonical_names,
+                "Rename computations and instructions by name stem and position (fusion.123, fusion.7 -> fusion, "
+                "fusion.1; metadata and backend_config ignored), so goldens survive renumbering; --computation and "
+                "--instruction then take the new names");
   cmd->callback([options, &exit_code] { exit_code = run_analyze_command(*options, std::cout, std::cerr); });
 }
 
 int run_analyze_command(const AnalyzeOptions& options, std::ostream& out, std::ostream& err) {
+  if (options.update && options.expect.empty()) {
+    err << "hlo-index: error: --update needs --expect GOLDEN\n";
+    return k_exit_input_error;
+  }
+  if (options.expect.empty()) return analyze(options, out, err);
+  std::ostringstream actual;
+  const int code = analyze(options, actual, err);
+  return code != k_exit_ok ? code : check_golden_file(options.expect, actual.str(), options.update, out, err);
+}
+
+namespace {
+
+int analyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err) {
   ScopedIslLimit limit(options.isl_max_operations);
   AnalyzeOptions opts = options;
   for (std::string& n : opts.computations) n = strip_sigil(n);
@@ -328,6 +371,7 @@ int run_analyze_command(const AnalyzeOptions& options, std::ostream& out, std::o
     input_errors = input_errors || diagnostics.has_errors();
   }
   if (input_errors) return k_exit_input_error;
+  if (opts.canonical_names && !rename_canonically(modules, {opts.allow_truncated}, err)) return k_exit_internal_error;
   if (!check_names(opts, modules, err)) return k_exit_input_error;
 
   indexing::AnalysisOptions analysis_options;
@@ -393,5 +437,7 @@ int run_analyze_command(const AnalyzeOptions& options, std::ostream& out, std::o
   }
   return k_exit_ok;
 }
+
+}  // namespace
 
 }  // namespace hlo_index::app

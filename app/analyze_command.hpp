@@ -23,10 +23,14 @@ struct AnalyzeOptions {
   std::string format = "text";  // text | json
   unsigned long isl_max_operations = 0;
   bool allow_truncated = false;
+  bool canonical_names = false;  // rename by stem and position first (parser/canonical_names.hpp)
+  std::string expect;            // a golden file: print the diff from it instead of the output
+  bool update = false;           // with `expect`: rewrite the golden file instead
 };
 
 void setup_analyze_command(CLI::App& app, int& exit_code);
-/// Runs the command; returns the exit code. Output to `out`, diagnostics to `err`.
+/// Runs the command; returns the exit code. Output to `out`, diagnostics to `err`. With
+/// `expect`, `out` gets only the diff from the golden file (app/golden_file.hpp).
 int run_analyze_command(const AnalyzeOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace hlo_index::app

@@ -1,1 +1,381 @@
-// Placeholder; filled in by the change that introduces it.
+#include "app/lint_command.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <set>
+#include <sstream>
+
+#include "app/exit_codes.hpp"
+#include "app/isl_limit.hpp"
+#include "app/sarif.hpp"
+#include "parser/parse.hpp"
+
+namespace hlo_index::app {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+std::string rule_list() {
+  std::string out;
+  for (const LintRuleInfo& r : lint_rules()) out.append(out.empty() ? "" : ", ").append(r.id);
+  return out;
+}
+
+// The rules --enable and --disable leave on, or an error message.
+std::optional<LintRuleSet> selected_rules(const LintOptions& options, std::ostream& err) {
+  LintRuleSet rules;
+  bool ok = true;
+  auto lookup = [&](const std::string& id, const char* flag) -> std::optional<LintRule> {
+    auto rule = find_lint_rule(id);
+    if (!rule) {
+      err << fmt::format("hlo-index: error: unknown rule '{}' in {} (rules: {})\n", id, flag, rule_list());
+      ok = false;
+    }
+    return rule;
+  };
+  if (options.enable.empty()) rules.set();
+  for (const std::string& id : options.enable) {
+    if (auto rule = lookup(id, "--enable")) rules.set(static_cast<std::size_t>(*rule));
+  }
+  for (const std::string& id : options.disable) {
+    if (auto rule = lookup(id, "--disable")) rules.reset(static_cast<std::size_t>(*rule));
+  }
+  if (!ok) return std::nullopt;
+  return rules;
+}
+
+bool check_thresholds(const LintThresholds& t, std::ostream& err) {
+  bool ok = true;
+  auto fail = [&](std::string message) {
+    err << "hlo-index: error: " << message << "\n";
+    ok = false;
+  };
+  if (!(t.min_utilisation >= 0 && t.min_utilisation <= 1))
+    fail(fmt::format("--min-utilisation must be between 0 and 1 (got {})", t.min_utilisation));
+  if (!(t.max_multiplicity >= 0) || std::isinf(t.max_multiplicity))
+    fail(fmt::format("--max-multiplicity must be a number >= 0 (got {})", t.max_multiplicity));
+  if (t.duplicated_read_min_maps < 2)
+    fail(fmt::format("--duplicated-read-min-maps must be at least 2 (got {})", t.duplicated_read_min_maps));
+  const std::pair<const char*, std::int64_t> sizes[] = {
+      {"--uncoalesced-min-bytes", t.uncoalesced_min_bytes},
+      {"--low-utilisation-min-bytes", t.low_utilisation_min_bytes},
+      {"--high-multiplicity-min-bytes", t.high_multiplicity_min_bytes},
+      {"--duplicated-read-min-bytes", t.duplicated_read_min_bytes}};
+  for (const auto& [flag, value] : sizes) {
+    if (value < 0) fail(fmt::format("{} must not be negative (got {})", flag, value));
+  }
+  return ok;
+}
+
+// A baseline file: one finding key per line (see baseline_key), `#` comments.
+std::optional<std::set<std::string>> read_baseline(const std::string& path, std::ostream& err) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    err << fmt::format("{}: error: cannot open baseline file\n", path);
+    return std::nullopt;
+  }
+  std::set<std::string> keys;
+  bool ok = true;
+  std::string line;
+  for (std::size_t number = 1; std::getline(in, line); ++number) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const std::size_t first = line.find_first_not_of(" \t");
+    if (first == std::string::npos || line[first] == '#') continue;
+    std::istringstream words(line);
+    std::vector<std::string> fields;
+    for (std::string w; words >> w;) fields.push_back(w);
+    std::string problem;
+    if (fields.size() != 5) {
+      problem = fmt::format("expected 5 fields (RULE MODULE COMPUTATION INSTRUCTION OPERAND), found {}", fields.size());
+    } else if (!find_lint_rule(fields[0])) {
+      problem = fmt::format("unknown rule '{}'", fields[0]);
+    } else if (fields[4] != "-" && fields[4].find_first_not_of("0123456789") != std::string::npos) {
+      problem = fmt::format("the operand must be a number or '-', not '{}'", fields[4]);
+    }
+    if (!problem.empty()) {
+      err << fmt::format("{}:{}: error: {}\n", path, number, problem);
+      ok = false;
+      continue;
+    }
+    keys.insert(fmt::format("{}", fmt::join(fields, " ")));
+  }
+  if (!ok) return std::nullopt;
+  return keys;
+}
+
+bool write_baseline(const std::string& path, const std::vector<LintFinding>& findings, std::ostream& err) {
+  std::set<std::string> keys;
+  for (const LintFinding& f : findings) keys.insert(baseline_key(f));
+  std::ofstream out(path, std::ios::binary);
+  out << "# hlo-index lint baseline: findings to ignore, one per line:\n"
+         "# RULE MODULE COMPUTATION INSTRUCTION OPERAND ('-': the whole instruction).\n"
+         "# Written by `hlo-index lint --write-baseline`; read by `--baseline`.\n";
+  for (const std::string& key : keys) out << key << "\n";
+  out.flush();
+  if (!out) {
+    err << fmt::format("{}: error: cannot write baseline file\n", path);
+    return false;
+  }
+  err << fmt::format("hlo-index lint: wrote {} finding{} to {}\n", keys.size(), keys.size() == 1 ? "" : "s", path);
+  return true;
+}
+
+std::string text_line(const LintFinding& f) {
+  std::string out = f.file;
+  if (f.line > 0) out += fmt::format(":{}:{}", f.line, f.column);
+  out.append(": warning: [").append(rule_info(f.rule).id).append("] ").append(f.message).append("\n");
+  return out;
+}
+
+json finding_json(const LintFinding& f) {
+  json j{{"rule", std::string(rule_info(f.rule).id)},
+         {"file", f.file},
+         {"line", f.line},
+         {"column", f.column},
+         {"module", f.module},
+         {"computation", f.computation},
+         {"instruction", f.instruction}};
+  if (f.operand) {
+    j["operand"] = *f.operand;
+    j["operand_name"] = f.operand_name;
+  }
+  j["message"] = f.message;
+  j["values"] = f.values;
+  return j;
+}
+
+struct Totals {
+  std::size_t modules = 0, linted = 0, suppressed = 0;
+  std::array<std::size_t, k_lint_rule_count> by_rule{};
+};
+
+std::string summary_text(const std::vector<LintFinding>& findings, const Totals& t, bool all_instructions) {
+  std::string out = "hlo-index lint: ";
+  if (findings.empty()) {
+    out += "no findings";
+  } else {
+    std::vector<std::string> parts;
+    for (const LintRuleInfo& r : lint_rules()) {
+      const std::size_t n = t.by_rule[static_cast<std::size_t>(r.rule)];
+      if (n != 0) parts.push_back(fmt::format("{}: {}", r.id, n));
+    }
+    out += fmt::format("{} finding{} ({})", findings.size(), findings.size() == 1 ? "" : "s", fmt::join(parts, ", "));
+  }
+  const char* what = all_instructions ? "instruction" : "fusion";
+  out += fmt::format("; {} {}{} linted in {} module{}", t.linted, what, t.linted == 1 ? "" : "s", t.modules,
+                     t.modules == 1 ? "" : "s");
+  if (t.suppressed != 0) out += fmt::format("; {} suppressed by the baseline", t.suppressed);
+  return out + "\n";
+}
+
+json summary_json(const std::vector<LintFinding>& findings, const Totals& t, const LintRuleSet& rules) {
+  json by_rule = json::object();
+  for (const LintRuleInfo& r : lint_rules()) {
+    const auto index = static_cast<std::size_t>(r.rule);
+    if (rules[index]) by_rule[std::string(r.id)] = t.by_rule[index];
+  }
+  return json{{"findings", findings.size()}, {"by_rule", std::move(by_rule)}, {"suppressed", t.suppressed},
+              {"linted", t.linted}, {"modules", t.modules}};
+}
+
+void list_rules(std::ostream& out) {
+  for (const LintRuleInfo& r : lint_rules()) {
+    out << r.id << ": " << r.summary << "\n";
+    out << "  " << r.description << "\n";
+    if (!r.thresholds.empty()) out << "  thresholds: " << r.thresholds << "\n";
+  }
+}
+
+}  // namespace
+
+std::optional<std::int64_t> parse_size(std::string_view text) {
+  std::int64_t value = 0;
+  const char* end = text.data() + text.size();
+  auto [p, ec] = std::from_chars(text.data(), end, value);
+  if (ec != std::errc() || p == text.data() || value < 0) return std::nullopt;
+  std::string_view unit(p, static_cast<std::size_t>(end - p));
+  if (!unit.empty() && unit.front() == ' ') unit.remove_prefix(1);
+  int shift = -1;
+  if (unit.empty() || unit == "B") shift = 0;
+  else if (unit == "KiB") shift = 10;
+  else if (unit == "MiB") shift = 20;
+  else if (unit == "GiB") shift = 30;
+  if (shift < 0 || value > (std::numeric_limits<std::int64_t>::max() >> shift)) return std::nullopt;
+  return value << shift;
+}
+
+void add_lint_options(CLI::App& cmd, LintOptions& options) {
+  cmd.add_option("files", options.files, "HLO text files ('-' reads standard input)");
+  cmd.add_option("--format", options.format, "Output format: compiler-style text, JSON or SARIF 2.1.0")
+      ->check(CLI::IsMember({"text", "json", "sarif"}))
+      ->capture_default_str();
+  cmd.add_option("--enable", options.enable, "Only these rules (comma-separated, repeatable; default: every rule)")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->type_name("RULE");
+  cmd.add_option("--disable", options.disable, "Not these rules (comma-separated, repeatable)")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->type_name("RULE");
+  cmd.add_flag("--list-rules", options.list_rules, "Print the rules with their thresholds and exit");
+  cmd.add_flag("--all-instructions", options.all_instructions,
+               "Lint every instruction of the non-fused computations, not only the fusions");
+  cmd.add_option("--baseline", options.baseline, "Drop the findings listed in FILE (written by --write-baseline)")
+      ->type_name("FILE");
+  cmd.add_option("--write-baseline", options.write_baseline,
+                 "Write every current finding to FILE (sorted; --baseline is not applied) and exit 0")
+      ->type_name("FILE");
+  auto size_option = [&cmd](const char* name, std::int64_t& target, const char* help) {
+    cmd.add_option_function<std::string>(
+           name,
+           [&target, name](const std::string& text) {
+             auto size = parse_size(text);
+             if (!size) {
+               throw CLI::ValidationError(name, "expected a size such as 4096, 512KiB, 1MiB, got '" + text + "'");
+             }
+             target = *size;
+           },
+           help)
+        ->type_name("SIZE")
+        ->default_str("1MiB");
+  };
+  LintThresholds& t = options.thresholds;
+  size_option("--uncoalesced-min-bytes", t.uncoalesced_min_bytes, "uncoalesced-read: only operands of at least SIZE");
+  cmd.add_option("--min-utilisation", t.min_utilisation,
+                 "low-utilisation: fires when less than this fraction of the operand is read")
+      ->capture_default_str();
+  size_option("--low-utilisation-min-bytes", t.low_utilisation_min_bytes,
+              "low-utilisation: only operands of at least SIZE");
+  cmd.add_option("--max-multiplicity", t.max_multiplicity,
+                 "high-multiplicity: fires when elements are read more than this many times on average")
+      ->capture_default_str();
+  size_option("--high-multiplicity-min-bytes", t.high_multiplicity_min_bytes,
+              "high-multiplicity: only operands of at least SIZE");
+  cmd.add_option("--duplicated-read-min-maps", t.duplicated_read_min_maps,
+                 "duplicated-read: fires when an operand is read through at least this many distinct maps")
+      ->capture_default_str();
+  size_option("--duplicated-read-min-bytes", t.duplicated_read_min_bytes,
+              "duplicated-read: only operands of at least SIZE");
+  cmd.add_flag("--allow-truncated", options.allow_truncated,
+               "Accept a dump cut off inside its last computation (a warning instead of an error)");
+  cmd.add_option("--isl-max-operations", options.isl_max_operations,
+                 "Budget of one isl computation in isl operations (default 2000000); when it runs out the maps "
+                 "are approximate");
+}
+
+void setup_lint_command(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<LintOptions>();
+  CLI::App* cmd = app.add_subcommand("lint", "Warnings about the memory reads of every fusion, for CI");
+  cmd->footer(
+      "Lints every fusion of every computation that is not a fusion body (the fusion decisions CI cares\n"
+      "about; --all-instructions adds every other instruction) from its exact indexing maps:\n"
+      "  uncoalesced-read      strided or irregular reads by consecutive GPU threads (one thread per output\n"
+      "                        element, warps of 32, 128-byte segments), operands >= --uncoalesced-min-bytes\n"
+      "  low-utilisation       reads less than --min-utilisation (0.5) of an operand\n"
+      "                        >= --low-utilisation-min-bytes\n"
+      "  high-multiplicity     reads each element more than --max-multiplicity (8) times on average, operands\n"
+      "                        >= --high-multiplicity-min-bytes\n"
+      "  duplicated-read       reads an operand through >= --duplicated-read-min-maps (2) distinct maps,\n"
+      "                        operands >= --duplicated-read-min-bytes\n"
+      "  unknown-indexing      an instruction hlo-index cannot analyse (one finding each, with the reason)\n"
+      "  approximate-indexing  an instruction with approximate maps (counts are upper bounds)\n"
+      "Size thresholds default to 1MiB (the operand's whole size). --list-rules explains each rule.\n"
+      "Output: `FILE:LINE:COL: warning: [rule] message` lines on stdout, sorted by file, line, column and\n"
+      "rule (or --format json / sarif); diagnostics and a summary line (`hlo-index lint: N findings (rule: n,\n"
+      "...)`) on stderr. A baseline file lists findings to ignore by rule, module, computation, instruction\n"
+      "and operand (no line numbers, so it survives edits): --write-baseline FILE writes the current ones.\n"
+      "Exit codes: 0 no findings, 1 findings, 2 bad input or command line.\n\n"
+      "Examples:\n"
+      "  hlo-index lint model.hlo\n"
+      "  hlo-index lint model.hlo --disable approximate-indexing --min-utilisation 0.25\n"
+      "  hlo-index lint dumps/*.hlo --write-baseline lint.baseline   # accept what is there today\n"
+      "  hlo-index lint dumps/*.hlo --baseline lint.baseline --format sarif > lint.sarif");
+  add_lint_options(*cmd, *options);
+  cmd->callback([options, &exit_code] { exit_code = run_lint_command(*options, std::cout, std::cerr); });
+}
+
+int run_lint_command(const LintOptions& options, std::ostream& out, std::ostream& err) {
+  if (options.list_rules) {
+    list_rules(out);
+    return k_exit_ok;
+  }
+  if (options.files.empty()) {
+    err << "hlo-index: error: lint needs at least one file (see --help)\n";
+    return k_exit_input_error;
+  }
+  const std::optional<LintRuleSet> rules = selected_rules(options, err);
+  const bool thresholds_ok = check_thresholds(options.thresholds, err);
+  if (options.format != "text" && options.format != "json" && options.format != "sarif") {
+    err << fmt::format("hlo-index: error: unknown format '{}' (text, json or sarif)\n", options.format);
+    return k_exit_input_error;
+  }
+  if (!rules || !thresholds_ok) return k_exit_input_error;
+  std::optional<std::set<std::string>> baseline;
+  if (!options.baseline.empty() && options.write_baseline.empty()) {
+    baseline = read_baseline(options.baseline, err);
+    if (!baseline) return k_exit_input_error;
+  }
+
+  std::vector<hlo::Module> modules;
+  bool input_errors = false;
+  for (const std::string& file : options.files) {
+    parser::DiagnosticEngine diagnostics;
+    auto source = parser::read_source(file, diagnostics);
+    if (source) {
+      for (hlo::Module& m : parser::parse_hlo(source, diagnostics, {options.allow_truncated}))
+        modules.push_back(std::move(m));
+    }
+    err << parser::render(diagnostics);
+    input_errors = input_errors || diagnostics.has_errors();
+  }
+  if (input_errors) return k_exit_input_error;
+
+  ScopedIslLimit limit(options.isl_max_operations);
+  std::vector<LintFinding> findings;
+  Totals totals;
+  totals.modules = modules.size();
+  for (const hlo::Module& module : modules) {
+    Linter linter(module, *rules, options.thresholds);
+    for (std::uint32_t ci : linted_computations(module)) {
+      const hlo::Computation& c = module.computations[ci];
+      for (std::uint32_t ii = 0; ii < c.instructions.size(); ++ii) {
+        if (!linted_instruction(c.instructions[ii], options.all_instructions)) continue;
+        ++totals.linted;
+        for (LintFinding& f : linter.lint(ci, ii)) findings.push_back(std::move(f));
+      }
+    }
+  }
+  std::sort(findings.begin(), findings.end());
+  if (!options.write_baseline.empty()) {
+    return write_baseline(options.write_baseline, findings, err) ? k_exit_ok : k_exit_input_error;
+  }
+  if (baseline) {
+    const auto kept = std::remove_if(findings.begin(), findings.end(),
+                                     [&](const LintFinding& f) { return baseline->count(baseline_key(f)) != 0; });
+    totals.suppressed = static_cast<std::size_t>(findings.end() - kept);
+    findings.erase(kept, findings.end());
+  }
+  for (const LintFinding& f : findings) ++totals.by_rule[static_cast<std::size_t>(f.rule)];
+
+  if (options.format == "text") {
+    for (const LintFinding& f : findings) out << text_line(f);
+  } else if (options.format == "json") {
+    json list = json::array();
+    for (const LintFinding& f : findings) list.push_back(finding_json(f));
+    json document{{"findings", std::move(list)}, {"summary", summary_json(findings, totals, *rules)}};
+    out << document.dump(2) << "\n";
+  } else {
+    out << sarif_log(findings).dump(2) << "\n";
+  }
+  err << summary_text(findings, totals, options.all_instructions);
+  return findings.empty() ? k_exit_ok : k_exit_lint_findings;
+}
+
+}  // namespace hlo_index::app

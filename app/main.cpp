@@ -7,6 +7,7 @@
 #include "app/analyze_command.hpp"
 #include "app/exit_codes.hpp"
 #include "app/layout_command.hpp"
+#include "app/lint_command.hpp"
 #include "app/map_command.hpp"
 #include "app/parse_command.hpp"
 
@@ -21,6 +22,7 @@ int main(int argc, char** argv) {
   setup_map_command(app, exit_code);
   setup_analyze_command(app, exit_code);
   setup_layout_command(app, exit_code);
+  setup_lint_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

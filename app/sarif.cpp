@@ -1,1 +1,71 @@
-// Placeholder; filled in by the change that introduces it.
+#include "app/sarif.hpp"
+
+#include <fmt/format.h>
+
+#include <cctype>
+
+namespace hlo_index::app {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+json rule_descriptor(const LintRuleInfo& r) {
+  std::string help;
+  if (!r.thresholds.empty()) help.append("Thresholds: ").append(r.thresholds).append(". ");
+  help.append("Disable with `hlo-index lint --disable ").append(r.id).append("`.");
+  return json{{"id", std::string(r.id)},
+              {"shortDescription", {{"text", std::string(r.summary)}}},
+              {"fullDescription", {{"text", std::string(r.description)}}},
+              {"help", {{"text", help}}},
+              {"defaultConfiguration", {{"level", "warning"}}}};
+}
+
+json result(const LintFinding& f) {
+  const auto index = static_cast<std::size_t>(f.rule);
+  json physical{{"artifactLocation", {{"uri", sarif_uri(f.file)}}}};
+  // SARIF lines start at 1: an instruction that is not in the text has no region.
+  if (f.line > 0) physical["region"] = json{{"startLine", f.line}, {"startColumn", f.column}};
+  std::string qualified = f.module;
+  qualified.append("/").append(f.computation).append("/").append(f.instruction);
+  json location{{"physicalLocation", std::move(physical)},
+                {"logicalLocations", json::array({json{{"fullyQualifiedName", qualified}, {"kind", "object"}}})}};
+  json r{{"ruleId", std::string(lint_rules()[index].id)},
+         {"ruleIndex", index},
+         {"level", "warning"},
+         {"message", {{"text", f.message}}},
+         {"locations", json::array({std::move(location)})},
+         // The baseline key: the same finding after edits that move lines.
+         {"partialFingerprints", {{"hloIndexFinding/v1", baseline_key(f)}}}};
+  if (!f.values.empty()) r["properties"] = f.values;
+  return r;
+}
+
+}  // namespace
+
+std::string sarif_uri(std::string_view path) {
+  std::string out = !path.empty() && path[0] == '/' ? "file://" : "";
+  for (char ch : path) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (std::isalnum(c) != 0 || ch == '-' || ch == '.' || ch == '_' || ch == '~' || ch == '/') {
+      out += ch;
+    } else {
+      out += fmt::format("%{:02X}", static_cast<unsigned>(c));
+    }
+  }
+  return out;
+}
+
+json sarif_log(const std::vector<LintFinding>& findings) {
+  json rules = json::array();
+  for (const LintRuleInfo& r : lint_rules()) rules.push_back(rule_descriptor(r));
+  json results = json::array();
+  for (const LintFinding& f : findings) results.push_back(result(f));
+  json driver{{"name", "hlo-index"}, {"rules", std::move(rules)}};
+  json run{{"tool", {{"driver", std::move(driver)}}}, {"results", std::move(results)}};
+  return json{{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+              {"version", "2.1.0"},
+              {"runs", json::array({std::move(run)})}};
+}
+
+}  // namespace hlo_index::app

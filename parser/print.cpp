@@ -2,44 +2,174 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <unordered_map>
+
+#include "parser/attributes.hpp"
 #include "parser/scanners.hpp"
 
 namespace hlo_index::parser {
 namespace {
 
-void print_attributes(std::string& out, std::span<const hlo::Attribute> attributes) {
-  for (const hlo::Attribute& a : attributes) fmt::format_to(std::back_inserter(out), ", {}={}", a.name, fold_blanks(a.value));
-}
+class Printer {
+public:
+  Printer(const hlo::Module& module, const PrintOptions& options, std::string& out)
+      : m_module(module), m_options(options), m_out(out) {}
 
-void print_computation(std::string& out, const hlo::Module& module, const hlo::Computation& c) {
-  if (c.is_entry) out += "ENTRY ";
-  fmt::format_to(std::back_inserter(out), "%{}", c.name);
-  if (c.signature_result) {
-    out += " (";
-    for (std::size_t k = 0; k < c.signature.size(); ++k)
-      fmt::format_to(std::back_inserter(out), "{}{}: {}", k ? ", " : "", c.signature[k].name,
-                     hlo::to_string(module.shape(c.signature[k].shape)));
-    fmt::format_to(std::back_inserter(out), ") -> {}", hlo::to_string(module.shape(*c.signature_result)));
-  }
-  out += " {\n";
-  for (const hlo::Instruction& i : c.instructions) {
-    fmt::format_to(std::back_inserter(out), "  {}%{} = {} {}(", i.is_root ? "ROOT " : "", i.name,
-                   hlo::to_string(module.shape_of(i)), module.opcode_text(i));
-    if (!i.literal.empty() || i.opcode == hlo::Opcode::kConstant || i.opcode == hlo::Opcode::kParameter) {
-      out += fold_blanks(i.literal);
-    } else {
-      auto operands = c.operands_of(i);
-      for (std::size_t k = 0; k < operands.size(); ++k)
-        fmt::format_to(std::back_inserter(out), "{}%{}", k ? ", " : "", c.instructions[operands[k]].name);
+  void print() {
+    if (m_module.has_header) {
+      fmt::format_to(std::back_inserter(m_out), "HloModule {}", module_name());
+      attributes(m_module.attributes);
+      m_out += "\n\n";
     }
-    out += ")";
-    print_attributes(out, c.attributes_of(i));
-    out += "\n";
+    if (m_options.stack_frame_tables) {
+      for (const hlo::StackFrameTable& table : m_module.stack_frame_tables) {
+        fmt::format_to(std::back_inserter(m_out), "{}\n", table.name);
+        for (const hlo::TableEntry& e : table.entries)
+          fmt::format_to(std::back_inserter(m_out), "{} {}\n", e.id, fold_blanks(e.value));
+        m_out += "\n";
+      }
+    }
+    for (std::uint32_t c = 0; c < m_module.computations.size(); ++c) {
+      if (c) m_out += "\n";
+      computation(c);
+    }
   }
-  out += "}";
-  print_attributes(out, c.trailing_attributes);
-  out += "\n";
-}
+
+private:
+  std::string_view module_name() const {
+    return m_options.rename ? m_options.rename(hlo::k_none, hlo::k_none) : m_module.name;
+  }
+  std::string_view computation_name(std::uint32_t c) const {
+    return m_options.rename ? m_options.rename(c, hlo::k_none) : m_module.computations[c].name;
+  }
+  std::string_view instruction_name(std::uint32_t c, std::uint32_t i) const {
+    return m_options.rename ? m_options.rename(c, i) : m_module.computations[c].instructions[i].name;
+  }
+
+  bool dropped(std::string_view name) const {
+    const auto& d = m_options.dropped_attributes;
+    return std::find(d.begin(), d.end(), name) != d.end();
+  }
+
+  // Module and computation attributes: names of computations or instructions never occur in them.
+  void attributes(std::span<const hlo::Attribute> list) {
+    for (const hlo::Attribute& a : list) {
+      if (!dropped(a.name)) fmt::format_to(std::back_inserter(m_out), ", {}={}", a.name, fold_blanks(a.value));
+    }
+  }
+
+  // `%a` or `{%a, %b}`, braced as `value` is, with `name(k)` as the k-th name.
+  template <typename Name>
+  void name_list(std::string_view value, std::size_t count, Name name) {
+    const char* first = scan::skip_blank(value.data(), value.data() + value.size());
+    const bool braced = first != value.data() + value.size() && *first == '{';
+    if (braced) m_out += '{';
+    for (std::size_t k = 0; k < count; ++k) fmt::format_to(std::back_inserter(m_out), "{}%{}", k ? ", " : "", name(k));
+    if (braced) m_out += '}';
+  }
+
+  void instruction_attributes(std::uint32_t ci, const hlo::Instruction& i) {
+    const hlo::Computation& c = m_module.computations[ci];
+    const auto callees = c.callees_of(i);
+    std::size_t next_callee = 0;
+    for (const hlo::Attribute& a : c.attributes_of(i)) {
+      const bool calls = m_options.rename && is_computation_attribute(a.name);
+      bool names = (calls || (m_options.rename && a.name == "control-predecessors")) &&
+                   parse_computation_list(a.value, m_names, nullptr);
+      // Count the callees of dropped attributes too, to keep the later ones in step.
+      const std::size_t first_callee = next_callee;
+      if (names && calls) {
+        names = next_callee + m_names.size() <= callees.size();  // always, in a module that parsed
+        next_callee += m_names.size();
+      }
+      if (dropped(a.name)) continue;
+      if (!names) {
+        fmt::format_to(std::back_inserter(m_out), ", {}={}", a.name, fold_blanks(a.value));
+      } else if (calls) {
+        fmt::format_to(std::back_inserter(m_out), ", {}=", a.name);
+        name_list(a.value, m_names.size(), [&](std::size_t k) {
+          const std::uint32_t callee = callees[first_callee + k];
+          return callee == hlo::k_none ? m_names[k] : computation_name(callee);
+        });
+      } else {
+        fmt::format_to(std::back_inserter(m_out), ", {}=", a.name);
+        name_list(a.value, m_names.size(), [&](std::size_t k) {
+          const std::uint32_t id = instruction_index(ci, m_names[k]);
+          return id == hlo::k_none ? m_names[k] : instruction_name(ci, id);
+        });
+      }
+    }
+  }
+
+  // The index of the instruction named `name` in computation `ci`, or k_none.
+  std::uint32_t instruction_index(std::uint32_t ci, std::string_view name) {
+    if (m_index_of != ci) {
+      m_index_of = ci;
+      m_index.clear();
+      const auto& instructions = m_module.computations[ci].instructions;
+      for (std::uint32_t k = 0; k < instructions.size(); ++k) m_index.emplace(instructions[k].name, k);
+    }
+    auto it = m_index.find(name);
+    return it == m_index.end() ? hlo::k_none : it->second;
+  }
+
+  // The names the signature of computation `ci` prints: entry k takes that of the instruction
+  // parameter(k), when there is one.
+  std::vector<std::string_view> signature_names(std::uint32_t ci) const {
+    const hlo::Computation& c = m_module.computations[ci];
+    std::vector<std::string_view> names;
+    for (const hlo::Parameter& p : c.signature) names.push_back(p.name);
+    if (!m_options.rename) return names;
+    for (std::uint32_t i = 0; i < c.instructions.size(); ++i) {
+      const hlo::Instruction& instr = c.instructions[i];
+      if (instr.opcode == hlo::Opcode::kParameter && instr.parameter_number >= 0 &&
+          static_cast<std::uint64_t>(instr.parameter_number) < names.size())
+        names[static_cast<std::size_t>(instr.parameter_number)] = instruction_name(ci, i);
+    }
+    return names;
+  }
+
+  void computation(std::uint32_t ci) {
+    const hlo::Computation& c = m_module.computations[ci];
+    if (c.is_entry) m_out += "ENTRY ";
+    fmt::format_to(std::back_inserter(m_out), "%{}", computation_name(ci));
+    if (c.signature_result) {
+      m_out += " (";
+      const std::vector<std::string_view> names = signature_names(ci);
+      for (std::size_t k = 0; k < c.signature.size(); ++k)
+        fmt::format_to(std::back_inserter(m_out), "{}{}: {}", k ? ", " : "", names[k],
+                       hlo::to_string(m_module.shape(c.signature[k].shape)));
+      fmt::format_to(std::back_inserter(m_out), ") -> {}", hlo::to_string(m_module.shape(*c.signature_result)));
+    }
+    m_out += " {\n";
+    for (std::uint32_t ii = 0; ii < c.instructions.size(); ++ii) {
+      const hlo::Instruction& i = c.instructions[ii];
+      fmt::format_to(std::back_inserter(m_out), "  {}%{} = {} {}(", i.is_root ? "ROOT " : "", instruction_name(ci, ii),
+                     hlo::to_string(m_module.shape_of(i)), m_module.opcode_text(i));
+      if (!i.literal.empty() || i.opcode == hlo::Opcode::kConstant || i.opcode == hlo::Opcode::kParameter) {
+        m_out += fold_blanks(i.literal);
+      } else {
+        auto operands = c.operands_of(i);
+        for (std::size_t k = 0; k < operands.size(); ++k)
+          fmt::format_to(std::back_inserter(m_out), "{}%{}", k ? ", " : "", instruction_name(ci, operands[k]));
+      }
+      m_out += ")";
+      instruction_attributes(ci, i);
+      m_out += "\n";
+    }
+    m_out += "}";
+    attributes(c.trailing_attributes);
+    m_out += "\n";
+  }
+
+  const hlo::Module& m_module;
+  const PrintOptions& m_options;
+  std::string& m_out;
+  std::vector<std::string_view> m_names;  // reused: the names of one calls=/control-predecessors list
+  std::uint32_t m_index_of = hlo::k_none;  // the computation m_index describes
+  std::unordered_map<std::string_view, std::uint32_t> m_index;
+};
 
 }  // namespace
 
@@ -69,22 +199,11 @@ std::string fold_blanks(std::string_view text) {
   return out;
 }
 
-std::string print_module(const hlo::Module& module) {
+std::string print_module(const hlo::Module& module) { return print_module(module, PrintOptions{}); }
+
+std::string print_module(const hlo::Module& module, const PrintOptions& options) {
   std::string out;
-  if (module.has_header) {
-    fmt::format_to(std::back_inserter(out), "HloModule {}", module.name);
-    print_attributes(out, module.attributes);
-    out += "\n\n";
-  }
-  for (const hlo::StackFrameTable& table : module.stack_frame_tables) {
-    fmt::format_to(std::back_inserter(out), "{}\n", table.name);
-    for (const hlo::TableEntry& e : table.entries) fmt::format_to(std::back_inserter(out), "{} {}\n", e.id, fold_blanks(e.value));
-    out += "\n";
-  }
-  for (std::size_t c = 0; c < module.computations.size(); ++c) {
-    if (c) out += "\n";
-    print_computation(out, module, module.computations[c]);
-  }
+  Printer(module, options, out).print();
   return out;
 }
 
