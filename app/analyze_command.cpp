@@ -12,10 +12,13 @@
 #include "app/exit_codes.hpp"
 #include "app/golden_file.hpp"
 #include "app/isl_limit.hpp"
+#include "app/utilisation_report.hpp"
+#include "indexing/coalescing.hpp"
 #include "indexing/instruction_indexing.hpp"
 #include "indexing/physical_indexing.hpp"
 #include "indexing/map_text.hpp"
 #include "parser/canonical_names.hpp"
+#include "layout/physical_layout.hpp"
 #include "parser/parse.hpp"
 
 namespace hlo_index::app {
@@ -74,9 +77,67 @@ std::string header(const hlo::Module& module, const hlo::Computation& c, const h
   return out;
 }
 
+// Per output and operand: the read pattern of each map, each map being its
+// own load (empty: not computed).
+using CoalescingTable = std::vector<std::vector<std::vector<indexing::Coalescing>>>;
+
+std::string coalescing_text(const indexing::Coalescing& c) {
+  if (c.pattern == indexing::ReadPattern::kIrregular && c.groups_sampled == 0) return "coalescing: irregular (" + c.reason + ")";
+  std::string text = "coalescing: ";
+  text += indexing::pattern_name(c.pattern);
+  if (c.pattern == indexing::ReadPattern::kStrided) text += " " + std::to_string(c.stride);
+  if (!c.reason.empty()) text.append(" (").append(c.reason).append(")");
+  return text + fmt::format(", {:.1f}% of a 32-thread group's reads in one 128-byte segment",
+                            100.0 * c.segment_fraction);
+}
+
+json coalescing_json(const indexing::Coalescing& c) {
+  json j{{"pattern", std::string(indexing::pattern_name(c.pattern))}};
+  if (c.pattern == indexing::ReadPattern::kStrided) j["stride"] = c.stride;
+  j["segment_fraction"] = c.segment_fraction;
+  j["stride_share"] = c.stride_share;
+  j["groups_sampled"] = c.groups_sampled;
+  if (!c.reason.empty()) j["reason"] = c.reason;
+  return j;
+}
+
+// The read pattern of every operand of every output, from the maps in
+// physical offsets (an output or operand that cannot be laid out: none).
+CoalescingTable read_patterns(const hlo::Module& module, const hlo::Computation& c, const hlo::Instruction& i,
+                              const indexing::InstructionIndexing& logical, indexing::PhysicalIndexing& offsets) {
+  indexing::InstructionIndexing maps;
+  maps.output_to_input = logical.output_to_input;
+  maps = offsets.apply(c, i, std::move(maps));
+  const hlo::Shape& shape = module.shape_of(i);
+  const auto operands = c.operands_of(i);
+  CoalescingTable table(maps.output_to_input.size());
+  for (std::size_t k = 0; k < maps.output_to_input.size(); ++k) {
+    const hlo::Shape& out = shape.is_tuple ? shape.elements[k] : shape;
+    std::int64_t slots = 0;
+    try {
+      if (!out.is_tuple) slots = layout::PhysicalLayout::of(out).allocated_elements();
+    } catch (const layout::LayoutError&) {
+    }
+    table[k].resize(maps.output_to_input[k].size());
+    for (std::size_t j = 0; j < maps.output_to_input[k].size() && j < operands.size(); ++j) {
+      const hlo::Shape& operand = module.shape_of(c.instructions[operands[j]]);
+      if (slots == 0 || operand.is_tuple) continue;
+      for (const IndexingMap& m : maps.output_to_input[k][j])
+        table[k][j].push_back(indexing::coalescing({m}, slots, hlo::element_type_bits(operand.type)));
+    }
+  }
+  return table;
+}
+
 class Report {
 public:
   Report(const AnalyzeOptions& options, std::ostream& out) : m_options(options), m_out(out) {}
+
+  /// Counts and read patterns for the next instruction() call (null: none).
+  void set_extras(const indexing::InstructionUtilisation* utilisation, const CoalescingTable* coalescing) {
+    m_utilisation = utilisation;
+    m_coalescing = coalescing;
+  }
 
   void instruction(const hlo::Module& module, const hlo::Computation& c, const hlo::Instruction& i,
                    const indexing::InstructionIndexing& result, json* json_instructions) {
@@ -112,9 +173,47 @@ public:
         }
         count(forward, m_totals);
         count(backward, m_totals);
-        if (!text) j_operands.push_back(operand_json(j, name, o2i, forward, i2o, backward));
+        const std::vector<indexing::Coalescing>* patterns = nullptr;
+        if (m_coalescing && k < m_coalescing->size() && j < (*m_coalescing)[k].size() && !(*m_coalescing)[k][j].empty())
+          patterns = &(*m_coalescing)[k][j];
+        if (text && patterns) {
+          for (std::size_t n = 0; n < patterns->size(); ++n) {
+            std::string which = patterns->size() > 1 ? fmt::format(" (map {})", n + 1) : std::string();
+            std::string line = coalescing_text((*patterns)[n]);
+            line.insert(std::string_view("coalescing").size(), which);
+            m_out << indent << "  " << line << "\n";
+          }
+        }
+        if (!text) {
+          j_operands.push_back(operand_json(j, name, o2i, forward, i2o, backward));
+          if (patterns) {
+            json list = json::array();
+            for (const auto& p : *patterns) list.push_back(coalescing_json(p));
+            j_operands.back()["coalescing"] = std::move(list);
+          }
+        }
       }
       if (!text) j_outputs.push_back(json{{"index", k}, {"operands", std::move(j_operands)}});
+    }
+    json j_utilisation;
+    if (m_utilisation) {
+      const auto& u = *m_utilisation;
+      if (text) {
+        m_out << fmt::format("  utilisation: writes {} element{}, {} bytes\n", u.output_elements,
+                             u.output_elements == 1 ? "" : "s", u.bytes_written);
+        for (const auto& op : u.operands)
+          m_out << fmt::format("    operand {} %{}: {}\n", op.operand, c.instructions[operands[op.operand]].name,
+                               utilisation_text(op));
+      } else {
+        json list = json::array();
+        for (const auto& op : u.operands) {
+          json o{{"index", op.operand}, {"name", std::string(c.instructions[operands[op.operand]].name)}};
+          o.update(utilisation_json(op));
+          list.push_back(std::move(o));
+        }
+        j_utilisation = json{{"output_elements", u.output_elements}, {"bytes_written", u.bytes_written},
+                             {"operands", std::move(list)}};
+      }
     }
     if (!text) {
       json j;
@@ -123,6 +222,7 @@ public:
       j["shape"] = hlo::to_string(module.shape_of(i));
       if (auto kind = c.attribute(i, "kind")) j["kind"] = std::string(*kind);
       j["outputs"] = std::move(j_outputs);
+      if (m_utilisation) j["utilisation"] = std::move(j_utilisation);
       json_instructions->push_back(std::move(j));
     }
   }
@@ -231,6 +331,8 @@ private:
   const AnalyzeOptions& m_options;
   std::ostream& m_out;
   Totals m_totals;
+  const indexing::InstructionUtilisation* m_utilisation = nullptr;
+  const CoalescingTable* m_coalescing = nullptr;
 };
 
 // Finds the computations and instructions named on the command line.
@@ -320,6 +422,12 @@ void setup_analyze_command(CLI::App& app, int& exit_code) {
                 "comparing with XLA's own output (XLA's over-approximations are then marked approximate on the "
                 "header line; see the README for where it deliberately differs)");
   cmd->add_flag("--one-line", options->one_line, "Print each map on one line (XLA's one-line form)");
+  cmd->add_flag("--utilisation", options->utilisation,
+                "Per operand: elements read at least once (exact), reads in total, read multiplicity, bytes, and "
+                "the distinct maps it is read through; per module a summary");
+  cmd->add_flag("--coalescing", options->coalescing,
+                "Per operand: how consecutive threads' reads line up (coalesced, broadcast, strided N, irregular) "
+                "and the share of a 32-thread group's reads in one 128-byte segment (thread model: README)");
   cmd->add_flag("--physical", options->physical,
                 "Maps between element offsets in the buffers (output offset -> operand offset), through the "
                 "layouts and their tiles");
@@ -384,6 +492,8 @@ int analyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err)
   for (const hlo::Module& module : modules) {
     indexing::IndexingAnalysis analysis(module, analysis_options);
     indexing::PhysicalIndexing physical(module, opts.simplify);
+    indexing::PhysicalIndexing offsets(module);  // for read patterns, always simplified
+    UtilisationSummary summary;
     const auto fused = fused_computations(module);
     json j_computations = json::array();
     for (std::uint32_t ci = 0; ci < module.computations.size(); ++ci) {
@@ -406,23 +516,38 @@ int analyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err)
           printed_header = true;
         }
         indexing::InstructionIndexing result;
+        const bool counts = opts.utilisation || opts.coalescing;  // both need the output -> operand maps
         try {
-          result = analysis.analyze(ci, ii, o2i, i2o);
+          result = analysis.analyze(ci, ii, o2i || counts, i2o);
         } catch (const std::exception& e) {
           // The analysis catches per-op failures itself; this is a last line of defence.
           const std::size_t outputs = module.shape_of(instr).is_tuple ? module.shape_of(instr).elements.size() : 1;
           const auto sets = std::vector<MapSet>(instr.operand_count, MapSet{IndexingMap::undefined(e.what())});
-          if (o2i) result.output_to_input.assign(outputs, sets);
+          if (o2i || counts) result.output_to_input.assign(outputs, sets);
           if (i2o) result.input_to_output.assign(outputs, sets);
         }
+        std::optional<indexing::InstructionUtilisation> used;
+        if (opts.utilisation) {
+          used = indexing::utilisation(module, c, instr, result);
+          summary.add(*used);
+        }
+        CoalescingTable patterns;
+        if (opts.coalescing) patterns = read_patterns(module, c, instr, result, offsets);
+        if (!o2i) result.output_to_input.clear();
         if (opts.physical) result = physical.apply(c, instr, std::move(result));
+        report.set_extras(used ? &*used : nullptr, opts.coalescing ? &patterns : nullptr);
         report.instruction(module, c, instr, result, text ? nullptr : &j_instructions);
       }
       if (!text && !j_instructions.empty()) {
         j_computations.push_back(json{{"name", std::string(c.name)}, {"instructions", std::move(j_instructions)}});
       }
     }
-    if (!text) j_modules.push_back(json{{"name", std::string(module.name)}, {"computations", std::move(j_computations)}});
+    if (text && opts.utilisation) out << summary.text(module.name);
+    if (!text) {
+      json j_module{{"name", std::string(module.name)}, {"computations", std::move(j_computations)}};
+      if (opts.utilisation) j_module["utilisation_summary"] = summary.json();
+      j_modules.push_back(std::move(j_module));
+    }
   }
   const Totals& t = report.totals();
   if (text) {

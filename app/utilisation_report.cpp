@@ -25,8 +25,8 @@ std::string utilisation_text(const indexing::OperandUtilisation& u) {
       "utilisation: {} of {} elements read ({:.3f}), {} reads ({:.2f} per element read), {} bytes, {} map{}",
       count_text(u.distinct_read), u.operand_elements, u.utilisation(), count_text(u.total_reads), u.multiplicity(),
       u.bytes_read(), u.maps, u.maps == 1 ? "" : "s");
-  if (u.depends_on_runtime) text += " (for one value of the runtime offsets)";
-  if (!u.distinct_read.exact || !u.total_reads.exact) text += " (upper bounds)";
+  if (u.depends_on_runtime) text += " (runtime offsets: the reads of one execution)";
+  if (!u.total_reads.exact || (!u.distinct_read.exact && !u.depends_on_runtime)) text += " (upper bounds)";
   return text;
 }
 

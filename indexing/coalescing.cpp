@@ -82,7 +82,7 @@ Coalescing coalescing(const MapSet& physical, std::int64_t output_slots, std::in
       return result;
     }
     if (m.runtime_count() > 0) {
-      result.reason = "data-dependent (runtime offsets)";
+      result.reason = "data-dependent: runtime offsets";
       return result;
     }
   }
@@ -101,16 +101,20 @@ Coalescing coalescing(const MapSet& physical, std::int64_t output_slots, std::in
       }
       reads.push_back(first);
     }
+    // Idle threads (output padding, or none of the maps reads) are skipped:
+    // strides are between consecutive active threads.
     std::map<std::int64_t, std::int64_t> segments;
     std::int64_t active = 0;
-    for (std::size_t i = 0; i < reads.size(); ++i) {
-      if (!reads[i]) continue;
+    std::optional<std::int64_t> previous;
+    for (const auto& read : reads) {
+      if (!read) continue;
       ++active;
-      ++segments[*reads[i] * operand_bits / 8 / options.segment_bytes];
-      if (i + 1 < reads.size() && reads[i + 1]) {
-        ++strides[*reads[i + 1] - *reads[i]];
+      ++segments[*read * operand_bits / 8 / options.segment_bytes];
+      if (previous) {
+        ++strides[*read - *previous];
         ++pairs;
       }
+      previous = read;
     }
     if (active == 0) continue;
     std::int64_t largest = 0;
@@ -124,9 +128,10 @@ Coalescing coalescing(const MapSet& physical, std::int64_t output_slots, std::in
     return result;
   }
   result.segment_fraction = fraction_sum / static_cast<double>(result.groups_sampled);
-  if (pairs == 0) {  // groups of one active thread each
-    result.pattern = ReadPattern::kIrregular;
-    result.reason = "no two consecutive threads both read";
+  if (pairs == 0) {  // groups of one active thread: one read, nothing to line up
+    result.pattern = ReadPattern::kCoalesced;
+    result.stride = 1;
+    result.reason = "one thread per group";
     return result;
   }
   // The stride most pairs share; ties go to the smaller magnitude.

@@ -6,7 +6,7 @@
 // order; threads on padding slots are idle), in groups of 32. A thread's read
 // of the operand is its lowest operand offset (the first iteration of its
 // range variables). Per operand: the stride between the reads of consecutive
-// active threads that most pairs share, and the fraction of a group's reads
+// active threads (idle ones skipped) that most pairs share, and the fraction of a group's reads
 // that fall into one 128-byte segment.
 #pragma once
 

@@ -102,18 +102,24 @@ InstructionUtilisation utilisation(const hlo::Module& module, const hlo::Computa
         }
         if (m.is_known_empty()) continue;
         u.depends_on_runtime = u.depends_on_runtime || m.runtime_count() > 0;
-        reads.push_back(pinned(m));
+        reads.push_back(m);
       }
       if (!u.defined()) break;
     }
     u.maps = distinct.size();
     if (u.defined()) {
+      // Over every value of the runtime offsets: the elements some execution may read.
       u.distinct_read = count_union_image(reads);
       u.total_reads = {0, true};
       for (const IndexingMap& m : reads) {
-        Count c = count_relation(m);
+        Count c = count_relation(pinned(m));
         u.total_reads.value = saturating_add(u.total_reads.value, c.value, u.total_reads.exact);
         u.total_reads.exact = u.total_reads.exact && c.exact;
+      }
+      // One execution reads no more distinct elements than it makes reads.
+      if (u.depends_on_runtime) {
+        u.distinct_read.value = std::min(u.distinct_read.value, u.total_reads.value);
+        u.distinct_read.exact = false;
       }
     }
     result.operands.push_back(std::move(u));

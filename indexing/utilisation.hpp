@@ -20,8 +20,10 @@ struct OperandUtilisation {
   Count distinct_read;                // operand elements some output element reads
   Count total_reads;                  // sum over outputs and maps of (output element, operand element) pairs
   std::size_t maps = 0;               // distinct maps the operand is read through
-  /// Counts hold for one value of the runtime offsets (each at the low end of
-  /// its range): they depend on values known only at run time.
+  /// The maps have runtime offsets: total_reads is for one value of them
+  /// (each at the low end of its range; the number of reads does not depend
+  /// on it for clamped offsets) and distinct_read is an upper bound, the
+  /// smaller of the reads and the elements any value may reach.
   bool depends_on_runtime = false;
   std::string undefined_reason;       // non-empty: no maps to count
 

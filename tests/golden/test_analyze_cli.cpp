@@ -5,7 +5,8 @@
 // Flag lines (anywhere in the file, one or more flags each):
 //   // flags: --direction both --one-line
 // Supported: --direction D, --one-line, --xla-compat, --no-simplify,
-// --format json, --operand K, --instruction NAME, --computation NAME, --physical.
+// --format json, --operand K, --instruction NAME, --computation NAME, --physical,
+// --utilisation, --coalescing.
 // Diagnostics name the file by its path relative to testdata/analyze.
 #include <catch2/catch.hpp>
 
@@ -38,6 +39,8 @@ app::AnalyzeOptions read_flags(const std::string& text) {
       else if (flag == "--xla-compat") options.xla_compat = true;
       else if (flag == "--no-simplify") options.simplify = false;
       else if (flag == "--physical") options.physical = true;
+      else if (flag == "--utilisation") options.utilisation = true;
+      else if (flag == "--coalescing") options.coalescing = true;
       else if (flag == "--format") options.format = value();
       else if (flag == "--operand") options.operand = std::stoul(value());
       else if (flag == "--instruction") options.instructions.push_back(value());

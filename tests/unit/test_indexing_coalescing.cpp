@@ -84,7 +84,7 @@ TEST_CASE("coalescing: reductions, broadcasts, strided slices, dynamic slices", 
       "ENTRY e {\n  p = f32[1024] parameter(0)\n  i = s32[] parameter(1)\n"
       "  ROOT d = f32[64] dynamic-slice(p, i), dynamic_slice_sizes={64}\n}\n");
   CHECK(dynamic.pattern == ReadPattern::kIrregular);
-  CHECK(dynamic.reason == "data-dependent (runtime offsets)");
+  CHECK(dynamic.reason == "data-dependent: runtime offsets");
 }
 
 TEST_CASE("coalescing: bf16 reads pack 64 elements into a segment", "[indexing][coalescing]") {

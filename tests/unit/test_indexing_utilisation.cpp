@@ -122,7 +122,9 @@ TEST_CASE("utilisation: slices, padding, windows, transposes and broadcasts", "[
         "p = f32[100,8] parameter(0)\ni = s32[] parameter(1)\nj = s32[] parameter(2)\n"
         "ROOT d = f32[10,8] dynamic-slice(p, i, j), dynamic_slice_sizes={10,8}"));
     CHECK(u.operands[0].depends_on_runtime);
-    CHECK(u.operands[0].distinct_read.value == 80);
+    CHECK(u.operands[0].total_reads.value == 80);
+    CHECK(u.operands[0].distinct_read.value == 80);  // at most: one execution makes 80 reads
+    CHECK_FALSE(u.operands[0].distinct_read.exact);
     CHECK(u.operands[0].utilisation() == Approx(0.1));
   }
   SECTION("large tensors count in closed form") {
@@ -184,7 +186,7 @@ TEST_CASE("utilisation: counts equal enumeration on every golden module", "[inde
             }
             if (!small) continue;
             INFO(entry.path().filename().string() << ": " << c.instructions[ii].name << " operand " << op.operand);
-            CHECK(op.distinct_read.value == static_cast<std::int64_t>(image.size()));
+            if (!op.depends_on_runtime) CHECK(op.distinct_read.value == static_cast<std::int64_t>(image.size()));
             CHECK(op.total_reads.value == pairs);
             ++checked;
           }
