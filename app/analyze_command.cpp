@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -103,8 +104,13 @@ json coalescing_json(const indexing::Coalescing& c) {
 
 // The read pattern of every operand of every output, from the maps in
 // physical offsets (an output or operand that cannot be laid out: none).
+// Read patterns by physical map, output size and element width: modules
+// repeat the same layer many times.
+using PatternCache = std::map<std::string, indexing::Coalescing>;
+
 CoalescingTable read_patterns(const hlo::Module& module, const hlo::Computation& c, const hlo::Instruction& i,
-                              const indexing::InstructionIndexing& logical, indexing::PhysicalIndexing& offsets) {
+                              const indexing::InstructionIndexing& logical, indexing::PhysicalIndexing& offsets,
+                              PatternCache& cache) {
   indexing::InstructionIndexing maps;
   maps.output_to_input = logical.output_to_input;
   maps = offsets.apply(c, i, std::move(maps));
@@ -122,8 +128,14 @@ CoalescingTable read_patterns(const hlo::Module& module, const hlo::Computation&
     for (std::size_t j = 0; j < maps.output_to_input[k].size() && j < operands.size(); ++j) {
       const hlo::Shape& operand = module.shape_of(c.instructions[operands[j]]);
       if (slots == 0 || operand.is_tuple) continue;
-      for (const IndexingMap& m : maps.output_to_input[k][j])
-        table[k][j].push_back(indexing::coalescing({m}, slots, hlo::element_type_bits(operand.type)));
+      const std::int64_t bits = hlo::element_type_bits(operand.type);
+      for (const IndexingMap& m : maps.output_to_input[k][j]) {
+        std::string key = indexing::print_map(m);
+        key.append("|").append(std::to_string(slots)).append("|").append(std::to_string(bits));
+        auto it = cache.find(key);
+        if (it == cache.end()) it = cache.emplace(std::move(key), indexing::coalescing({m}, slots, bits)).first;
+        table[k][j].push_back(it->second);
+      }
     }
   }
   return table;
@@ -493,6 +505,7 @@ int analyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err)
     indexing::IndexingAnalysis analysis(module, analysis_options);
     indexing::PhysicalIndexing physical(module, opts.simplify);
     indexing::PhysicalIndexing offsets(module);  // for read patterns, always simplified
+    PatternCache pattern_cache;
     UtilisationSummary summary;
     const auto fused = fused_computations(module);
     json j_computations = json::array();
@@ -532,7 +545,7 @@ int analyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err)
           summary.add(*used);
         }
         CoalescingTable patterns;
-        if (opts.coalescing) patterns = read_patterns(module, c, instr, result, offsets);
+        if (opts.coalescing) patterns = read_patterns(module, c, instr, result, offsets, pattern_cache);
         if (!o2i) result.output_to_input.clear();
         if (opts.physical) result = physical.apply(c, instr, std::move(result));
         report.set_extras(used ? &*used : nullptr, opts.coalescing ? &patterns : nullptr);

@@ -34,7 +34,7 @@ struct CoalescingOptions {
   std::int64_t group_size = 32;
   std::int64_t segment_bytes = 128;
   std::int64_t max_groups = 64;         // groups evaluated: the first half, then evenly spread
-  std::int64_t max_range_points = 4096;  // range-variable points tried per thread for its first read
+  std::int64_t max_range_points = 64;  // range-variable points tried per thread for its first read
 };
 
 /// `physical` is an output offset -> operand offset map set over an output

@@ -6,8 +6,7 @@
 namespace hlo_index::indexing {
 
 const PhysicalIndexing::LayoutOrReason& PhysicalIndexing::layout_of(const hlo::Shape& shape) {
-  std::string key = hlo::to_string(shape);
-  auto it = m_layouts.find(key);
+  auto it = m_layouts.find(&shape);
   if (it != m_layouts.end()) return it->second;
   LayoutOrReason entry;
   if (shape.is_tuple) {
@@ -15,11 +14,12 @@ const PhysicalIndexing::LayoutOrReason& PhysicalIndexing::layout_of(const hlo::S
   } else {
     try {
       entry.layout = layout::PhysicalLayout::of(shape);
+      entry.key = hlo::to_string(shape);
     } catch (const layout::LayoutError& e) {
-      entry.reason = std::string("cannot lay out ").append(key).append(": ").append(e.what());
+      entry.reason = std::string("cannot lay out ").append(hlo::to_string(shape)).append(": ").append(e.what());
     }
   }
-  return m_layouts.emplace(std::move(key), std::move(entry)).first->second;
+  return m_layouts.emplace(&shape, std::move(entry)).first->second;
 }
 
 MapSet PhysicalIndexing::convert(const MapSet& set, const hlo::Shape& from, const hlo::Shape& to) {
@@ -37,7 +37,7 @@ MapSet PhysicalIndexing::convert(const MapSet& set, const hlo::Shape& from, cons
     }
     // Real modules repeat the same op on the same shapes many times.
     std::string key = print_map(map);
-    key.append("|").append(hlo::to_string(from)).append("|").append(hlo::to_string(to));
+    key.append("|").append(from_layout.key).append("|").append(to_layout.key);
     auto it = m_converted.find(key);
     if (it == m_converted.end())
       it = m_converted.emplace(std::move(key), in_physical_offsets(map, *from_layout.layout, *to_layout.layout, m_simplify))

@@ -27,6 +27,7 @@ private:
   // The layout of a shape, or the reason there is none.
   struct LayoutOrReason {
     std::optional<layout::PhysicalLayout> layout;
+    std::string key;     // the shape's text, for memo keys
     std::string reason;
   };
   const LayoutOrReason& layout_of(const hlo::Shape& shape);
@@ -34,8 +35,11 @@ private:
 
   const hlo::Module& m_module;
   bool m_simplify;
-  std::map<std::string, LayoutOrReason> m_layouts;  // by shape text
-  std::map<std::string, IndexingMap> m_converted;   // by map text and the two shapes
+  // Shapes are interned by the module and never move during an analysis, so
+  // their addresses identify them (printing shapes for keys cost more than the
+  // conversions on wide tuples).
+  std::map<const hlo::Shape*, LayoutOrReason> m_layouts;
+  std::map<std::string, IndexingMap> m_converted;  // by map text and the two shapes' layouts
 };
 
 }  // namespace hlo_index::indexing
