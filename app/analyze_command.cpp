@@ -111,25 +111,19 @@ using PatternCache = std::map<std::string, indexing::Coalescing>;
 CoalescingTable read_patterns(const hlo::Module& module, const hlo::Computation& c, const hlo::Instruction& i,
                               const indexing::InstructionIndexing& logical, indexing::PhysicalIndexing& offsets,
                               PatternCache& cache) {
-  indexing::InstructionIndexing maps;
-  maps.output_to_input = logical.output_to_input;
-  maps = offsets.apply(c, i, std::move(maps));
   const hlo::Shape& shape = module.shape_of(i);
   const auto operands = c.operands_of(i);
-  CoalescingTable table(maps.output_to_input.size());
-  for (std::size_t k = 0; k < maps.output_to_input.size(); ++k) {
+  CoalescingTable table(logical.output_to_input.size());
+  for (std::size_t k = 0; k < logical.output_to_input.size(); ++k) {
     const hlo::Shape& out = shape.is_tuple ? shape.elements[k] : shape;
-    std::int64_t slots = 0;
-    try {
-      if (!out.is_tuple) slots = layout::PhysicalLayout::of(out).allocated_elements();
-    } catch (const layout::LayoutError&) {
-    }
-    table[k].resize(maps.output_to_input[k].size());
-    for (std::size_t j = 0; j < maps.output_to_input[k].size() && j < operands.size(); ++j) {
+    const layout::PhysicalLayout* out_layout = offsets.layout(out);
+    table[k].resize(logical.output_to_input[k].size());
+    for (std::size_t j = 0; j < logical.output_to_input[k].size() && j < operands.size(); ++j) {
       const hlo::Shape& operand = module.shape_of(c.instructions[operands[j]]);
-      if (slots == 0 || operand.is_tuple) continue;
+      if (out_layout == nullptr || offsets.layout(operand) == nullptr) continue;
+      const std::int64_t slots = out_layout->allocated_elements();
       const std::int64_t bits = hlo::element_type_bits(operand.type);
-      for (const IndexingMap& m : maps.output_to_input[k][j]) {
+      for (const IndexingMap& m : offsets.convert(logical.output_to_input[k][j], out, operand)) {
         std::string key = indexing::print_map(m);
         key.append("|").append(std::to_string(slots)).append("|").append(std::to_string(bits));
         auto it = cache.find(key);

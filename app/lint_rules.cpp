@@ -231,7 +231,7 @@ struct Linter::OperandFacts {
 };
 
 Linter::Linter(const hlo::Module& module, LintRuleSet rules, const LintThresholds& thresholds)
-    : m_module(module), m_rules(rules), m_thresholds(thresholds), m_analysis(module, {}) {}
+    : m_module(module), m_rules(rules), m_thresholds(thresholds), m_analysis(module, {}), m_physical(module) {}
 
 LintFinding Linter::finding(LintRule rule, const hlo::Computation& c, std::uint32_t instruction) const {
   LintFinding f;
@@ -445,18 +445,6 @@ void Linter::count_rules(const hlo::Computation& c, std::uint32_t instruction, c
   }
 }
 
-const layout::PhysicalLayout* Linter::layout_of(const hlo::Shape& shape, const std::string& text) {
-  auto [it, inserted] = m_layouts.try_emplace(text);
-  if (inserted && !shape.is_tuple) {
-    try {
-      it->second = layout::PhysicalLayout::of(shape);
-    } catch (const std::exception&) {
-      // No layout (an unbounded dimension, say): nothing to judge.
-    }
-  }
-  return it->second ? &*it->second : nullptr;
-}
-
 const std::optional<indexing::Coalescing>& Linter::uncoalesced(const IndexingMap& map, const hlo::Shape& output,
                                                                const hlo::Shape& operand, std::int64_t operand_bits) {
   const std::string output_text = hlo::to_string(output), operand_text = hlo::to_string(operand);
@@ -464,10 +452,9 @@ const std::optional<indexing::Coalescing>& Linter::uncoalesced(const IndexingMap
   key.append(" | ").append(output_text).append(" | ").append(operand_text);
   auto [it, inserted] = m_coalescing.try_emplace(std::move(key));
   if (!inserted) return it->second;
-  const layout::PhysicalLayout* from = layout_of(output, output_text);
-  const layout::PhysicalLayout* to = layout_of(operand, operand_text);
-  if (from == nullptr || to == nullptr) return it->second;
-  const MapSet physical{indexing::in_physical_offsets(map, *from, *to)};
+  const layout::PhysicalLayout* from = m_physical.layout(output);
+  if (from == nullptr || m_physical.layout(operand) == nullptr) return it->second;
+  const MapSet physical = m_physical.convert({map}, output, operand);
   if (!physical[0].is_defined() || walks_consecutively(physical)) return it->second;
   indexing::CoalescingOptions sampling;
   sampling.max_range_points = k_range_points_per_thread;

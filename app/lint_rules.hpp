@@ -15,6 +15,7 @@
 
 #include "indexing/coalescing.hpp"
 #include "indexing/instruction_indexing.hpp"
+#include "indexing/physical_indexing.hpp"
 #include "layout/physical_layout.hpp"
 #include "parser/hlo_module.hpp"
 
@@ -109,14 +110,12 @@ private:
   /// layers repeat.
   const std::optional<indexing::Coalescing>& uncoalesced(const indexing::IndexingMap& map, const hlo::Shape& output,
                                                          const hlo::Shape& operand, std::int64_t operand_bits);
-  /// The layout of an array shape (its text is `text`), or null when it has none.
-  const layout::PhysicalLayout* layout_of(const hlo::Shape& shape, const std::string& text);
 
   const hlo::Module& m_module;
   LintRuleSet m_rules;
   LintThresholds m_thresholds;
   indexing::IndexingAnalysis m_analysis;
-  std::unordered_map<std::string, std::optional<layout::PhysicalLayout>> m_layouts;          // by shape text
+  indexing::PhysicalIndexing m_physical;  // maps in offsets, memoised
   std::unordered_map<std::string, std::optional<indexing::Coalescing>> m_coalescing;      // by map and shapes
 };
 

@@ -259,8 +259,6 @@ std::vector<MapSet> gte_maps(const OpContext& op, std::size_t output, bool forwa
 // i mod n of the operand of replica i floordiv n (n: the operand's size;
 // the position within the replica group), which output -> operand maps
 // carry as their replica id; variadic forms gather operand k into output k.
-// Operand -> output maps have no replica id: their range variable is the
-// replica the operand element is on.
 // The gathered dimension of operand/output pair k, checked against the shapes.
 std::size_t gathered_dimension(const OpContext& op, std::size_t k) {
   const auto dims = op.required_int_list("dimensions");
@@ -285,6 +283,8 @@ std::vector<MapSet> o2i_all_gather(const OpContext& op, std::size_t output) {
   return sets;
 }
 
+// Operand -> output maps have no replica id: their range variable is the
+// replica the operand element is on.
 std::vector<MapSet> i2o_all_gather(const OpContext& op, std::size_t operand) {
   const auto out = op.output_dims(operand);
   const auto in = op.operand_dims(operand);

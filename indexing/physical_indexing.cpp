@@ -22,6 +22,11 @@ const PhysicalIndexing::LayoutOrReason& PhysicalIndexing::layout_of(const hlo::S
   return m_layouts.emplace(&shape, std::move(entry)).first->second;
 }
 
+const layout::PhysicalLayout* PhysicalIndexing::layout(const hlo::Shape& shape) {
+  const LayoutOrReason& entry = layout_of(shape);
+  return entry.layout ? &*entry.layout : nullptr;
+}
+
 MapSet PhysicalIndexing::convert(const MapSet& set, const hlo::Shape& from, const hlo::Shape& to) {
   const LayoutOrReason& from_layout = layout_of(from);
   const LayoutOrReason& to_layout = layout_of(to);

@@ -23,6 +23,13 @@ public:
   InstructionIndexing apply(const hlo::Computation& computation, const hlo::Instruction& instruction,
                             InstructionIndexing logical);
 
+  /// One set of maps from an array of shape `from` to one of shape `to`
+  /// restated in offsets (memoised by map and layouts; UNDEFINED with the
+  /// reason when a side cannot be laid out).
+  MapSet convert(const MapSet& set, const hlo::Shape& from, const hlo::Shape& to);
+  /// The layout of a shape of the module, or null (a tuple, an unbounded dimension).
+  const layout::PhysicalLayout* layout(const hlo::Shape& shape);
+
 private:
   // The layout of a shape, or the reason there is none.
   struct LayoutOrReason {
@@ -31,7 +38,6 @@ private:
     std::string reason;
   };
   const LayoutOrReason& layout_of(const hlo::Shape& shape);
-  MapSet convert(const MapSet& set, const hlo::Shape& from, const hlo::Shape& to);
 
   const hlo::Module& m_module;
   bool m_simplify;
