@@ -16,10 +16,10 @@
 #include "app/utilisation_report.hpp"
 #include "indexing/coalescing.hpp"
 #include "indexing/instruction_indexing.hpp"
-#include "indexing/physical_indexing.hpp"
 #include "indexing/map_text.hpp"
-#include "parser/canonical_names.hpp"
+#include "indexing/physical_indexing.hpp"
 #include "layout/physical_layout.hpp"
+#include "parser/canonical_names.hpp"
 #include "parser/parse.hpp"
 
 namespace hlo_index::app {
@@ -46,8 +46,7 @@ std::set<std::uint32_t> fused_computations(const hlo::Module& module) {
 }
 
 bool exact(const MapSet& set) {
-  return std::none_of(set.begin(), set.end(),
-                      [](const IndexingMap& m) { return m.is_undefined() || m.approximate(); });
+  return std::none_of(set.begin(), set.end(), [](const IndexingMap& m) { return m.is_undefined() || m.approximate(); });
 }
 
 std::string undefined_reason(const MapSet& set) {
@@ -83,13 +82,14 @@ std::string header(const hlo::Module& module, const hlo::Computation& c, const h
 using CoalescingTable = std::vector<std::vector<std::vector<indexing::Coalescing>>>;
 
 std::string coalescing_text(const indexing::Coalescing& c) {
-  if (c.pattern == indexing::ReadPattern::kIrregular && c.groups_sampled == 0) return "coalescing: irregular (" + c.reason + ")";
+  if (c.pattern == indexing::ReadPattern::kIrregular && c.groups_sampled == 0)
+    return "coalescing: irregular (" + c.reason + ")";
   std::string text = "coalescing: ";
   text += indexing::pattern_name(c.pattern);
   if (c.pattern == indexing::ReadPattern::kStrided) text += " " + std::to_string(c.stride);
   if (!c.reason.empty()) text.append(" (").append(c.reason).append(")");
-  return text + fmt::format(", {:.1f}% of a 32-thread group's reads in one 128-byte segment",
-                            100.0 * c.segment_fraction);
+  return text +
+         fmt::format(", {:.1f}% of a 32-thread group's reads in one 128-byte segment", 100.0 * c.segment_fraction);
 }
 
 json coalescing_json(const indexing::Coalescing& c) {
@@ -172,10 +172,12 @@ public:
         if (module.shape_of(i).is_tuple && forward.empty() && backward.empty()) continue;
         if (text) {
           m_out << fmt::format("{}operand {} %{}\n", indent, j, name);
-          if (o2i) maps_text(m_options.physical ? "output offset -> operand offset" : "output -> operand", forward,
-                             indent + "  ");
-          if (i2o) maps_text(m_options.physical ? "operand offset -> output offset" : "operand -> output", backward,
-                             indent + "  ");
+          if (o2i)
+            maps_text(m_options.physical ? "output offset -> operand offset" : "output -> operand", forward,
+                      indent + "  ");
+          if (i2o)
+            maps_text(m_options.physical ? "operand offset -> output offset" : "operand -> output", backward,
+                      indent + "  ");
         }
         count(forward, m_totals);
         count(backward, m_totals);
@@ -217,8 +219,8 @@ public:
           o.update(utilisation_json(op));
           list.push_back(std::move(o));
         }
-        j_utilisation = json{{"output_elements", u.output_elements}, {"bytes_written", u.bytes_written},
-                             {"operands", std::move(list)}};
+        j_utilisation = json{
+            {"output_elements", u.output_elements}, {"bytes_written", u.bytes_written}, {"operands", std::move(list)}};
       }
     }
     if (!text) {
@@ -267,8 +269,7 @@ private:
     p.approximate_marker = !m_options.xla_compat;
     for (const IndexingMap& m : set) {
       if (m.is_undefined()) {
-        m_out << p.indent << "UNDEFINED: " << (m.undefined_reason().empty() ? "unknown" : m.undefined_reason())
-              << "\n";
+        m_out << p.indent << "UNDEFINED: " << (m.undefined_reason().empty() ? "unknown" : m.undefined_reason()) << "\n";
         continue;
       }
       // The multi-line form indents its first line itself.
@@ -479,7 +480,8 @@ int analyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err)
     parser::DiagnosticEngine diagnostics;
     auto source = parser::read_source(file, diagnostics);
     if (source) {
-      for (hlo::Module& m : parser::parse_hlo(source, diagnostics, {opts.allow_truncated})) modules.push_back(std::move(m));
+      for (hlo::Module& m : parser::parse_hlo(source, diagnostics, {opts.allow_truncated}))
+        modules.push_back(std::move(m));
     }
     err << parser::render(diagnostics);
     input_errors = input_errors || diagnostics.has_errors();
@@ -505,9 +507,9 @@ int analyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err)
     json j_computations = json::array();
     for (std::uint32_t ci = 0; ci < module.computations.size(); ++ci) {
       const hlo::Computation& c = module.computations[ci];
-      if (opts.computations.empty() ? fused.count(ci) != 0
-                                    : std::find(opts.computations.begin(), opts.computations.end(), c.name) ==
-                                          opts.computations.end()) {
+      if (opts.computations.empty()
+              ? fused.count(ci) != 0
+              : std::find(opts.computations.begin(), opts.computations.end(), c.name) == opts.computations.end()) {
         continue;
       }
       json j_instructions = json::array();
@@ -561,8 +563,8 @@ int analyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err)
     out << fmt::format("analysed {} instruction{}: {} map{}, {} undefined, {} approximate\n", t.instructions,
                        t.instructions == 1 ? "" : "s", t.maps, t.maps == 1 ? "" : "s", t.undefined, t.approximate);
   } else {
-    json summary{{"instructions", t.instructions}, {"maps", t.maps}, {"undefined", t.undefined},
-                 {"approximate", t.approximate}};
+    json summary{
+        {"instructions", t.instructions}, {"maps", t.maps}, {"undefined", t.undefined}, {"approximate", t.approximate}};
     json document{{"modules", std::move(j_modules)}, {"summary", std::move(summary)}};
     if (opts.physical) document["offsets"] = "physical";
     out << document.dump(2) << "\n";

@@ -19,9 +19,9 @@ struct AnalyzeOptions {
   bool simplify = true;
   bool xla_compat = false;
   bool one_line = false;
-  bool physical = false;     // maps between element offsets of the buffers
-  bool utilisation = false;  // per-operand counts: elements read, reads, bytes (indexing/utilisation.hpp)
-  bool coalescing = false;   // per-operand read pattern across threads (indexing/coalescing.hpp)
+  bool physical = false;        // maps between element offsets of the buffers
+  bool utilisation = false;     // per-operand counts: elements read, reads, bytes (indexing/utilisation.hpp)
+  bool coalescing = false;      // per-operand read pattern across threads (indexing/coalescing.hpp)
   std::string format = "text";  // text | json
   unsigned long isl_max_operations = 0;
   bool allow_truncated = false;

@@ -141,8 +141,7 @@ private:
           const std::ptrdiff_t k1 = delta - k2;
           if (k1 >= -limit - 1 && k1 <= limit + 1 && at(forward, k1) != -1) {
             const std::ptrdiff_t x1 = at(forward, k1), y1 = x1 - k1;
-            if (x1 >= n - x2)
-              return std::pair{a0 + static_cast<std::size_t>(x1), b0 + static_cast<std::size_t>(y1)};
+            if (x1 >= n - x2) return std::pair{a0 + static_cast<std::size_t>(x1), b0 + static_cast<std::size_t>(y1)};
           }
         }
       }
@@ -299,8 +298,7 @@ int check_golden_file(const std::string& golden, std::string_view actual, bool u
     return k_exit_ok;
   }
   if (!expected) {
-    err << fmt::format("hlo-index: error: golden file '{}' does not exist (run with --update to create it)\n",
-                       golden);
+    err << fmt::format("hlo-index: error: golden file '{}' does not exist (run with --update to create it)\n", golden);
     return k_exit_input_error;
   }
   DiffOptions diff;

@@ -146,8 +146,7 @@ double padding_ratio(const PhysicalLayout& l) {
 std::string words_of(const PhysicalLayout& l, const hlo::Shape& shape) {
   std::string text;
   text += fmt::format("  element type: {}, {} bit{} per element{}\n", hlo::element_type_name(shape.type),
-                      l.element_bits(), l.element_bits() == 1 ? "" : "s",
-                      l.element_bits() < 8 ? " (packed)" : "");
+                      l.element_bits(), l.element_bits() == 1 ? "" : "s", l.element_bits() < 8 ? " (packed)" : "");
   for (std::size_t d = 0; d < shape.rank(); ++d)
     if (shape.dim_kinds[d] == hlo::DimKind::kBounded)
       text += fmt::format("  dimension {} is dynamic: laid out at its bound {}\n", d, shape.dims[d]);
@@ -185,11 +184,12 @@ std::string words_of(const PhysicalLayout& l, const hlo::Shape& shape) {
   if (l.tail_alignment() > 1)
     text += fmt::format("  tail padding: the element count is rounded up to a multiple of {}\n", l.tail_alignment());
   std::int64_t padding = l.allocated_elements() - l.logical_elements();
-  text += fmt::format("  elements: {} logical, {} allocated, {} padding ({:.1f}% of the buffer; padding ratio {:.3f})\n",
-                      l.logical_elements(), l.allocated_elements(), padding,
-                      l.allocated_elements() == 0 ? 0.0 : 100.0 * static_cast<double>(padding) /
-                                                              static_cast<double>(l.allocated_elements()),
-                      padding_ratio(l));
+  text += fmt::format(
+      "  elements: {} logical, {} allocated, {} padding ({:.1f}% of the buffer; padding ratio {:.3f})\n",
+      l.logical_elements(), l.allocated_elements(), padding,
+      l.allocated_elements() == 0 ? 0.0
+                                  : 100.0 * static_cast<double>(padding) / static_cast<double>(l.allocated_elements()),
+      padding_ratio(l));
   text += fmt::format("  bytes: {} allocated, memory space {}\n", l.allocated_bytes(), l.memory_space());
   return text;
 }
@@ -260,8 +260,8 @@ public:
       indexing::MapPrintOptions print;
       print.layout = m_options.one_line ? indexing::MapLayout::kOneLine : indexing::MapLayout::kMultiLine;
       print.indent = "  ";
-      m_out << "logical index -> physical offset:\n" << (m_options.one_line ? "  " : "")
-            << indexing::print_map(to_offset, print) << "\n";
+      m_out << "logical index -> physical offset:\n"
+            << (m_options.one_line ? "  " : "") << indexing::print_map(to_offset, print) << "\n";
       m_out << "physical offset -> logical index (padding slots are outside the domain):\n"
             << (m_options.one_line ? "  " : "") << indexing::print_map(to_logical, print) << "\n";
     } else {
@@ -376,8 +376,10 @@ int run_layout_command(const LayoutOptions& options, std::ostream& out, std::ost
     targets.push_back({"", std::move(*shape)});
   } else {
     if (options.instruction.empty()) {
-      err << fmt::format("hlo-index layout: error: '{}' is not a shape; for an HLO file, name the instruction with "
-                         "--instruction NAME\n", options.target);
+      err << fmt::format(
+          "hlo-index layout: error: '{}' is not a shape; for an HLO file, name the instruction with "
+          "--instruction NAME\n",
+          options.target);
       return k_exit_input_error;
     }
     parser::DiagnosticEngine diagnostics;
@@ -406,8 +408,10 @@ int run_layout_command(const LayoutOptions& options, std::ostream& out, std::ost
       return k_exit_input_error;
     }
     if (targets.size() > 1) {
-      err << fmt::format("hlo-index layout: error: '{}' names instructions in computations {}; pick one with "
-                         "--computation\n", strip(options.instruction), fmt::join(found, ", "));
+      err << fmt::format(
+          "hlo-index layout: error: '{}' names instructions in computations {}; pick one with "
+          "--computation\n",
+          strip(options.instruction), fmt::join(found, ", "));
       return k_exit_input_error;
     }
   }

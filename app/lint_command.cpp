@@ -181,8 +181,11 @@ json summary_json(const std::vector<LintFinding>& findings, const Totals& t, con
     const auto index = static_cast<std::size_t>(r.rule);
     if (rules[index]) by_rule[std::string(r.id)] = t.by_rule[index];
   }
-  return json{{"findings", findings.size()}, {"by_rule", std::move(by_rule)}, {"suppressed", t.suppressed},
-              {"linted", t.linted}, {"modules", t.modules}};
+  return json{{"findings", findings.size()},
+              {"by_rule", std::move(by_rule)},
+              {"suppressed", t.suppressed},
+              {"linted", t.linted},
+              {"modules", t.modules}};
 }
 
 void list_rules(std::ostream& out) {
@@ -203,10 +206,14 @@ std::optional<std::int64_t> parse_size(std::string_view text) {
   std::string_view unit(p, static_cast<std::size_t>(end - p));
   if (!unit.empty() && unit.front() == ' ') unit.remove_prefix(1);
   int shift = -1;
-  if (unit.empty() || unit == "B") shift = 0;
-  else if (unit == "KiB") shift = 10;
-  else if (unit == "MiB") shift = 20;
-  else if (unit == "GiB") shift = 30;
+  if (unit.empty() || unit == "B")
+    shift = 0;
+  else if (unit == "KiB")
+    shift = 10;
+  else if (unit == "MiB")
+    shift = 20;
+  else if (unit == "GiB")
+    shift = 30;
   if (shift < 0 || value > (std::numeric_limits<std::int64_t>::max() >> shift)) return std::nullopt;
   return value << shift;
 }

@@ -20,11 +20,11 @@ struct LintOptions {
   std::vector<std::string> enable;   // rule ids; empty: every rule
   std::vector<std::string> disable;  // rule ids
   LintThresholds thresholds;
-  bool all_instructions = false;     // every instruction, not only fusions
-  std::string format = "text";       // text | json | sarif
-  std::string baseline;              // drop the findings listed in this file
-  std::string write_baseline;        // write every finding to this file instead of reporting
-  bool list_rules = false;           // print the rules and exit
+  bool all_instructions = false;  // every instruction, not only fusions
+  std::string format = "text";    // text | json | sarif
+  std::string baseline;           // drop the findings listed in this file
+  std::string write_baseline;     // write every finding to this file instead of reporting
+  bool list_rules = false;        // print the rules and exit
   bool allow_truncated = false;
   unsigned long isl_max_operations = 0;
 };

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <functional>
+#include <limits>
 #include <set>
 #include <tuple>
 
@@ -216,12 +216,12 @@ std::string human_bytes(std::int64_t bytes) {
 struct Linter::OperandFacts {
   std::string name;
   std::string shape_text;
-  std::int64_t bytes = 0;       // the whole operand, packed
-  std::int64_t bits = 0;        // per element
-  bool array = false;           // not a tuple, and its size is known
-  bool defined = true;          // no UNDEFINED map
-  bool approximate = false;     // some approximate map
-  bool runtime = false;         // some map has runtime variables
+  std::int64_t bytes = 0;                // the whole operand, packed
+  std::int64_t bits = 0;                 // per element
+  bool array = false;                    // not a tuple, and its size is known
+  bool defined = true;                   // no UNDEFINED map
+  bool approximate = false;              // some approximate map
+  bool runtime = false;                  // some map has runtime variables
   std::vector<const IndexingMap*> maps;  // distinct maps over all outputs
 
   // "operand 1 %p.3 (f32[4096,4096]{1,0}, 64 MiB)"
@@ -431,9 +431,9 @@ void Linter::count_rules(const hlo::Computation& c, std::uint32_t instruction, c
       LintFinding d = finding(LintRule::kHighMultiplicity, c, instruction);
       d.operand = u.operand;
       d.operand_name = f.name;
-      d.message = fmt::format("%{} reads each element of {} {:.1f} times on average: {} reads of {} elements",
-                              instr.name, f.describe(u.operand), u.multiplicity(), u.total_reads.value,
-                              u.distinct_read.value);
+      d.message =
+          fmt::format("%{} reads each element of {} {:.1f} times on average: {} reads of {} elements", instr.name,
+                      f.describe(u.operand), u.multiplicity(), u.total_reads.value, u.distinct_read.value);
       d.values["multiplicity"] = u.multiplicity();
       d.values["total_reads"] = u.total_reads.value;
       d.values["distinct_read"] = u.distinct_read.value;
@@ -506,8 +506,8 @@ void Linter::coalescing_rule(const hlo::Computation& c, std::uint32_t instructio
       d.message = fmt::format("%{} reads {} strided{}: consecutive threads {} elements apart, {}", instr.name,
                               f.describe(j), where, worst->stride, segment);
     } else {
-      d.message = fmt::format("%{} reads {} irregularly{} ({}), {}", instr.name, f.describe(j), where, worst->reason,
-                              segment);
+      d.message =
+          fmt::format("%{} reads {} irregularly{} ({}), {}", instr.name, f.describe(j), where, worst->reason, segment);
     }
     d.values["pattern"] = std::string(indexing::pattern_name(worst->pattern));
     if (worst->pattern == indexing::ReadPattern::kStrided) d.values["stride"] = worst->stride;

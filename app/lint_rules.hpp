@@ -52,7 +52,7 @@ struct LintThresholds {
   std::int64_t uncoalesced_min_bytes = std::int64_t{1} << 20;
   double min_utilisation = 0.5;  // low-utilisation: fires below this fraction
   std::int64_t low_utilisation_min_bytes = std::int64_t{1} << 20;
-  double max_multiplicity = 8;   // high-multiplicity: fires above this many reads per element
+  double max_multiplicity = 8;  // high-multiplicity: fires above this many reads per element
   std::int64_t high_multiplicity_min_bytes = std::int64_t{1} << 20;
   std::size_t duplicated_read_min_maps = 2;  // duplicated-read: fires at this many distinct maps
   std::int64_t duplicated_read_min_bytes = std::int64_t{1} << 20;
@@ -60,8 +60,8 @@ struct LintThresholds {
 
 struct LintFinding {
   LintRule rule = LintRule::kUnknownIndexing;
-  std::string file;              // as given on the command line
-  std::size_t line = 0;          // 1-based; 0 when the instruction is not in the text
+  std::string file;      // as given on the command line
+  std::size_t line = 0;  // 1-based; 0 when the instruction is not in the text
   std::size_t column = 0;
   std::string module, computation, instruction;
   std::optional<std::size_t> operand;  // none: a finding about the whole instruction
@@ -115,8 +115,8 @@ private:
   LintRuleSet m_rules;
   LintThresholds m_thresholds;
   indexing::IndexingAnalysis m_analysis;
-  indexing::PhysicalIndexing m_physical;  // maps in offsets, memoised
-  std::unordered_map<std::string, std::optional<indexing::Coalescing>> m_coalescing;      // by map and shapes
+  indexing::PhysicalIndexing m_physical;                                              // maps in offsets, memoised
+  std::unordered_map<std::string, std::optional<indexing::Coalescing>> m_coalescing;  // by map and shapes
 };
 
 /// `1 MiB`, `1.5 GiB`, `512 B`: bytes for messages.

@@ -14,8 +14,9 @@
 int main(int argc, char** argv) {
   using namespace hlo_index::app;
   CLI::App app{"hlo-index: exact indexing analysis of XLA HLO text dumps"};
-  app.footer("Run 'hlo-index SUBCOMMAND --help' for the options of a subcommand.\n"
-             "Exit codes: 0 success, 2 bad input or usage, 1 internal error (a bug: please report it).");
+  app.footer(
+      "Run 'hlo-index SUBCOMMAND --help' for the options of a subcommand.\n"
+      "Exit codes: 0 success, 2 bad input or usage, 1 internal error (a bug: please report it).");
   app.require_subcommand(1);
   int exit_code = k_exit_ok;
   setup_parse_command(app, exit_code);

@@ -21,9 +21,7 @@ namespace {
 
 using indexing::IndexingMap;
 
-std::size_t arity(const std::string& operation) {
-  return operation == "compose" || operation == "equal" ? 2 : 1;
-}
+std::size_t arity(const std::string& operation) { return operation == "compose" || operation == "equal" ? 2 : 1; }
 
 // Maps on standard input are separated by lines holding only `---`.
 std::vector<std::string> split_stdin(std::istream& in) {
@@ -84,7 +82,6 @@ void setup_map_command(CLI::App& app, int& exit_code) {
                   "answer is a sound over-approximation marked approximate");
   cmd->callback([options, &exit_code] { exit_code = run_map_command(*options, std::cin, std::cout, std::cerr); });
 }
-
 
 int run_map_command(const MapOptions& options, std::istream& in, std::ostream& out, std::ostream& err) {
   ScopedIslLimit limit(options.isl_max_operations);

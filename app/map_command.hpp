@@ -14,8 +14,8 @@ struct MapOptions {
   std::vector<std::string> maps;  // map texts; empty or "-": standard input
   std::string format = "text";    // text | json
   bool multi_line = false;
-  bool simplify = true;           // compose, inverse: simplify the result
-  bool verify = false;            // check every simplification with isl
+  bool simplify = true;                  // compose, inverse: simplify the result
+  bool verify = false;                   // check every simplification with isl
   unsigned long isl_max_operations = 0;  // 0: the default budget
 };
 

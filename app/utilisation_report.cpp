@@ -73,10 +73,9 @@ std::string UtilisationSummary::text(std::string_view module_name) const {
 }
 
 nlohmann::ordered_json UtilisationSummary::json() const {
-  return {{"operands", m_operands},          {"bytes_read", m_bytes_read},
-          {"bytes_written", m_bytes_written}, {"exact", m_exact},
-          {"several_maps", m_several_maps},  {"under_half_used", m_under_half},
-          {"re_read", m_rereads},            {"without_maps", m_uncounted}};
+  return {{"operands", m_operands}, {"bytes_read", m_bytes_read},     {"bytes_written", m_bytes_written},
+          {"exact", m_exact},       {"several_maps", m_several_maps}, {"under_half_used", m_under_half},
+          {"re_read", m_rereads},   {"without_maps", m_uncounted}};
 }
 
 }  // namespace hlo_index::app

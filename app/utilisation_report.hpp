@@ -25,10 +25,10 @@ private:
   std::int64_t m_bytes_read = 0;
   std::int64_t m_bytes_written = 0;
   std::size_t m_operands = 0;
-  std::size_t m_uncounted = 0;       // operands without maps
-  std::size_t m_several_maps = 0;    // operands read through more than one map
-  std::size_t m_under_half = 0;      // operands with utilisation below 0.5
-  std::size_t m_rereads = 0;         // operands read more than once per element on average
+  std::size_t m_uncounted = 0;     // operands without maps
+  std::size_t m_several_maps = 0;  // operands read through more than one map
+  std::size_t m_under_half = 0;    // operands with utilisation below 0.5
+  std::size_t m_rereads = 0;       // operands read more than once per element on average
   bool m_exact = true;
 };
 

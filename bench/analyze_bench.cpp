@@ -70,8 +70,9 @@ int main(int argc, char** argv) {
   std::sort(timings.begin(), timings.end(), [](const Timed& a, const Timed& b) { return a.seconds > b.seconds; });
   std::printf("file: %s (%.1f MB)\n", path.c_str(), static_cast<double>(source->text().size()) / 1e6);
   std::printf("parse: %.3f s, peak RSS after parsing %.1f MiB\n", parse_s, static_cast<double>(rss_parsed) / 1024);
-  std::printf("analysis (%s%s): %zu instructions (every computation, fusion bodies included), %zu maps, %zu memo hits\n",
-              both ? "both directions" : "out2in", xla ? ", xla-compat" : "", instructions, maps, hits);
+  std::printf(
+      "analysis (%s%s): %zu instructions (every computation, fusion bodies included), %zu maps, %zu memo hits\n",
+      both ? "both directions" : "out2in", xla ? ", xla-compat" : "", instructions, maps, hits);
   std::printf("analysis: %.3f s total, peak RSS %.1f MiB\n", analyze_s, static_cast<double>(peak_rss_kib()) / 1024);
   for (std::size_t k = 0; k < timings.size() && k < 5; ++k) {
     std::printf("  slowest #%zu: %.2f ms  %s\n", k + 1, timings[k].seconds * 1e3, timings[k].name.c_str());

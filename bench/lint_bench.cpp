@@ -97,11 +97,11 @@ int main(int argc, char** argv) {
     total_findings += findings;
     total_linted += linted;
   }
-  std::printf("total: %zu files (%zu with errors), parse %.3f s, lint %.3f s, %zu %s linted, %zu findings, peak RSS "
-              "%.1f MiB\n",
-              files.size(), failed, total_parse, total_lint, total_linted,
-              all_instructions ? "instructions" : "fusions", total_findings,
-              static_cast<double>(peak_rss_kib()) / 1024);
+  std::printf(
+      "total: %zu files (%zu with errors), parse %.3f s, lint %.3f s, %zu %s linted, %zu findings, peak RSS "
+      "%.1f MiB\n",
+      files.size(), failed, total_parse, total_lint, total_linted, all_instructions ? "instructions" : "fusions",
+      total_findings, static_cast<double>(peak_rss_kib()) / 1024);
   std::printf("findings by rule:");
   for (const app::LintRuleInfo& r : app::lint_rules())
     std::printf(" %.*s %zu", static_cast<int>(r.id.size()), r.id.data(), by_rule[static_cast<std::size_t>(r.rule)]);

@@ -79,8 +79,7 @@ void seed_examples() {
       {"producer and consumer with constraints",
        "(d0)[s0] -> (d0 floordiv 2, s0), domain: d0 in [0, 29], s0 in [0, 24], s0 mod 5 in [0, 0]",
        "(d0, d1)[s0] -> (d1, d0 * 4 + s0), domain: d0 in [0, 9], d1 in [0, 19], s0 in [0, 3], d0 mod 2 in [0, 0]"},
-      {"slice of pad (interior padding)",
-       "(d0) -> (d0 * 2 + 1), domain: d0 in [0, 9]",
+      {"slice of pad (interior padding)", "(d0) -> (d0 * 2 + 1), domain: d0 in [0, 9]",
        "(d0) -> ((d0 - 1) floordiv 2), domain: d0 in [1, 19], (d0 - 1) mod 2 in [0, 0]"},
   };
   fmt::print("compose + simplify, seed examples (best / median of 200 runs):\n");

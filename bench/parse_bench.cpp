@@ -4,14 +4,13 @@
 
 #include <algorithm>
 #include <chrono>
-#include <vector>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "bench/bench_clock.hpp"
 #include "parser/parse.hpp"
-
 
 int main(int argc, char** argv) {
   using hlo_index::bench::peak_rss_kib;

@@ -66,7 +66,8 @@ std::vector<std::int64_t> sampled_groups(std::int64_t groups, std::int64_t max_g
   }
   const std::int64_t head = max_groups / 2, spread = max_groups - head;
   for (std::int64_t g = 0; g < head; ++g) out.push_back(g);
-  for (std::int64_t i = 0; i < spread; ++i) out.push_back(head + i * (groups - head - 1) / std::max<std::int64_t>(1, spread - 1));
+  for (std::int64_t i = 0; i < spread; ++i)
+    out.push_back(head + i * (groups - head - 1) / std::max<std::int64_t>(1, spread - 1));
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }

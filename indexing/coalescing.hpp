@@ -23,17 +23,17 @@ std::string_view pattern_name(ReadPattern pattern);
 
 struct Coalescing {
   ReadPattern pattern = ReadPattern::kIrregular;
-  std::int64_t stride = 0;          // elements between consecutive threads' reads (kStrided, kCoalesced: 1)
-  double stride_share = 0;          // fraction of consecutive active pairs with that stride
-  double segment_fraction = 0;      // mean over groups: largest share of a group's reads in one 128-byte segment
+  std::int64_t stride = 0;      // elements between consecutive threads' reads (kStrided, kCoalesced: 1)
+  double stride_share = 0;      // fraction of consecutive active pairs with that stride
+  double segment_fraction = 0;  // mean over groups: largest share of a group's reads in one 128-byte segment
   std::int64_t groups_sampled = 0;
-  std::string reason;               // kIrregular: why
+  std::string reason;  // kIrregular: why
 };
 
 struct CoalescingOptions {
   std::int64_t group_size = 32;
   std::int64_t segment_bytes = 128;
-  std::int64_t max_groups = 64;         // groups evaluated: the first half, then evenly spread
+  std::int64_t max_groups = 64;        // groups evaluated: the first half, then evenly spread
   std::int64_t max_range_points = 64;  // range-variable points tried per thread for its first read
 };
 

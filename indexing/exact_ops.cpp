@@ -80,7 +80,8 @@ bool differ_at_a_corner(const IndexingMap& a, const IndexingMap& b) {
       for (bool upper : {false, true}) {
         std::vector<std::int64_t> d, rt;
         for (const Variable& v : m->domain().variables(VarKind::kDim)) d.push_back(upper ? v.bounds.hi : v.bounds.lo);
-        for (const Variable& v : m->domain().variables(VarKind::kRuntime)) rt.push_back(upper ? v.bounds.hi : v.bounds.lo);
+        for (const Variable& v : m->domain().variables(VarKind::kRuntime))
+          rt.push_back(upper ? v.bounds.hi : v.bounds.lo);
         auto x = images_at(a, d, rt, k_limit), y = images_at(b, d, rt, k_limit);
         if (x && y && *x != *y) return true;
       }
@@ -148,9 +149,9 @@ std::vector<Variable> result_intervals(const IndexingMap& map) {
 IndexingMap over_approximate_inverse(const IndexingMap& map) {
   std::vector<Expr> results;
   for (std::uint32_t i = 0; i < map.dim_count(); ++i) results.push_back(Expr::range(i));
-  IndexingMap out(Domain(result_intervals(map), map.domain().variables(VarKind::kDim),
-                         map.domain().variables(VarKind::kRuntime)),
-                  std::move(results));
+  IndexingMap out(
+      Domain(result_intervals(map), map.domain().variables(VarKind::kDim), map.domain().variables(VarKind::kRuntime)),
+      std::move(results));
   out.runtime_sources() = map.runtime_sources();
   out.mark_approximate();
   return out;

@@ -25,9 +25,7 @@ IndexingMap::IndexingMap(Domain domain, std::vector<Expr> results)
   if (m_domain.has_empty_bounds()) set_known_empty();
 }
 
-IndexingMap IndexingMap::replica_id_map() const {
-  return IndexingMap(m_domain, m_replica_id);
-}
+IndexingMap IndexingMap::replica_id_map() const { return IndexingMap(m_domain, m_replica_id); }
 
 IndexingMap IndexingMap::undefined(std::string reason) {
   IndexingMap m;

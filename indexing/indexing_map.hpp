@@ -31,8 +31,8 @@ using simplify::Domain;
 using simplify::Expr;
 using simplify::Interval;
 using simplify::Var;
-using simplify::VarKind;
 using simplify::Variable;
+using simplify::VarKind;
 
 class IndexingMap;
 

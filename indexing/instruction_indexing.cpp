@@ -17,11 +17,27 @@ namespace {
 
 // Attributes that change an op's maps; everything else (metadata,
 // backend_config, sharding, ...) does not.
-constexpr std::array<std::string_view, 21> k_indexing_attributes = {
-    "batch_group_count", "collapsed_slice_dims", "dim_labels", "dimensions", "dynamic_slice_sizes",
-    "feature_group_count", "index", "index_vector_dim", "iota_dimension", "lhs_batch_dims",
-    "lhs_contracting_dims", "offset_dims", "operand_batching_dims", "padding", "rhs_batch_dims",
-    "rhs_contracting_dims", "slice", "slice_sizes", "start_index_map", "start_indices_batching_dims", "window"};
+constexpr std::array<std::string_view, 21> k_indexing_attributes = {"batch_group_count",
+                                                                    "collapsed_slice_dims",
+                                                                    "dim_labels",
+                                                                    "dimensions",
+                                                                    "dynamic_slice_sizes",
+                                                                    "feature_group_count",
+                                                                    "index",
+                                                                    "index_vector_dim",
+                                                                    "iota_dimension",
+                                                                    "lhs_batch_dims",
+                                                                    "lhs_contracting_dims",
+                                                                    "offset_dims",
+                                                                    "operand_batching_dims",
+                                                                    "padding",
+                                                                    "rhs_batch_dims",
+                                                                    "rhs_contracting_dims",
+                                                                    "slice",
+                                                                    "slice_sizes",
+                                                                    "start_index_map",
+                                                                    "start_indices_batching_dims",
+                                                                    "window"};
 
 bool has_runtime_offsets(Opcode op) {
   return op == Opcode::kDynamicSlice || op == Opcode::kDynamicUpdateSlice || op == Opcode::kGather;
@@ -109,8 +125,8 @@ void insert_unique(MapSet& set, IndexingMap map, bool semantic) {
     if (!semantic || m.approximate() != map.approximate()) continue;
     if (m.has_replica_id() != map.has_replica_id() || m.replica_id().size() != map.replica_id().size()) continue;
     // The replica id is part of the relation: compare it with the results.
-    auto same = map.has_replica_id() ? are_equal(replica_id_as_results(m), replica_id_as_results(map))
-                                     : are_equal(m, map);
+    auto same =
+        map.has_replica_id() ? are_equal(replica_id_as_results(m), replica_id_as_results(map)) : are_equal(m, map);
     if (same.has_value() && *same) return;
   }
   set.push_back(std::move(map));
@@ -147,19 +163,18 @@ void IndexingAnalysis::simplify_single_op(Opcode opcode, IndexingMap& map) const
   o.use_isl = false;
   o.remove_unused_runtime_variables = true;
   switch (opcode) {
-    case Opcode::kReshape: case Opcode::kBitcast:
+    case Opcode::kReshape:
+    case Opcode::kBitcast:
       o.replace_points = false;
       o.remove_unused_symbols = false;
       simplify(map, o);
       break;
-    case Opcode::kReduceWindow: case Opcode::kConvolution:
-      simplify(map, o);
-      break;
-    case Opcode::kDynamicSlice: case Opcode::kDynamicUpdateSlice: case Opcode::kGather:
-      remove_unused_symbols(map, true);
-      break;
-    default:
-      break;
+    case Opcode::kReduceWindow:
+    case Opcode::kConvolution: simplify(map, o); break;
+    case Opcode::kDynamicSlice:
+    case Opcode::kDynamicUpdateSlice:
+    case Opcode::kGather: remove_unused_symbols(map, true); break;
+    default: break;
   }
 }
 
@@ -422,8 +437,9 @@ std::vector<MapSet> IndexingAnalysis::fused_input_to_output(std::uint32_t callee
         }
         if (m_module.shape_of(body.instructions[i]).is_tuple) {
           // A whole tuple read by something other than get-tuple-element.
-          insert_unique(state[{user, 0}], IndexingMap::undefined(
-                                                std::string("a tuple operand of '").append(m_module.opcode_text(u)).append("'")));
+          insert_unique(
+              state[{user, 0}],
+              IndexingMap::undefined(std::string("a tuple operand of '").append(m_module.opcode_text(u)).append("'")));
           continue;
         }
         const std::vector<MapSet> consumer = op_maps(callee, user, position, true);

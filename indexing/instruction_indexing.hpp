@@ -59,7 +59,8 @@ private:
   std::vector<MapSet> op_maps(std::uint32_t computation, std::uint32_t instruction, std::size_t index, bool forward);
   std::vector<MapSet> fused_output_to_input(std::uint32_t callee, std::size_t output);
   std::vector<MapSet> fused_input_to_output(std::uint32_t callee, std::size_t operand);
-  std::vector<MapSet> called_maps(std::uint32_t computation, std::uint32_t instruction, std::size_t index, bool forward);
+  std::vector<MapSet> called_maps(std::uint32_t computation, std::uint32_t instruction, std::size_t index,
+                                  bool forward);
   void simplify_single_op(hlo::Opcode opcode, IndexingMap& map) const;
   void simplify_step(IndexingMap& map) const;
   void simplify_final(IndexingMap& map) const;

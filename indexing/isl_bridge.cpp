@@ -11,8 +11,8 @@
 #include <isl/val.h>
 
 #include <exception>
-#include <memory>
 #include <limits>
+#include <memory>
 #include <string>
 
 #include "simplify/constraint_rules.hpp"
@@ -107,7 +107,8 @@ isl::aff to_aff(const Expr& e, const LocalSpace& ls, const Domain& domain) {
   switch (e.kind()) {
     case Expr::Kind::kConstant: return constant_aff(ls, e.constant_value());
     case Expr::Kind::kVariable:
-      return isl::manage(check(isl_aff_var_on_domain(isl_local_space_copy(ls.get()), isl_dim_set, position_of(domain, e.variable()))));
+      return isl::manage(
+          check(isl_aff_var_on_domain(isl_local_space_copy(ls.get()), isl_dim_set, position_of(domain, e.variable()))));
     case Expr::Kind::kSum: {
       isl::aff acc = constant_aff(ls, e.sum_constant());
       for (const simplify::Term& t : e.terms()) acc = acc.add(to_aff(t.atom, ls, domain).scale(t.coefficient));
@@ -352,17 +353,17 @@ std::optional<std::vector<FunctionPiece>> function_pieces(const isl::set& graph,
       [](isl_set* set, isl_multi_aff* ma, void* user) -> isl_stat {
         auto& st = *static_cast<State*>(user);
         return guarded(st.error, [&]() -> isl_stat {
-        FunctionPiece piece;
-        piece.domain = isl::manage(set);
-        isl_size n = isl_multi_aff_size(ma);
-        for (isl_size k = 0; k < n; ++k) {
-          isl_aff* aff = isl_multi_aff_get_at(ma, k);
-          piece.results.push_back(aff_to_expr(aff, st.vars));
-          isl_aff_free(aff);
-        }
-        isl_multi_aff_free(ma);
-        st.pieces.push_back(std::move(piece));
-        return isl_stat_ok;
+          FunctionPiece piece;
+          piece.domain = isl::manage(set);
+          isl_size n = isl_multi_aff_size(ma);
+          for (isl_size k = 0; k < n; ++k) {
+            isl_aff* aff = isl_multi_aff_get_at(ma, k);
+            piece.results.push_back(aff_to_expr(aff, st.vars));
+            isl_aff_free(aff);
+          }
+          isl_multi_aff_free(ma);
+          st.pieces.push_back(std::move(piece));
+          return isl_stat_ok;
         });
       },
       &state);

@@ -32,19 +32,17 @@ IndexingMap map(const std::vector<std::int64_t>& dim_sizes, std::vector<Expr> re
 
 IndexingMap scalar(const std::vector<std::int64_t>& dim_sizes) { return map(dim_sizes, {}); }
 
-IndexingMap to_every_element(const std::vector<std::int64_t>& sizes) {
-  return map({}, ranges(sizes.size()), sizes);
-}
+IndexingMap to_every_element(const std::vector<std::int64_t>& sizes) { return map({}, ranges(sizes.size()), sizes); }
 
 IndexingMap turned_scalar(const IndexingMap& scalar_map) {
   if (!scalar_map.is_defined()) return scalar_map;
   const auto& dim_vars = scalar_map.domain().variables(VarKind::kDim);
   IndexingMap out(Domain({}, dim_vars, {}), ranges(dim_vars.size()));
   for (const Constraint& c : scalar_map.domain().constraints()) {
-    out.add_constraint(simplify::substitute(c.expr, [](Var v) {
-                         return v.kind == VarKind::kDim ? Expr::range(v.index) : Expr::variable(v);
-                       }),
-                       c.interval);
+    out.add_constraint(
+        simplify::substitute(c.expr,
+                             [](Var v) { return v.kind == VarKind::kDim ? Expr::range(v.index) : Expr::variable(v); }),
+        c.interval);
   }
   return out;
 }

@@ -6,8 +6,8 @@
 #include <stdexcept>
 
 #include "indexing/exact_ops.hpp"
-#include "indexing/isl_context.hpp"
 #include "indexing/isl_bridge.hpp"
+#include "indexing/isl_context.hpp"
 #include "simplify/simplifier.hpp"
 
 namespace hlo_index::indexing {
@@ -66,8 +66,7 @@ IndexingMap compose(const IndexingMap& first, const IndexingMap& second) {
   }
   if (first.results().size() != second.dim_count()) {
     throw std::invalid_argument("cannot compose: the first map has " + std::to_string(first.results().size()) +
-                                " results but the second has " + std::to_string(second.dim_count()) +
-                                " dimensions");
+                                " results but the second has " + std::to_string(second.dim_count()) + " dimensions");
   }
   const Domain& fd = first.domain();
   const Domain& sd = second.domain();
@@ -88,15 +87,15 @@ IndexingMap compose(const IndexingMap& first, const IndexingMap& second) {
   std::vector<Expr> first_results;
   for (const Expr& r : first.results()) first_results.push_back(simplify::substitute(r, rename_first));
   // second's dimensions become first's results; its symbols keep their numbers.
-  auto through_first = [&](Var v) {
-    return v.kind == VarKind::kDim ? first_results[v.index] : Expr::variable(v);
-  };
+  auto through_first = [&](Var v) { return v.kind == VarKind::kDim ? first_results[v.index] : Expr::variable(v); };
   std::vector<Expr> results;
   for (const Expr& r : second.results()) results.push_back(simplify::substitute(r, through_first));
 
   IndexingMap out(std::move(domain), std::move(results));
-  for (const Constraint& c : sd.constraints()) out.add_constraint(simplify::substitute(c.expr, through_first), c.interval);
-  for (const Constraint& c : fd.constraints()) out.add_constraint(simplify::substitute(c.expr, rename_first), c.interval);
+  for (const Constraint& c : sd.constraints())
+    out.add_constraint(simplify::substitute(c.expr, through_first), c.interval);
+  for (const Constraint& c : fd.constraints())
+    out.add_constraint(simplify::substitute(c.expr, rename_first), c.interval);
   for (std::size_t i = 0; i < first_results.size(); ++i) {
     out.add_constraint(first_results[i], sd.bounds({VarKind::kDim, static_cast<std::uint32_t>(i)}));
   }
@@ -145,9 +144,8 @@ bool remove_unused_symbols(IndexingMap& map, bool runtime_too) {
     grew = false;
     for (const Constraint& c : domain.constraints()) {
       bool touches_used = false, touches_unused = false;
-      simplify::for_each_variable(c.expr, [&](Var v) {
-        (used[static_cast<int>(v.kind)][v.index] ? touches_used : touches_unused) = true;
-      });
+      simplify::for_each_variable(
+          c.expr, [&](Var v) { (used[static_cast<int>(v.kind)][v.index] ? touches_used : touches_unused) = true; });
       if (touches_used && touches_unused) {
         simplify::for_each_variable(c.expr, mark);
         grew = true;
@@ -164,7 +162,8 @@ bool remove_unused_symbols(IndexingMap& map, bool runtime_too) {
   std::vector<Constraint> unused_only;
   for (const Constraint& c : domain.constraints()) {
     bool touches_used = false;
-    simplify::for_each_variable(c.expr, [&](Var v) { touches_used = touches_used || used[static_cast<int>(v.kind)][v.index]; });
+    simplify::for_each_variable(c.expr,
+                                [&](Var v) { touches_used = touches_used || used[static_cast<int>(v.kind)][v.index]; });
     if (!touches_used) unused_only.push_back(c);
   }
   if (!unused_only.empty()) {

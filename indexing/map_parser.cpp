@@ -369,8 +369,8 @@ private:
     }
     for (std::size_t i = 0; i < m_flat.size(); ++i) {
       if (!m_bound_set[i]) {
-        fail_at(has_domain ? domain_at : m_pos,
-                "no interval for variable '" + name_of(m_flat[i]) + "': every variable needs `name in [lo, hi]` in the domain");
+        fail_at(has_domain ? domain_at : m_pos, "no interval for variable '" + name_of(m_flat[i]) +
+                                                    "': every variable needs `name in [lo, hi]` in the domain");
       }
     }
     (void)start;
@@ -413,7 +413,8 @@ private:
       }
       sources.push_back(std::move(s));
     }
-    if (sources.size() != count) fail("expected a source for each of the " + std::to_string(count) + " runtime variables");
+    if (sources.size() != count)
+      fail("expected a source for each of the " + std::to_string(count) + " runtime variables");
     if (map.is_defined()) map.runtime_sources() = std::move(sources);
   }
 

@@ -20,8 +20,8 @@ std::size_t OpContext::output_count() const {
 const hlo::Shape& OpContext::output_shape(std::size_t k) const {
   const hlo::Shape& s = shape();
   if (!s.is_tuple) return s;
-  if (k >= s.elements.size()) throw Unsupported("output " + std::to_string(k) + " of a " +
-                                                std::to_string(s.elements.size()) + "-tuple");
+  if (k >= s.elements.size())
+    throw Unsupported("output " + std::to_string(k) + " of a " + std::to_string(s.elements.size()) + "-tuple");
   return s.elements[k];
 }
 

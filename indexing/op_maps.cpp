@@ -28,24 +28,69 @@ using detail::one_each;
 
 bool is_elementwise(Opcode op) {
   switch (op) {
-    case Opcode::kAbs: case Opcode::kAcos: case Opcode::kAcosh: case Opcode::kAdd: case Opcode::kAnd:
-    case Opcode::kAsin: case Opcode::kAsinh: case Opcode::kAtan: case Opcode::kAtan2: case Opcode::kAtanh:
-    case Opcode::kCbrt: case Opcode::kCeil: case Opcode::kClamp: case Opcode::kClz: case Opcode::kCompare:
-    case Opcode::kComplex: case Opcode::kConvert: case Opcode::kCopy: case Opcode::kCos: case Opcode::kCosh:
-    case Opcode::kDivide: case Opcode::kErf: case Opcode::kExp: case Opcode::kExpm1: case Opcode::kFloor:
-    case Opcode::kImag: case Opcode::kIsFinite: case Opcode::kLog: case Opcode::kLog1p: case Opcode::kLogistic:
-    case Opcode::kMap: case Opcode::kMaximum: case Opcode::kMinimum: case Opcode::kMultiply:
-    case Opcode::kNegate: case Opcode::kNot: case Opcode::kOr: case Opcode::kPopcnt: case Opcode::kPower:
-    case Opcode::kReal: case Opcode::kReducePrecision: case Opcode::kRemainder: case Opcode::kRoundNearestAfz:
-    case Opcode::kRoundNearestEven: case Opcode::kRsqrt: case Opcode::kSelect: case Opcode::kShiftLeft:
-    case Opcode::kShiftRightArithmetic: case Opcode::kShiftRightLogical: case Opcode::kSign: case Opcode::kSin:
-    case Opcode::kSinh: case Opcode::kSqrt: case Opcode::kStochasticConvert: case Opcode::kSubtract:
-    case Opcode::kTan: case Opcode::kTanh: case Opcode::kXor:
+    case Opcode::kAbs:
+    case Opcode::kAcos:
+    case Opcode::kAcosh:
+    case Opcode::kAdd:
+    case Opcode::kAnd:
+    case Opcode::kAsin:
+    case Opcode::kAsinh:
+    case Opcode::kAtan:
+    case Opcode::kAtan2:
+    case Opcode::kAtanh:
+    case Opcode::kCbrt:
+    case Opcode::kCeil:
+    case Opcode::kClamp:
+    case Opcode::kClz:
+    case Opcode::kCompare:
+    case Opcode::kComplex:
+    case Opcode::kConvert:
+    case Opcode::kCopy:
+    case Opcode::kCos:
+    case Opcode::kCosh:
+    case Opcode::kDivide:
+    case Opcode::kErf:
+    case Opcode::kExp:
+    case Opcode::kExpm1:
+    case Opcode::kFloor:
+    case Opcode::kImag:
+    case Opcode::kIsFinite:
+    case Opcode::kLog:
+    case Opcode::kLog1p:
+    case Opcode::kLogistic:
+    case Opcode::kMap:
+    case Opcode::kMaximum:
+    case Opcode::kMinimum:
+    case Opcode::kMultiply:
+    case Opcode::kNegate:
+    case Opcode::kNot:
+    case Opcode::kOr:
+    case Opcode::kPopcnt:
+    case Opcode::kPower:
+    case Opcode::kReal:
+    case Opcode::kReducePrecision:
+    case Opcode::kRemainder:
+    case Opcode::kRoundNearestAfz:
+    case Opcode::kRoundNearestEven:
+    case Opcode::kRsqrt:
+    case Opcode::kSelect:
+    case Opcode::kShiftLeft:
+    case Opcode::kShiftRightArithmetic:
+    case Opcode::kShiftRightLogical:
+    case Opcode::kSign:
+    case Opcode::kSin:
+    case Opcode::kSinh:
+    case Opcode::kSqrt:
+    case Opcode::kStochasticConvert:
+    case Opcode::kSubtract:
+    case Opcode::kTan:
+    case Opcode::kTanh:
+    case Opcode::kXor:
     // Collectives that combine the same index across replicas.
-    case Opcode::kAllReduce: case Opcode::kAllReduceStart: case Opcode::kAllReduceDone:
-      return true;
-    default:
-      return false;
+    case Opcode::kAllReduce:
+    case Opcode::kAllReduceStart:
+    case Opcode::kAllReduceDone: return true;
+    default: return false;
   }
 }
 
@@ -98,7 +143,8 @@ std::vector<MapSet> i2o_broadcast(const OpContext& op) {
   std::vector<Expr> results(out.size());
   std::vector<bool> from_operand(out.size(), false);
   for (std::size_t i = 0; i < dims.size(); ++i) {
-    if (dims[i] < 0 || static_cast<std::size_t>(dims[i]) >= out.size()) throw Unsupported("broadcast dimension out of range");
+    if (dims[i] < 0 || static_cast<std::size_t>(dims[i]) >= out.size())
+      throw Unsupported("broadcast dimension out of range");
     results[static_cast<std::size_t>(dims[i])] = Expr::dim(static_cast<std::uint32_t>(i));
     from_operand[static_cast<std::size_t>(dims[i])] = true;
   }
@@ -187,7 +233,8 @@ std::vector<MapSet> i2o_slice(const OpContext& op) {
   for (std::size_t i = 0; i < in.size(); ++i) {
     Expr d = Expr::dim(static_cast<std::uint32_t>(i));
     map.add_constraint(d, Interval{slice[i].start, (out[i] - 1) * slice[i].stride + slice[i].start});
-    if (slice[i].stride != 1) map.add_constraint(simplify::mod(d - slice[i].start, slice[i].stride), Interval::point(0));
+    if (slice[i].stride != 1)
+      map.add_constraint(simplify::mod(d - slice[i].start, slice[i].stride), Interval::point(0));
   }
   return one_each({std::move(map)});
 }
@@ -328,7 +375,8 @@ std::vector<MapSet> output_to_input(const OpContext& op, std::size_t output, Map
     case Opcode::kAllGather: return o2i_all_gather(op, output);
     default: break;
   }
-  throw Unsupported(std::string("no indexing maps for '").append(op.module.opcode_text(op.instruction())).append("' yet"));
+  throw Unsupported(
+      std::string("no indexing maps for '").append(op.module.opcode_text(op.instruction())).append("' yet"));
 }
 
 std::vector<MapSet> input_to_output(const OpContext& op, std::size_t operand, MapStyle style) {
@@ -360,7 +408,8 @@ std::vector<MapSet> input_to_output(const OpContext& op, std::size_t operand, Ma
     case Opcode::kAllGather: return i2o_all_gather(op, operand);
     default: break;
   }
-  throw Unsupported(std::string("no indexing maps for '").append(op.module.opcode_text(op.instruction())).append("' yet"));
+  throw Unsupported(
+      std::string("no indexing maps for '").append(op.module.opcode_text(op.instruction())).append("' yet"));
 }
 
 }  // namespace hlo_index::indexing

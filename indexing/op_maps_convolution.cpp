@@ -106,14 +106,15 @@ std::vector<MapSet> o2i_convolution(const OpContext& op, MapStyle style) {
   for (std::size_t i = 0; i < spatial; ++i) {
     const auto& w = c.window[i];
     const std::size_t in_dim = sz(c.dims.input_spatial[i]);
-    padded_index[in_dim] = Expr::dim(u32(c.dims.output_spatial[i])) * w.stride + Expr::range(u32(i)) * w.window_dilation;
+    padded_index[in_dim] =
+        Expr::dim(u32(c.dims.output_spatial[i])) * w.stride + Expr::range(u32(i)) * w.window_dilation;
     const std::int64_t n = c.input[in_dim];
     padded[in_dim] = n == 0 ? w.pad_low + w.pad_high : (n - 1) * w.base_dilation + 1 + w.pad_low + w.pad_high;
     low[in_dim] = w.pad_low;
     interior[in_dim] = w.base_dilation - 1;
   }
-  IndexingMap input = compose(build::map(c.output, std::move(padded_index), ranges),
-                              padding_map(c.input, padded, low, interior));
+  IndexingMap input =
+      compose(build::map(c.output, std::move(padded_index), ranges), padding_map(c.input, padded, low, interior));
   if (batch_symbol) input.mark_approximate();  // every batch group instead of the output feature's own
 
   std::vector<Expr> kernel_index(c.kernel.size());
@@ -147,7 +148,8 @@ std::vector<MapSet> i2o_convolution(const OpContext& op, std::size_t operand, Ma
   std::vector<Expr> distances;
   for (std::size_t i = 0; i < spatial; ++i) {
     const auto& w = c.window[i];
-    Expr distance = Expr::dim(u32(c.dims.input_spatial[i])) * w.base_dilation + w.pad_low - new_range(w.size) * w.window_dilation;
+    Expr distance =
+        Expr::dim(u32(c.dims.input_spatial[i])) * w.base_dilation + w.pad_low - new_range(w.size) * w.window_dilation;
     results[sz(c.dims.output_spatial[i])] = w.stride == 1 ? distance : simplify::floor_div(distance, w.stride);
     distances.push_back(distance);
   }

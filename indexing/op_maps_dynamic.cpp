@@ -113,7 +113,8 @@ private:
   Domain domain() const { return Domain(build::variables(m_dims), build::variables(m_ranges), m_runtime); }
 
   std::string source_name(const hlo::Instruction& producer, std::size_t operand) const {
-    if (producer.opcode == hlo::Opcode::kParameter) return "parameter(" + std::to_string(producer.parameter_number) + ")";
+    if (producer.opcode == hlo::Opcode::kParameter)
+      return "parameter(" + std::to_string(producer.parameter_number) + ")";
     if (auto value = scalar_integer_constant(m_op, operand)) return "constant(" + std::to_string(*value) + ")";
     if (producer.opcode == hlo::Opcode::kConstant) return "constant";
     return std::string(producer.name);
@@ -203,7 +204,7 @@ std::vector<MapSet> dus_operand_maps(const OpContext& op, MapStyle style) {
   MapSet pieces;
   for (std::size_t k = 0; k < out.size(); ++k) {
     for (bool below : {true, false}) {
-      for (IndexingMap& m : offsets.maps([&](IndexingMap& map, const std::vector<Expr>& v) {
+      for (IndexingMap& m : offsets.maps([&](IndexingMap&map, const std::vector<Expr>&v) {
              map.results() = build::dims(out.size());
              outside_update(map, v, out, update, k, below);
            })) {
@@ -251,9 +252,9 @@ namespace {
 struct Gather {
   parser::GatherDimensions dims;
   std::vector<std::int64_t> operand, indices, output;
-  std::size_t index_vector_dim = 0;  // == indices.size(): an implicit trailing vector of one
-  std::vector<std::size_t> batch_dims;    // output dimensions not in offset_dims
-  std::vector<std::size_t> window_dims;   // operand dimensions that are not collapsed, in order
+  std::size_t index_vector_dim = 0;      // == indices.size(): an implicit trailing vector of one
+  std::vector<std::size_t> batch_dims;   // output dimensions not in offset_dims
+  std::vector<std::size_t> window_dims;  // operand dimensions that are not collapsed, in order
 };
 
 bool contains(const std::vector<std::int64_t>& v, std::size_t x) {
@@ -262,8 +263,13 @@ bool contains(const std::vector<std::int64_t>& v, std::size_t x) {
 
 Gather gather(const OpContext& op) {
   if (op.operand_count() != 2) throw Unsupported("a gather with other than two operands");
-  Gather g{parser::gather_dimensions(op.computation, op.instruction()), op.operand_dims(0), op.operand_dims(1),
-           op.output_dims(0), 0, {}, {}};
+  Gather g{parser::gather_dimensions(op.computation, op.instruction()),
+           op.operand_dims(0),
+           op.operand_dims(1),
+           op.output_dims(0),
+           0,
+           {},
+           {}};
   if (!g.dims.operand_batching_dims.empty()) throw Unsupported("gather with operand batching dimensions");
   g.index_vector_dim = sz(g.dims.index_vector_dim);
   if (g.index_vector_dim > g.indices.size() || g.dims.slice_sizes.size() != g.operand.size()) {
@@ -329,8 +335,9 @@ std::vector<MapSet> o2i_gather(const OpContext& op, MapStyle style) {
     map.results() = std::move(results);
   }));
   const bool implicit_vector = g.index_vector_dim == g.indices.size();
-  sets.push_back({build::map(g.output, indices_index(g, batch, Expr::range(0)),
-                             implicit_vector ? std::vector<std::int64_t>{} : std::vector<std::int64_t>{g.indices[g.index_vector_dim]})});
+  sets.push_back({build::map(
+      g.output, indices_index(g, batch, Expr::range(0)),
+      implicit_vector ? std::vector<std::int64_t>{} : std::vector<std::int64_t>{g.indices[g.index_vector_dim]})});
   return sets;
 }
 

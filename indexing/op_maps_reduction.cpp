@@ -18,7 +18,8 @@ bool contains(const std::vector<std::int64_t>& v, std::size_t x) {
 
 // A variadic op with n inputs followed by n init values.
 std::size_t input_count(const OpContext& op) {
-  if (op.operand_count() % 2 != 0 || op.operand_count() == 0) throw Unsupported("expected inputs and as many init values");
+  if (op.operand_count() % 2 != 0 || op.operand_count() == 0)
+    throw Unsupported("expected inputs and as many init values");
   return op.operand_count() / 2;
 }
 
@@ -112,8 +113,9 @@ std::vector<MapSet> o2i_dot(const OpContext& op) {
   std::vector<std::int64_t> contracting_sizes;
   for (std::int64_t c : l.dims.lhs_contracting) contracting_sizes.push_back(lhs.at(static_cast<std::size_t>(c)));
   const std::size_t nb = l.dims.lhs_batch.size();
-  auto operand_map = [&](std::size_t rank, const std::vector<std::int64_t>& batch, const std::vector<std::int64_t>& contracting,
-                         const std::vector<std::size_t>& free, std::size_t free_base) {
+  auto operand_map = [&](std::size_t rank, const std::vector<std::int64_t>& batch,
+                         const std::vector<std::int64_t>& contracting, const std::vector<std::size_t>& free,
+                         std::size_t free_base) {
     std::vector<Expr> results(rank);
     for (std::size_t i = 0; i < rank; ++i) {
       if (contains(batch, i)) {
@@ -121,13 +123,15 @@ std::vector<MapSet> o2i_dot(const OpContext& op) {
       } else if (contains(contracting, i)) {
         results[i] = Expr::range(u32(position(contracting, i)));
       } else {
-        results[i] = Expr::dim(u32(free_base + static_cast<std::size_t>(std::find(free.begin(), free.end(), i) - free.begin())));
+        results[i] =
+            Expr::dim(u32(free_base + static_cast<std::size_t>(std::find(free.begin(), free.end(), i) - free.begin())));
       }
     }
     return build::map(out, std::move(results), contracting_sizes);
   };
-  return one_each({operand_map(lhs.size(), l.dims.lhs_batch, l.dims.lhs_contracting, l.lhs_free, nb),
-                   operand_map(rhs.size(), l.dims.rhs_batch, l.dims.rhs_contracting, l.rhs_free, nb + l.lhs_free.size())});
+  return one_each(
+      {operand_map(lhs.size(), l.dims.lhs_batch, l.dims.lhs_contracting, l.lhs_free, nb),
+       operand_map(rhs.size(), l.dims.rhs_batch, l.dims.rhs_contracting, l.rhs_free, nb + l.lhs_free.size())});
 }
 
 std::vector<MapSet> i2o_dot(const OpContext& op, std::size_t operand) {
@@ -169,8 +173,8 @@ IndexingMap padding_map(const std::vector<std::int64_t>& operand, const std::vec
     const Expr d = Expr::dim(u32(i));
     const std::int64_t step = interior[i] + 1;
     // Operand element j sits at low + j * step.
-    map.add_constraint(d, Interval{std::max<std::int64_t>(0, low[i]),
-                                   std::min(padded[i] - 1, low[i] + (operand[i] - 1) * step)});
+    map.add_constraint(
+        d, Interval{std::max<std::int64_t>(0, low[i]), std::min(padded[i] - 1, low[i] + (operand[i] - 1) * step)});
     if (step != 1) map.add_constraint(simplify::mod(d - low[i], step), Interval::point(0));
   }
   return map;
@@ -306,7 +310,8 @@ std::vector<MapSet> o2i_reduce_window(const OpContext& op, std::size_t output) {
       const auto& w = window[i];
       positions.push_back(Expr::dim(u32(i)) * w.stride + Expr::range(u32(i)) * w.window_dilation);
       sizes.push_back(w.size);
-      padded.push_back(in[i] == 0 ? w.pad_low + w.pad_high : (in[i] - 1) * w.base_dilation + 1 + w.pad_low + w.pad_high);
+      padded.push_back(in[i] == 0 ? w.pad_low + w.pad_high
+                                  : (in[i] - 1) * w.base_dilation + 1 + w.pad_low + w.pad_high);
       low.push_back(w.pad_low);
       interior.push_back(w.base_dilation - 1);
     }

@@ -40,7 +40,8 @@ IndexingMap bitcast_map(const hlo::Shape& from, const hlo::Shape& to) {
   }
   const auto from_dims = dimension_sizes(from);
   const auto to_dims = dimension_sizes(to);
-  if (build::product(from_dims) != build::product(to_dims)) throw Unsupported("a bitcast between different element counts");
+  if (build::product(from_dims) != build::product(to_dims))
+    throw Unsupported("a bitcast between different element counts");
   const auto from_order = physical_order(from);
   const auto to_order = physical_order(to);
   std::vector<std::int64_t> from_physical, to_physical;

@@ -45,7 +45,8 @@ MapSet PhysicalIndexing::convert(const MapSet& set, const hlo::Shape& from, cons
     key.append("|").append(from_layout.key).append("|").append(to_layout.key);
     auto it = m_converted.find(key);
     if (it == m_converted.end())
-      it = m_converted.emplace(std::move(key), in_physical_offsets(map, *from_layout.layout, *to_layout.layout, m_simplify))
+      it = m_converted
+               .emplace(std::move(key), in_physical_offsets(map, *from_layout.layout, *to_layout.layout, m_simplify))
                .first;
     result.push_back(it->second);
   }

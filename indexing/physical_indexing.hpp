@@ -34,7 +34,7 @@ private:
   // The layout of a shape, or the reason there is none.
   struct LayoutOrReason {
     std::optional<layout::PhysicalLayout> layout;
-    std::string key;     // the shape's text, for memo keys
+    std::string key;  // the shape's text, for memo keys
     std::string reason;
   };
   const LayoutOrReason& layout_of(const hlo::Shape& shape);

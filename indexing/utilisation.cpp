@@ -50,8 +50,7 @@ void leaves(const hlo::Shape& shape, std::vector<const hlo::Shape*>& out) {
 }  // namespace
 
 double OperandUtilisation::utilisation() const {
-  return operand_elements == 0 ? 0.0
-                               : static_cast<double>(distinct_read.value) / static_cast<double>(operand_elements);
+  return operand_elements == 0 ? 0.0 : static_cast<double>(distinct_read.value) / static_cast<double>(operand_elements);
 }
 
 double OperandUtilisation::multiplicity() const {
@@ -89,7 +88,7 @@ InstructionUtilisation utilisation(const hlo::Module& module, const hlo::Computa
     }
     u.operand_elements = shape.element_count().value_or(0);
     u.element_bits = array_bits(shape);
-    std::vector<IndexingMap> reads;     // every output's maps of this operand
+    std::vector<IndexingMap> reads;            // every output's maps of this operand
     std::vector<const IndexingMap*> distinct;  // the same map for two outputs is one way of reading
     for (const auto& per_output : indexing.output_to_input) {
       if (j >= per_output.size()) continue;

@@ -153,9 +153,7 @@ std::vector<Expr> PhysicalLayout::physical_index(const std::vector<Expr>& logica
   for (std::size_t d : physical_order()) index.push_back(logical[d]);
   for (const LayoutStep& step : m_steps) {
     switch (step.kind) {
-      case LayoutStep::Kind::kPrependUnits:
-        index.insert(index.begin(), step.count, Expr::constant(0));
-        break;
+      case LayoutStep::Kind::kPrependUnits: index.insert(index.begin(), step.count, Expr::constant(0)); break;
       case LayoutStep::Kind::kCombine: {
         std::size_t p = step.position;
         index[p] = index[p] * step.sizes[p + 1] + index[p + 1];
@@ -165,8 +163,10 @@ std::vector<Expr> PhysicalLayout::physical_index(const std::vector<Expr>& logica
       case LayoutStep::Kind::kTile: {
         std::size_t base = index.size() - step.tile.size();
         std::vector<Expr> tiled(index.begin(), index.begin() + static_cast<long>(base));
-        for (std::size_t i = 0; i < step.tile.size(); ++i) tiled.push_back(simplify::floor_div(index[base + i], step.tile[i]));
-        for (std::size_t i = 0; i < step.tile.size(); ++i) tiled.push_back(simplify::mod(index[base + i], step.tile[i]));
+        for (std::size_t i = 0; i < step.tile.size(); ++i)
+          tiled.push_back(simplify::floor_div(index[base + i], step.tile[i]));
+        for (std::size_t i = 0; i < step.tile.size(); ++i)
+          tiled.push_back(simplify::mod(index[base + i], step.tile[i]));
         index = std::move(tiled);
         break;
       }

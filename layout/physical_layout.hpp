@@ -38,10 +38,10 @@ struct LayoutStep {
   enum class Kind { kPrependUnits, kCombine, kTile };
   Kind kind;
   std::vector<std::int64_t> sizes;
-  std::size_t count = 0;             // kPrependUnits: how many unit dimensions
-  std::size_t position = 0;          // kCombine: merges position and position + 1
-  std::vector<std::int64_t> tile;    // kTile: sizes for the tile.size() minor-most dimensions
-  std::size_t level = 0;             // the tiling level (0-based) the step belongs to
+  std::size_t count = 0;           // kPrependUnits: how many unit dimensions
+  std::size_t position = 0;        // kCombine: merges position and position + 1
+  std::vector<std::int64_t> tile;  // kTile: sizes for the tile.size() minor-most dimensions
+  std::size_t level = 0;           // the tiling level (0-based) the step belongs to
 };
 
 class PhysicalLayout {

@@ -15,9 +15,9 @@ struct Attribute {
 };
 
 struct Operand {
-  std::string_view shape;  // empty when the operand is written untyped
-  std::string_view name;   // without '%'; empty for an inline instruction
-  std::string_view nested; // `opcode(...)` of an inline instruction `shape opcode(...)`
+  std::string_view shape;   // empty when the operand is written untyped
+  std::string_view name;    // without '%'; empty for an inline instruction
+  std::string_view nested;  // `opcode(...)` of an inline instruction `shape opcode(...)`
 };
 
 /// [ROOT] name = shape opcode(operands|literal), attr=value, ...

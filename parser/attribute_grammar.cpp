@@ -52,7 +52,7 @@ bool parse_int_list(std::string_view text, std::vector<std::int64_t>& out, Attri
 }
 
 std::optional<std::vector<std::vector<std::int64_t>>> parse_int_list_list(std::string_view text,
-                                                                           AttributeError* error) {
+                                                                          AttributeError* error) {
   std::vector<std::vector<std::int64_t>> value;
   if (!parse_all(text, grammar::int_list_list, value, error)) return std::nullopt;
   return value;

@@ -26,8 +26,7 @@ x3::rule<struct slice_dim_class, SliceDim> const slice_dim = "[start:limit:strid
 x3::rule<struct padding_class, std::vector<PaddingDim>> const padding = "padding";
 x3::rule<struct padding_dim_class, PaddingDim> const padding_dim = "low_high[_interior]";
 x3::rule<struct window_class, WindowFields> const window = "window";
-x3::rule<struct computation_list_class, std::vector<std::string_view>> const computation_list =
-    "computation name";
+x3::rule<struct computation_list_class, std::vector<std::string_view>> const computation_list = "computation name";
 
 //===--- Grammar ---===//
 inline constexpr auto push_int = [](auto& ctx) { x3::_val(ctx).push_back(x3::_attr(ctx)); };
@@ -55,9 +54,9 @@ auto const window_pad = x3::lexeme[(int64 >> '_' >> int64)[([](auto& ctx) {
                                    })] %
                                    'x'];
 auto const window_field =
-    (x3::lit("size") > '=' > x_list(push_field<&WindowFields::size>))[([](auto& ctx) { x3::_val(ctx).has_size = true; })] |
-    (x3::lit("stride") > '=' > x_list(push_field<&WindowFields::stride>)) |
-    (x3::lit("pad") > '=' > window_pad) |
+    (x3::lit("size") > '=' >
+     x_list(push_field<&WindowFields::size>))[([](auto& ctx) { x3::_val(ctx).has_size = true; })] |
+    (x3::lit("stride") > '=' > x_list(push_field<&WindowFields::stride>)) | (x3::lit("pad") > '=' > window_pad) |
     (x3::lit("lhs_dilate") > '=' > x_list(push_field<&WindowFields::lhs_dilate>)) |
     (x3::lit("rhs_dilate") > '=' > x_list(push_field<&WindowFields::rhs_dilate>)) |
     (x3::lit("rhs_reversal") > '=' > x_list(push_field<&WindowFields::reversal>));

@@ -1,8 +1,8 @@
 // Attribute helpers that need no grammar: dim_labels decoding, the generic
 // attribute tree, and the accessors on parsed instructions.
+#include <fmt/format.h>
 #include <algorithm>
 #include <array>
-#include <fmt/format.h>
 
 #include "parser/attributes.hpp"
 #include "parser/scanners.hpp"
@@ -47,8 +47,8 @@ bool decode_labels(std::string_view labels, std::string_view letters, std::vecto
 }
 
 bool is_atom_char(char c) {
-  return !scan::is_space(c) && c != ',' && c != '=' && c != ':' && c != '"' && c != '\'' && c != '(' &&
-         c != ')' && c != '[' && c != ']' && c != '{' && c != '}';
+  return !scan::is_space(c) && c != ',' && c != '=' && c != ':' && c != '"' && c != '\'' && c != '(' && c != ')' &&
+         c != '[' && c != ']' && c != '{' && c != '}';
 }
 
 // Appends the items of a group to `out` from `p` until `close` (or the end); returns the end.
@@ -142,9 +142,17 @@ std::string_view unquote(std::string_view token) {
 }
 
 bool is_computation_attribute(std::string_view name) {
-  static constexpr std::array<std::string_view, 11> k_names = {
-      "branch_computations", "body", "called_computations", "calls", "condition", "false_computation",
-      "scatter", "select", "to_apply", "true_computation", "comparator"};
+  static constexpr std::array<std::string_view, 11> k_names = {"branch_computations",
+                                                               "body",
+                                                               "called_computations",
+                                                               "calls",
+                                                               "condition",
+                                                               "false_computation",
+                                                               "scatter",
+                                                               "select",
+                                                               "to_apply",
+                                                               "true_computation",
+                                                               "comparator"};
   return std::find(k_names.begin(), k_names.end(), name) != k_names.end();
 }
 
@@ -174,22 +182,34 @@ std::optional<ConvolutionDimensions> convolution_dimensions(const hlo::Computati
 }
 
 DotDimensions dot_dimensions(const hlo::Computation& c, const hlo::Instruction& i) {
-  auto list = [&](std::string_view name) { return int_list_attribute(c, i, name).value_or(std::vector<std::int64_t>{}); };
+  auto list = [&](std::string_view name) {
+    return int_list_attribute(c, i, name).value_or(std::vector<std::int64_t>{});
+  };
   return {list("lhs_batch_dims"), list("rhs_batch_dims"), list("lhs_contracting_dims"), list("rhs_contracting_dims")};
 }
 
 GatherDimensions gather_dimensions(const hlo::Computation& c, const hlo::Instruction& i) {
-  auto list = [&](std::string_view name) { return int_list_attribute(c, i, name).value_or(std::vector<std::int64_t>{}); };
-  GatherDimensions g{list("offset_dims"), list("collapsed_slice_dims"), list("start_index_map"),
-                     list("operand_batching_dims"), list("start_indices_batching_dims"), list("slice_sizes"), 0};
+  auto list = [&](std::string_view name) {
+    return int_list_attribute(c, i, name).value_or(std::vector<std::int64_t>{});
+  };
+  GatherDimensions g{list("offset_dims"),
+                     list("collapsed_slice_dims"),
+                     list("start_index_map"),
+                     list("operand_batching_dims"),
+                     list("start_indices_batching_dims"),
+                     list("slice_sizes"),
+                     0};
   g.index_vector_dim = int_attribute(c, i, "index_vector_dim").value_or(0);
   return g;
 }
 
 ScatterDimensions scatter_dimensions(const hlo::Computation& c, const hlo::Instruction& i) {
-  auto list = [&](std::string_view name) { return int_list_attribute(c, i, name).value_or(std::vector<std::int64_t>{}); };
-  ScatterDimensions s{list("update_window_dims"), list("inserted_window_dims"), list("scatter_dims_to_operand_dims"),
-                      list("input_batching_dims"), list("scatter_indices_batching_dims"), 0};
+  auto list = [&](std::string_view name) {
+    return int_list_attribute(c, i, name).value_or(std::vector<std::int64_t>{});
+  };
+  ScatterDimensions s{
+      list("update_window_dims"),  list("inserted_window_dims"),          list("scatter_dims_to_operand_dims"),
+      list("input_batching_dims"), list("scatter_indices_batching_dims"), 0};
   s.index_vector_dim = int_attribute(c, i, "index_vector_dim").value_or(0);
   return s;
 }

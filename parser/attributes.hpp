@@ -56,8 +56,8 @@ struct GatherDimensions {
 };
 
 struct ScatterDimensions {
-  std::vector<std::int64_t> update_window_dims, inserted_window_dims, scatter_dims_to_operand_dims,
-      input_batching_dims, scatter_indices_batching_dims;
+  std::vector<std::int64_t> update_window_dims, inserted_window_dims, scatter_dims_to_operand_dims, input_batching_dims,
+      scatter_indices_batching_dims;
   std::int64_t index_vector_dim = 0;
 };
 
@@ -75,7 +75,7 @@ std::optional<std::vector<std::int64_t>> parse_int_list(std::string_view text, A
 bool parse_int_list(std::string_view text, std::vector<std::int64_t>& out, AttributeError* error);
 /// `{{0,1},{2,3}}`
 std::optional<std::vector<std::vector<std::int64_t>>> parse_int_list_list(std::string_view text,
-                                                                           AttributeError* error = nullptr);
+                                                                          AttributeError* error = nullptr);
 /// `{[0:10:2], [3:4]}`
 std::optional<std::vector<SliceDim>> parse_slice(std::string_view text, AttributeError* error = nullptr);
 /// `1_4_1x-2_0` (low_high[_interior] per dimension, 'x' between dimensions)
@@ -86,7 +86,7 @@ std::optional<std::vector<WindowDim>> parse_window(std::string_view text, Attrib
 std::optional<ConvolutionDimensions> parse_dim_labels(std::string_view text, AttributeError* error = nullptr);
 /// `%name` or `{%a, %b}`; names without sigils.
 std::optional<std::vector<std::string_view>> parse_computation_list(std::string_view text,
-                                                                     AttributeError* error = nullptr);
+                                                                    AttributeError* error = nullptr);
 /// The same into `out` (cleared first), reusing its capacity.
 bool parse_computation_list(std::string_view text, std::vector<std::string_view>& out, AttributeError* error);
 
@@ -94,7 +94,7 @@ bool parse_computation_list(std::string_view text, std::vector<std::string_view>
 struct AttributeTree {
   enum class Kind { kAtom, kString, kGroup };
   Kind kind = Kind::kGroup;
-  std::string_view text;  // the whole token or group, brackets and quotes included
+  std::string_view text;                // the whole token or group, brackets and quotes included
   std::vector<AttributeTree> children;  // groups only
   char open() const { return kind == Kind::kGroup && !text.empty() ? text.front() : '\0'; }
 };

@@ -20,15 +20,14 @@ enum class Syntax : std::uint32_t { kIntList, kInt, kSlice, kPadding, kWindow, k
 std::uint32_t syntax_of(std::string_view name) {
   static const NameTable table = [] {
     NameTable t;
-    for (std::string_view list : {"dimensions", "dynamic_slice_sizes", "lhs_batch_dims", "rhs_batch_dims",
-                                  "lhs_contracting_dims", "rhs_contracting_dims", "offset_dims", "collapsed_slice_dims",
-                                  "start_index_map", "operand_batching_dims", "start_indices_batching_dims",
-                                  "slice_sizes", "update_window_dims", "inserted_window_dims",
-                                  "scatter_dims_to_operand_dims", "input_batching_dims",
-                                  "scatter_indices_batching_dims"})
+    for (std::string_view list :
+         {"dimensions", "dynamic_slice_sizes", "lhs_batch_dims", "rhs_batch_dims", "lhs_contracting_dims",
+          "rhs_contracting_dims", "offset_dims", "collapsed_slice_dims", "start_index_map", "operand_batching_dims",
+          "start_indices_batching_dims", "slice_sizes", "update_window_dims", "inserted_window_dims",
+          "scatter_dims_to_operand_dims", "input_batching_dims", "scatter_indices_batching_dims"})
       t.insert(list, static_cast<std::uint32_t>(Syntax::kIntList));
-    for (std::string_view scalar : {"index", "iota_dimension", "index_vector_dim", "feature_group_count",
-                                    "batch_group_count"})
+    for (std::string_view scalar :
+         {"index", "iota_dimension", "index_vector_dim", "feature_group_count", "batch_group_count"})
       t.insert(scalar, static_cast<std::uint32_t>(Syntax::kInt));
     t.insert("slice", static_cast<std::uint32_t>(Syntax::kSlice));
     t.insert("padding", static_cast<std::uint32_t>(Syntax::kPadding));
@@ -48,8 +47,12 @@ class Checker {
 public:
   Checker(const hlo::Module& module, DiagnosticEngine& diagnostics, std::vector<std::int64_t>& scratch,
           std::vector<const hlo::Shape*>& operand_shapes, const char* where)
-      : m_module(module), m_source(*module.source), m_diagnostics(diagnostics), m_scratch(scratch),
-        m_operand_shapes(operand_shapes), m_where(where) {}
+      : m_module(module),
+        m_source(*module.source),
+        m_diagnostics(diagnostics),
+        m_scratch(scratch),
+        m_operand_shapes(operand_shapes),
+        m_where(where) {}
 
   void check(const hlo::Computation& c, const hlo::Instruction& i, std::size_t errors_before) {
     check_instruction(c, i);
@@ -129,7 +132,8 @@ private:
     using hlo::Opcode;
     switch (i.opcode) {
       case Opcode::kConstant:
-        if (auto problem = check_literal(i.literal, out)) m_diagnostics.error_at(m_source, problem->where, problem->message);
+        if (auto problem = check_literal(i.literal, out))
+          m_diagnostics.error_at(m_source, problem->where, problem->message);
         break;
       case Opcode::kCompare:
         if (auto text = attr("direction"); text && !is_one_of(*text, {"EQ", "NE", "LT", "LE", "GT", "GE"}))
@@ -232,15 +236,16 @@ private:
       case Opcode::kDot: {
         const hlo::Shape* in1 = operand_shape(c, i, 1);
         if (!in0 || !in1) break;
-        for (auto [name, shape] : {std::pair{"lhs_batch_dims", in0}, {"lhs_contracting_dims", in0},
-                                   {"rhs_batch_dims", in1}, {"rhs_contracting_dims", in1}})
+        for (auto [name, shape] : {std::pair{"lhs_batch_dims", in0},
+                                   {"lhs_contracting_dims", in0},
+                                   {"rhs_batch_dims", in1},
+                                   {"rhs_contracting_dims", in1}})
           if (auto text = attr(name))
             check_in_range(*text, name, int_list(*text), shape->rank(),
                            shape == in0 ? "the left operand" : "the right operand");
         break;
       }
-      default:
-        break;
+      default: break;
     }
   }
 
@@ -259,7 +264,7 @@ private:
   const hlo::Module& m_module;
   const SourceFile& m_source;
   DiagnosticEngine& m_diagnostics;
-  std::vector<std::int64_t>& m_scratch;               // reused by integer-list parses
+  std::vector<std::int64_t>& m_scratch;              // reused by integer-list parses
   std::vector<const hlo::Shape*>& m_operand_shapes;  // reused by check_result
   const char* m_where;                               // where the instruction is, for errors about all of it
 };

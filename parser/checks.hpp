@@ -30,7 +30,7 @@ public:
 
 private:
   DiagnosticEngine& m_diagnostics;
-  std::vector<std::int64_t> m_scratch;               // reused by integer-list parses
+  std::vector<std::int64_t> m_scratch;              // reused by integer-list parses
   std::vector<const hlo::Shape*> m_operand_shapes;  // reused by result-shape checks
 };
 

@@ -34,8 +34,7 @@ const char* severity_name(Severity severity) {
 
 }  // namespace
 
-void DiagnosticEngine::report(Severity severity, const SourceFile& source, std::size_t offset,
-                              std::string message) {
+void DiagnosticEngine::report(Severity severity, const SourceFile& source, std::size_t offset, std::string message) {
   LineColumn lc = source.line_column(offset);
   Diagnostic d;
   d.severity = severity;

@@ -17,7 +17,7 @@ enum class Severity { kError, kWarning, kNote };
 struct Diagnostic {
   Severity severity = Severity::kError;
   std::string file;
-  std::size_t line = 0;    // 0: no location (e.g. "cannot open file")
+  std::size_t line = 0;  // 0: no location (e.g. "cannot open file")
   std::size_t column = 0;
   std::string message;
   std::string source_line;  // the line the location is on, tabs expanded

@@ -35,9 +35,12 @@ std::vector<Marker> find_markers(std::string_view text) {
       auto at = [&](Marker::Kind kind) {
         markers.push_back({kind, static_cast<std::size_t>(line - base), static_cast<std::size_t>(line_end - base)});
       };
-      if (content.starts_with(k_begin_graph)) at(Marker::kBegin);
-      else if (content.starts_with(k_end_graph)) at(Marker::kEnd);
-      else if (is_separator_line(content)) at(Marker::kSeparator);
+      if (content.starts_with(k_begin_graph))
+        at(Marker::kBegin);
+      else if (content.starts_with(k_end_graph))
+        at(Marker::kEnd);
+      else if (is_separator_line(content))
+        at(Marker::kSeparator);
     }
     line = line_end + 1;
   }

@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <string>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -87,14 +87,14 @@ struct StackFrameTable {
 };
 
 struct Module {
-  parser::SourceFilePtr source;     // owns the text every string_view points into
-  std::string_view name;            // from "HloModule name"; the entry's name when headerless
+  parser::SourceFilePtr source;  // owns the text every string_view points into
+  std::string_view name;         // from "HloModule name"; the entry's name when headerless
   bool has_header = false;
   std::vector<Attribute> attributes;  // header attributes
   std::vector<StackFrameTable> stack_frame_tables;
   std::vector<Computation> computations;  // in text order
   std::uint32_t entry = k_none;
-  std::vector<Shape> shapes;        // interned; ShapeId indexes here
+  std::vector<Shape> shapes;  // interned; ShapeId indexes here
   /// Spellings of opcodes hlo-index does not know, as written (Instruction::unknown_opcode).
   std::vector<std::string_view> unknown_opcodes;
   /// The opcode as written: its name, also for opcodes hlo-index does not know.

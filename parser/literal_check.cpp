@@ -13,12 +13,22 @@ namespace {
 bool is_float_type(hlo::ElementType t) {
   using E = hlo::ElementType;
   switch (t) {
-    case E::kF16: case E::kBF16: case E::kF32: case E::kF64: case E::kF8E5M2: case E::kF8E4M3: case E::kF8E4M3FN:
-    case E::kF8E4M3B11FNUZ: case E::kF8E5M2FNUZ: case E::kF8E4M3FNUZ: case E::kF8E3M4: case E::kF8E8M0FNU:
-    case E::kF6E2M3FN: case E::kF6E3M2FN: case E::kF4E2M1FN:
-      return true;
-    default:
-      return false;
+    case E::kF16:
+    case E::kBF16:
+    case E::kF32:
+    case E::kF64:
+    case E::kF8E5M2:
+    case E::kF8E4M3:
+    case E::kF8E4M3FN:
+    case E::kF8E4M3B11FNUZ:
+    case E::kF8E5M2FNUZ:
+    case E::kF8E4M3FNUZ:
+    case E::kF8E3M4:
+    case E::kF8E8M0FNU:
+    case E::kF6E2M3FN:
+    case E::kF6E3M2FN:
+    case E::kF4E2M1FN: return true;
+    default: return false;
   }
 }
 

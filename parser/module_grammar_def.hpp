@@ -49,14 +49,13 @@ auto const attribute_def =
              (attribute_name[set<&ast::Attribute::name>] >> '=' > attribute_value[set<&ast::Attribute::value>])];
 
 auto const operand_def = x3::omit[(shape_text[set<&ast::Operand::shape>] >>
-                                    (nested_call[set<&ast::Operand::nested>] | name[set<&ast::Operand::name>])) |
-                                   name[set<&ast::Operand::name>]];
+                                   (nested_call[set<&ast::Operand::nested>] | name[set<&ast::Operand::name>])) |
+                                  name[set<&ast::Operand::name>]];
 
 // constant(...) and parameter(N) hold a literal, every other opcode a list of operands.
 auto const literal_opcode = kw("constant")[([](auto& ctx) { x3::_val(ctx).opcode = "constant"; })] |
                             kw("parameter")[([](auto& ctx) { x3::_val(ctx).opcode = "parameter"; })];
-auto const literal_call = literal_opcode >>
-                          literal[([](auto& ctx) {
+auto const literal_call = literal_opcode >> literal[([](auto& ctx) {
                             x3::_val(ctx).has_literal = true;
                             x3::_val(ctx).literal = x3::_attr(ctx);
                           })];
@@ -64,10 +63,10 @@ auto const operand_call = opcode[set<&ast::Instruction::opcode>] > '(' >
                           -(operand[push<&ast::Instruction::operands>] % ',') > ')';
 
 // The shape may be left out (`gte = get-tuple-element(t), index=0`): the driver infers it.
-auto const instruction_rule_def = x3::omit[-kw("ROOT")[flag<&ast::Instruction::is_root>] >>
-                                           name[set<&ast::Instruction::name>] >> '=' >
-                                           -shape_text[set<&ast::Instruction::shape>] > (literal_call | operand_call) >
-                                           *(',' > attribute[push<&ast::Instruction::attributes>])];
+auto const instruction_rule_def =
+    x3::omit[-kw("ROOT")[flag<&ast::Instruction::is_root>] >> name[set<&ast::Instruction::name>] >> '=' >
+             -shape_text[set<&ast::Instruction::shape>] > (literal_call | operand_call) >
+             *(',' > attribute[push<&ast::Instruction::attributes>])];
 
 // `f32[] parameter(0)` used as an operand: shape and call, no name, no attributes.
 auto const inline_instruction_rule_def =
@@ -76,8 +75,8 @@ auto const inline_instruction_rule_def =
 auto const parameter_def = name[set<&ast::Parameter::name>] > ':' > shape_text[set<&ast::Parameter::shape>];
 
 auto const signature = x3::lit('(')[flag<&ast::ComputationHeader::has_signature>] >
-                       -(parameter[push<&ast::ComputationHeader::parameters>] % ',') > ')' > "->" >
-                       shape_text[set<&ast::ComputationHeader::result>];
+                       -(parameter[push<&ast::ComputationHeader::parameters>] % ',') > ')' >
+                       "->" > shape_text[set<&ast::ComputationHeader::result>];
 
 auto const computation_header_rule_def = -kw("ENTRY")[flag<&ast::ComputationHeader::is_entry>] >>
                                          name[set<&ast::ComputationHeader::name>] > -signature > '{';
@@ -97,7 +96,7 @@ auto const table_rule_def = x3::raw[table_name][([](auto& ctx) {
 
 auto const trailer_rule_def = *(',' > attribute[push<&ast::Trailer::attributes>]);
 
-BOOST_SPIRIT_DEFINE(instruction_rule, inline_instruction_rule, computation_header_rule, module_header_rule, table_rule, trailer_rule,
-                    attribute, operand, parameter, table_entry)
+BOOST_SPIRIT_DEFINE(instruction_rule, inline_instruction_rule, computation_header_rule, module_header_rule, table_rule,
+                    trailer_rule, attribute, operand, parameter, table_entry)
 
 }  // namespace hlo_index::parser::grammar

@@ -7,6 +7,7 @@
 
 namespace hlo_index::hlo {
 
+// clang-format off
 // keep sorted (by spelling)
 #define HLO_INDEX_OPCODES(X)                                                            \
   X(kAbs, "abs") X(kAcos, "acos") X(kAcosh, "acosh") X(kAdd, "add")                      \
@@ -53,12 +54,13 @@ namespace hlo_index::hlo {
   X(kSqrt, "sqrt") X(kStochasticConvert, "stochastic-convert") X(kSubtract, "subtract")    \
   X(kTan, "tan") X(kTanh, "tanh") X(kTopK, "topk") X(kTranspose, "transpose")              \
   X(kTriangularSolve, "triangular-solve") X(kTuple, "tuple") X(kWhile, "while") X(kXor, "xor")
+// clang-format on
 
 enum class Opcode : std::uint8_t {
 #define HLO_INDEX_OPCODE_ENUM(e, s) e,
   HLO_INDEX_OPCODES(HLO_INDEX_OPCODE_ENUM)
 #undef HLO_INDEX_OPCODE_ENUM
-  kUnknown,
+      kUnknown,
 };
 
 /// The opcode spelled `text`, or kUnknown.

@@ -2,14 +2,14 @@
 // for each statement and builds the hlo::Module as it goes.
 #include "parser/parse.hpp"
 
-#include <boost/spirit/home/x3.hpp>
 #include <fmt/format.h>
+#include <boost/spirit/home/x3.hpp>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <limits>
 #include <iostream>
+#include <limits>
 #include <sstream>
 
 #include "parser/ast.hpp"
@@ -87,9 +87,7 @@ private:
   void check_parameters(const hlo::Computation& computation);
   [[noreturn]] void unexpected_statement(const char* p, const char* end);
   [[noreturn]] void no_instruction(const char* statement, const char* end);
-  void error(const char* where, std::string message) {
-    m_diagnostics.error_at(*m_source, where, std::move(message));
-  }
+  void error(const char* where, std::string message) { m_diagnostics.error_at(*m_source, where, std::move(message)); }
 
   struct PendingCallee {
     std::uint32_t computation;
@@ -193,8 +191,9 @@ const char* ModuleBuilder::parse_table(const char* p, const char* end) {
 
 [[noreturn]] void ModuleBuilder::unexpected_statement(const char* p, const char* end) {
   if (starts_with_keyword(p, end, "hlo_module") || starts_with_keyword(p, end, "HloModuleProto"))
-    throw SyntaxError{p, "this is an HloModuleProto in protobuf text format; hlo-index reads HLO text "
-                         "(as printed by HloModule::ToString)"};
+    throw SyntaxError{p,
+                      "this is an HloModuleProto in protobuf text format; hlo-index reads HLO text "
+                      "(as printed by HloModule::ToString)"};
   auto byte = static_cast<unsigned char>(*p);
   if (byte < 0x20 || byte >= 0x7f)
     throw SyntaxError{p, fmt::format("unexpected byte 0x{:02x}: this does not look like HLO text", byte)};
@@ -228,7 +227,8 @@ std::size_t estimated_instructions(const char* p, const char* end) {
 
 const char* ModuleBuilder::parse_computation(const char* p, const char* end) {
   const char* start = p;
-  if (starts_with_keyword(p, end, "hlo_module") || starts_with_keyword(p, end, "HloModuleProto")) unexpected_statement(p, end);
+  if (starts_with_keyword(p, end, "hlo_module") || starts_with_keyword(p, end, "HloModuleProto"))
+    unexpected_statement(p, end);
   ast::ComputationHeader header;
   if (!run(grammar::computation_header(), p, end, header)) unexpected_statement(start, end);
   const char* open_brace = p - 1;
@@ -278,13 +278,13 @@ const char* ModuleBuilder::parse_computation(const char* p, const char* end) {
 }
 
 std::uint32_t ModuleBuilder::add_inline_operand(const ast::Operand& operand, std::string_view user, std::size_t k,
-                                               hlo::Computation& computation, std::uint32_t computation_index) {
+                                                hlo::Computation& computation, std::uint32_t computation_index) {
   ast::Instruction nested;
   const char* p = operand.shape.data();
   const char* end = operand.nested.data() + operand.nested.size();
   run(grammar::inline_instruction(), p, end, nested);
-  nested.name = *m_module.synthesized_text.emplace_back(
-      std::make_unique<std::string>(fmt::format("{}.operand{}", user, k)));
+  nested.name =
+      *m_module.synthesized_text.emplace_back(std::make_unique<std::string>(fmt::format("{}.operand{}", user, k)));
   // The made-up name is not in the source: diagnostics point at the operand's text.
   return add_instruction(nested, computation, computation_index, operand.shape.data());
 }
@@ -305,8 +305,8 @@ std::uint16_t ModuleBuilder::unknown_opcode_index(std::string_view opcode) {
 template <typename Count>
 Count ModuleBuilder::narrow_count(std::size_t count, const char* where, const char* what) {
   if (count > std::numeric_limits<Count>::max())
-    throw SyntaxError{where, fmt::format("an instruction with {} {} is more than hlo-index supports ({})", count,
-                                         what, std::numeric_limits<Count>::max())};
+    throw SyntaxError{where, fmt::format("an instruction with {} {} is more than hlo-index supports ({})", count, what,
+                                         std::numeric_limits<Count>::max())};
   return static_cast<Count>(count);
 }
 
@@ -322,8 +322,10 @@ hlo::ShapeId ModuleBuilder::infer_shape(const ast::Instruction& a, const hlo::Co
     shape.is_tuple = known = true;
     for (const ast::Operand& operand : a.operands) {
       const hlo::Shape* s = operand_shape(operand);
-      if (!s) known = false;
-      else shape.elements.push_back(*s);
+      if (!s)
+        known = false;
+      else
+        shape.elements.push_back(*s);
     }
   } else if (a.opcode == "get-tuple-element" && a.operands.size() == 1) {
     const hlo::Shape* tuple = operand_shape(a.operands[0]);
@@ -416,8 +418,8 @@ std::uint32_t ModuleBuilder::add_instruction(const ast::Instruction& a, hlo::Com
     }
   }
   ins.attribute_count = narrow_count<std::uint16_t>(a.attributes.size(), where, "attributes");
-  ins.callee_count = narrow_count<std::uint16_t>(computation.callees.size() - ins.first_callee, where,
-                                                 "called computations");
+  ins.callee_count =
+      narrow_count<std::uint16_t>(computation.callees.size() - ins.first_callee, where, "called computations");
 
   if (a.has_literal) {
     ins.literal = a.literal;
@@ -425,8 +427,7 @@ std::uint32_t ModuleBuilder::add_instruction(const ast::Instruction& a, hlo::Com
       AttributeError problem;
       auto number = parse_int(a.literal, &problem);
       if (!number || *number < 0)
-        error(scan::skip_blank(a.literal.data(), a.literal.data() + a.literal.size()),
-              "expected a parameter number");
+        error(scan::skip_blank(a.literal.data(), a.literal.data() + a.literal.size()), "expected a parameter number");
       else
         ins.parameter_number = *number;
     }
@@ -489,11 +490,11 @@ void ModuleBuilder::check_shape(const hlo::Shape& shape, const char* where) {
     for (const hlo::Shape& element : shape.elements) check_shape(element, where);
     return;
   }
-  bool dynamic = std::find(shape.dim_kinds.begin(), shape.dim_kinds.end(), hlo::DimKind::kUnbounded) !=
-                 shape.dim_kinds.end();
+  bool dynamic =
+      std::find(shape.dim_kinds.begin(), shape.dim_kinds.end(), hlo::DimKind::kUnbounded) != shape.dim_kinds.end();
   if (!dynamic && !shape.element_count())
-    throw SyntaxError{where, fmt::format("shape {} has more elements than a signed 64-bit integer can count",
-                                         hlo::to_string(shape))};
+    throw SyntaxError{
+        where, fmt::format("shape {} has more elements than a signed 64-bit integer can count", hlo::to_string(shape))};
   if (!shape.layout) return;
   // Tiles: positive sizes or '*' (-1), never '*' last (the offset maps need it).
   for (const hlo::Tile& tile : shape.layout->tiles) {
@@ -505,7 +506,8 @@ void ModuleBuilder::check_shape(const hlo::Shape& shape, const char* where) {
                                              hlo::to_string(*shape.layout))};
       if (combined && k + 1 == tile.dims.size())
         throw SyntaxError{where, fmt::format("a tile of layout {} ends in '*': there is no more-minor dimension to "
-                                             "combine with", hlo::to_string(*shape.layout))};
+                                             "combine with",
+                                             hlo::to_string(*shape.layout))};
     }
   }
   if (shape.layout->minor_to_major.empty() && shape.rank() != 0) return;
@@ -535,9 +537,8 @@ void ModuleBuilder::check_parameters(const hlo::Computation& computation) {
   for (std::size_t n = 1; n < numbers.size(); ++n) {
     if (numbers[n].first != numbers[n - 1].first) continue;
     const hlo::Instruction& second = computation.instructions[numbers[n].second];
-    error(second.literal.data(), fmt::format("parameter({}) is defined twice in '{}' (first by '{}')",
-                                             numbers[n].first, computation.name,
-                                             computation.instructions[numbers[n - 1].second].name));
+    error(second.literal.data(), fmt::format("parameter({}) is defined twice in '{}' (first by '{}')", numbers[n].first,
+                                             computation.name, computation.instructions[numbers[n - 1].second].name));
   }
 }
 
@@ -546,9 +547,9 @@ void ModuleBuilder::resolve_callees() {
     std::uint32_t callee = m_computation_ids.find(pending.name);
     if (callee == NameTable::k_absent) {
       if (m_truncated)
-        m_diagnostics.warning_at(*m_source, pending.name.data(),
-                                 fmt::format("call of computation '{}', which the truncated input does not reach",
-                                             pending.name));
+        m_diagnostics.warning_at(
+            *m_source, pending.name.data(),
+            fmt::format("call of computation '{}', which the truncated input does not reach", pending.name));
       else
         error(pending.name.data(), fmt::format("call of undefined computation '{}'", pending.name));
       continue;

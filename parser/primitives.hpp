@@ -188,10 +188,10 @@ inline std::string expected_text(const x3::expectation_failure<const char*>& fai
 
 // Names X3 uses in expectation_failure::which(); users read them as "expected <name>".
 namespace boost::spirit::x3 {
-#define HLO_INDEX_X3_INFO(type, text)                                              \
-  template <>                                                                      \
-  struct get_info<hlo_index::parser::grammar::type> {                             \
-    using result_type = std::string;                                               \
+#define HLO_INDEX_X3_INFO(type, text)                                                      \
+  template <>                                                                              \
+  struct get_info<hlo_index::parser::grammar::type> {                                      \
+    using result_type = std::string;                                                       \
     std::string operator()(hlo_index::parser::grammar::type const&) const { return text; } \
   };
 HLO_INDEX_X3_INFO(name_parser, "name")

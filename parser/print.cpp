@@ -166,7 +166,7 @@ private:
   const hlo::Module& m_module;
   const PrintOptions& m_options;
   std::string& m_out;
-  std::vector<std::string_view> m_names;  // reused: the names of one calls=/control-predecessors list
+  std::vector<std::string_view> m_names;   // reused: the names of one calls=/control-predecessors list
   std::uint32_t m_index_of = hlo::k_none;  // the computation m_index describes
   std::unordered_map<std::string_view, std::uint32_t> m_index;
 };

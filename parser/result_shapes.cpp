@@ -32,14 +32,22 @@ bool is_static(const Shape& s) {
 
 bool is_float(ElementType t) {
   switch (t) {
-    case ElementType::kF16: case ElementType::kBF16: case ElementType::kF32: case ElementType::kF64:
-    case ElementType::kF8E5M2: case ElementType::kF8E4M3: case ElementType::kF8E4M3FN:
-    case ElementType::kF8E4M3B11FNUZ: case ElementType::kF8E5M2FNUZ: case ElementType::kF8E4M3FNUZ:
-    case ElementType::kF8E3M4: case ElementType::kF8E8M0FNU: case ElementType::kF6E2M3FN:
-    case ElementType::kF6E3M2FN: case ElementType::kF4E2M1FN:
-      return true;
-    default:
-      return false;
+    case ElementType::kF16:
+    case ElementType::kBF16:
+    case ElementType::kF32:
+    case ElementType::kF64:
+    case ElementType::kF8E5M2:
+    case ElementType::kF8E4M3:
+    case ElementType::kF8E4M3FN:
+    case ElementType::kF8E4M3B11FNUZ:
+    case ElementType::kF8E5M2FNUZ:
+    case ElementType::kF8E4M3FNUZ:
+    case ElementType::kF8E3M4:
+    case ElementType::kF8E8M0FNU:
+    case ElementType::kF6E2M3FN:
+    case ElementType::kF6E3M2FN:
+    case ElementType::kF4E2M1FN: return true;
+    default: return false;
   }
 }
 
@@ -170,12 +178,12 @@ enum class TypeRule { kSame, kPred, kAny, kComplexPart, kMakeComplex, kAbs };
 
 // How the dimensions of an elementwise op's result follow from its operands.
 enum class Form {
-  kNone,     // not an elementwise op
-  kUnary,    // the operand's
-  kBinary,   // XLA's broadcasting without broadcast_dimensions (below)
-  kEqual,    // two operands of equal dimensions (stochastic-convert)
-  kSelect,   // on_true's; the predicate may be a scalar
-  kClamp,    // the operand's, or min's / max's for a scalar operand
+  kNone,    // not an elementwise op
+  kUnary,   // the operand's
+  kBinary,  // XLA's broadcasting without broadcast_dimensions (below)
+  kEqual,   // two operands of equal dimensions (stochastic-convert)
+  kSelect,  // on_true's; the predicate may be a scalar
+  kClamp,   // the operand's, or min's / max's for a scalar operand
 };
 
 struct ElementwiseOp {
@@ -186,23 +194,51 @@ struct ElementwiseOp {
 // The elementwise opcodes XLA defines.
 ElementwiseOp elementwise(Opcode opcode) {
   switch (opcode) {
-    case Opcode::kCeil: case Opcode::kCbrt: case Opcode::kClz: case Opcode::kCopy: case Opcode::kCos:
-    case Opcode::kErf: case Opcode::kExp: case Opcode::kExpm1: case Opcode::kFloor: case Opcode::kLog:
-    case Opcode::kLog1p: case Opcode::kLogistic: case Opcode::kNegate: case Opcode::kNot: case Opcode::kPopcnt:
-    case Opcode::kReducePrecision: case Opcode::kRoundNearestAfz: case Opcode::kRoundNearestEven:
-    case Opcode::kRsqrt: case Opcode::kSign: case Opcode::kSin: case Opcode::kSqrt: case Opcode::kTan:
-    case Opcode::kTanh:
-      return {Form::kUnary, TypeRule::kSame};
+    case Opcode::kCeil:
+    case Opcode::kCbrt:
+    case Opcode::kClz:
+    case Opcode::kCopy:
+    case Opcode::kCos:
+    case Opcode::kErf:
+    case Opcode::kExp:
+    case Opcode::kExpm1:
+    case Opcode::kFloor:
+    case Opcode::kLog:
+    case Opcode::kLog1p:
+    case Opcode::kLogistic:
+    case Opcode::kNegate:
+    case Opcode::kNot:
+    case Opcode::kPopcnt:
+    case Opcode::kReducePrecision:
+    case Opcode::kRoundNearestAfz:
+    case Opcode::kRoundNearestEven:
+    case Opcode::kRsqrt:
+    case Opcode::kSign:
+    case Opcode::kSin:
+    case Opcode::kSqrt:
+    case Opcode::kTan:
+    case Opcode::kTanh: return {Form::kUnary, TypeRule::kSame};
     case Opcode::kAbs: return {Form::kUnary, TypeRule::kAbs};
-    case Opcode::kReal: case Opcode::kImag: return {Form::kUnary, TypeRule::kComplexPart};
+    case Opcode::kReal:
+    case Opcode::kImag: return {Form::kUnary, TypeRule::kComplexPart};
     case Opcode::kIsFinite: return {Form::kUnary, TypeRule::kPred};
     case Opcode::kConvert: return {Form::kUnary, TypeRule::kAny};
     case Opcode::kStochasticConvert: return {Form::kEqual, TypeRule::kAny};
-    case Opcode::kAdd: case Opcode::kAnd: case Opcode::kAtan2: case Opcode::kDivide: case Opcode::kMaximum:
-    case Opcode::kMinimum: case Opcode::kMultiply: case Opcode::kOr: case Opcode::kPower: case Opcode::kRemainder:
-    case Opcode::kShiftLeft: case Opcode::kShiftRightArithmetic: case Opcode::kShiftRightLogical:
-    case Opcode::kSubtract: case Opcode::kXor:
-      return {Form::kBinary, TypeRule::kSame};
+    case Opcode::kAdd:
+    case Opcode::kAnd:
+    case Opcode::kAtan2:
+    case Opcode::kDivide:
+    case Opcode::kMaximum:
+    case Opcode::kMinimum:
+    case Opcode::kMultiply:
+    case Opcode::kOr:
+    case Opcode::kPower:
+    case Opcode::kRemainder:
+    case Opcode::kShiftLeft:
+    case Opcode::kShiftRightArithmetic:
+    case Opcode::kShiftRightLogical:
+    case Opcode::kSubtract:
+    case Opcode::kXor: return {Form::kBinary, TypeRule::kSame};
     case Opcode::kCompare: return {Form::kBinary, TypeRule::kPred};
     case Opcode::kComplex: return {Form::kBinary, TypeRule::kMakeComplex};
     case Opcode::kSelect: return {Form::kSelect, TypeRule::kSame};
@@ -232,7 +268,10 @@ class Rules {
 public:
   Rules(Opcode opcode, const Shape& result, std::span<const Shape* const> operands,
         std::span<const hlo::Attribute> attributes)
-      : m_opcode(opcode), m_name(hlo::opcode_name(opcode)), m_result(result), m_operands(operands),
+      : m_opcode(opcode),
+        m_name(hlo::opcode_name(opcode)),
+        m_result(result),
+        m_operands(operands),
         m_attributes(attributes) {}
 
   Outcome check() {
@@ -296,8 +335,8 @@ private:
   // The declared result against `inferred`; `source` says what the inference used.
   Outcome expect(const Shape& inferred, std::string_view source, std::string_view at = {}) const {
     if (compatible(inferred, m_result)) return {};
-    return ResultShapeError{at, fmt::format("{} result shape {} does not match {}: expected {}", m_name,
-                                            text(m_result), source, text(inferred))};
+    return ResultShapeError{at, fmt::format("{} result shape {} does not match {}: expected {}", m_name, text(m_result),
+                                            source, text(inferred))};
   }
 
   Outcome fail(std::string message, std::string_view at = {}) const { return ResultShapeError{at, std::move(message)}; }
@@ -318,8 +357,7 @@ private:
     Dims dims = typed->dims;
     switch (op.form) {
       case Form::kNone:
-      case Form::kUnary:
-        break;
+      case Form::kUnary: break;
       case Form::kBinary: {
         auto joined = broadcast_binary(operand(0)->dims, operand(1)->dims);
         if (!joined) return incompatible(0, 1);
@@ -342,11 +380,16 @@ private:
         const Shape &min = *operand(0), &x = *operand(1), &max = *operand(2);
         typed = &x;
         auto fits = [&](const Shape& bound) { return bound.rank() == 0 || bound.dims == x.dims; };
-        if (fits(min) && fits(max)) dims = x.dims;
-        else if (x.rank() != 0) return incompatible(fits(min) ? 1 : 0, fits(min) ? 2 : 1);
-        else if (min.dims == max.dims || max.rank() == 0) dims = min.dims;
-        else if (min.rank() == 0) dims = max.dims;
-        else return incompatible(0, 2);
+        if (fits(min) && fits(max))
+          dims = x.dims;
+        else if (x.rank() != 0)
+          return incompatible(fits(min) ? 1 : 0, fits(min) ? 2 : 1);
+        else if (min.dims == max.dims || max.rank() == 0)
+          dims = min.dims;
+        else if (min.rank() == 0)
+          dims = max.dims;
+        else
+          return incompatible(0, 2);
         break;
       }
     }
@@ -357,13 +400,18 @@ private:
       case TypeRule::kAny: type = m_result.type; break;
       case TypeRule::kAbs:
       case TypeRule::kComplexPart:
-        if (type == ElementType::kC64) type = ElementType::kF32;
-        else if (type == ElementType::kC128) type = ElementType::kF64;
+        if (type == ElementType::kC64)
+          type = ElementType::kF32;
+        else if (type == ElementType::kC128)
+          type = ElementType::kF64;
         break;
       case TypeRule::kMakeComplex:
-        if (type == ElementType::kF32) type = ElementType::kC64;
-        else if (type == ElementType::kF64) type = ElementType::kC128;
-        else return {};
+        if (type == ElementType::kF32)
+          type = ElementType::kC64;
+        else if (type == ElementType::kF64)
+          type = ElementType::kC128;
+        else
+          return {};
         break;
     }
     return expect(array(type, std::move(dims)), arity == 1 ? "the operand" : "the operands");
@@ -387,9 +435,10 @@ private:
     } else if (from < to) {
       if (to % from != 0) return {};
       if (dims.empty() || dims.back() != to / from)
-        return fail(fmt::format("bitcast-convert from {} to {} needs a minor dimension of size {} (the ratio of the "
-                                "bit widths)",
-                                text(in), hlo::element_type_name(m_result.type), to / from));
+        return fail(
+            fmt::format("bitcast-convert from {} to {} needs a minor dimension of size {} (the ratio of the "
+                        "bit widths)",
+                        text(in), hlo::element_type_name(m_result.type), to / from));
       dims.pop_back();
     }
     return expect(array(m_result.type, std::move(dims)), fmt::format("the operand {}", text(in)));
@@ -461,8 +510,8 @@ private:
       return {};
     auto from = size_in_bits(in), to = size_in_bits(m_result);
     if (!from || !to || *from == *to) return {};
-    return fail(fmt::format("bitcast from {} to {} changes the size in bits ({} to {})", text(in), text(m_result),
-                            *from, *to));
+    return fail(
+        fmt::format("bitcast from {} to {} changes the size in bits ({} to {})", text(in), text(m_result), *from, *to));
   }
 
   Outcome check_concatenate() const {
@@ -492,8 +541,7 @@ private:
 
   // Batch dimensions, then the free lhs dimensions, then the free rhs dimensions.
   Outcome check_dot() const {
-    if (m_operands.size() != 2 || !operand(0) || !operand(1) || m_result.is_tuple || attribute("sparsity"))
-      return {};
+    if (m_operands.size() != 2 || !operand(0) || !operand(1) || m_result.is_tuple || attribute("sparsity")) return {};
     const Shape& lhs = *operand(0);
     const Shape& rhs = *operand(1);
     auto list = [&](std::string_view name) { return int_list(name).value_or(Dims{}); };
@@ -641,9 +689,9 @@ private:
     for (std::size_t d = 0; d < in.rank(); ++d) {
       if ((*sizes)[d] < 0) return {};
       if ((*sizes)[d] > in.dims[d])
-        return fail(fmt::format("dynamic_slice_sizes entry {} exceeds dimension {} of size {}", (*sizes)[d], d,
-                                in.dims[d]),
-                    *text_of);
+        return fail(
+            fmt::format("dynamic_slice_sizes entry {} exceeds dimension {} of size {}", (*sizes)[d], d, in.dims[d]),
+            *text_of);
     }
     return expect(array(in.type, *sizes), "'dynamic_slice_sizes'", *text_of);
   }
@@ -689,7 +737,7 @@ private:
     std::size_t next_batch = 0, next_offset = 0;
     for (std::size_t d = 0; d < rank; ++d)
       out.push_back(contains(*offset_dims, static_cast<std::int64_t>(d)) ? offsets[next_offset++]
-                                                                          : batch[next_batch++]);
+                                                                         : batch[next_batch++]);
     return expect(array(in.type, std::move(out)), "the gather dimension numbers and slice_sizes");
   }
 

@@ -8,19 +8,39 @@ namespace hlo_index::hlo {
 
 const std::vector<std::pair<std::string_view, ElementType>>& all_element_types() {
   static const std::vector<std::pair<std::string_view, ElementType>> types = {
-      {"pred", ElementType::kPred},   {"s1", ElementType::kS1},     {"s2", ElementType::kS2},
-      {"s4", ElementType::kS4},       {"s8", ElementType::kS8},     {"s16", ElementType::kS16},
-      {"s32", ElementType::kS32},     {"s64", ElementType::kS64},   {"u1", ElementType::kU1},
-      {"u2", ElementType::kU2},       {"u4", ElementType::kU4},     {"u8", ElementType::kU8},
-      {"u16", ElementType::kU16},     {"u32", ElementType::kU32},   {"u64", ElementType::kU64},
-      {"f16", ElementType::kF16},     {"bf16", ElementType::kBF16}, {"f32", ElementType::kF32},
-      {"f64", ElementType::kF64},     {"f8e5m2", ElementType::kF8E5M2},
-      {"f8e4m3", ElementType::kF8E4M3}, {"f8e4m3fn", ElementType::kF8E4M3FN},
-      {"f8e4m3b11fnuz", ElementType::kF8E4M3B11FNUZ}, {"f8e5m2fnuz", ElementType::kF8E5M2FNUZ},
-      {"f8e4m3fnuz", ElementType::kF8E4M3FNUZ}, {"f8e3m4", ElementType::kF8E3M4},
-      {"f8e8m0fnu", ElementType::kF8E8M0FNU}, {"f6e2m3fn", ElementType::kF6E2M3FN},
-      {"f6e3m2fn", ElementType::kF6E3M2FN}, {"f4e2m1fn", ElementType::kF4E2M1FN},
-      {"c64", ElementType::kC64},     {"c128", ElementType::kC128}, {"token", ElementType::kToken},
+      {"pred", ElementType::kPred},
+      {"s1", ElementType::kS1},
+      {"s2", ElementType::kS2},
+      {"s4", ElementType::kS4},
+      {"s8", ElementType::kS8},
+      {"s16", ElementType::kS16},
+      {"s32", ElementType::kS32},
+      {"s64", ElementType::kS64},
+      {"u1", ElementType::kU1},
+      {"u2", ElementType::kU2},
+      {"u4", ElementType::kU4},
+      {"u8", ElementType::kU8},
+      {"u16", ElementType::kU16},
+      {"u32", ElementType::kU32},
+      {"u64", ElementType::kU64},
+      {"f16", ElementType::kF16},
+      {"bf16", ElementType::kBF16},
+      {"f32", ElementType::kF32},
+      {"f64", ElementType::kF64},
+      {"f8e5m2", ElementType::kF8E5M2},
+      {"f8e4m3", ElementType::kF8E4M3},
+      {"f8e4m3fn", ElementType::kF8E4M3FN},
+      {"f8e4m3b11fnuz", ElementType::kF8E4M3B11FNUZ},
+      {"f8e5m2fnuz", ElementType::kF8E5M2FNUZ},
+      {"f8e4m3fnuz", ElementType::kF8E4M3FNUZ},
+      {"f8e3m4", ElementType::kF8E3M4},
+      {"f8e8m0fnu", ElementType::kF8E8M0FNU},
+      {"f6e2m3fn", ElementType::kF6E2M3FN},
+      {"f6e3m2fn", ElementType::kF6E3M2FN},
+      {"f4e2m1fn", ElementType::kF4E2M1FN},
+      {"c64", ElementType::kC64},
+      {"c128", ElementType::kC128},
+      {"token", ElementType::kToken},
       {"opaque", ElementType::kOpaque},
   };
   return types;
@@ -35,18 +55,39 @@ std::string_view element_type_name(ElementType type) {
 int element_type_bits(ElementType type) {
   switch (type) {
     case ElementType::kPred: return 8;
-    case ElementType::kS1: case ElementType::kU1: return 1;
-    case ElementType::kS2: case ElementType::kU2: return 2;
-    case ElementType::kS4: case ElementType::kU4: case ElementType::kF4E2M1FN: return 4;
-    case ElementType::kF6E2M3FN: case ElementType::kF6E3M2FN: return 6;
-    case ElementType::kS8: case ElementType::kU8: case ElementType::kF8E5M2: case ElementType::kF8E4M3:
-    case ElementType::kF8E4M3FN: case ElementType::kF8E4M3B11FNUZ: case ElementType::kF8E5M2FNUZ:
-    case ElementType::kF8E4M3FNUZ: case ElementType::kF8E3M4: case ElementType::kF8E8M0FNU: return 8;
-    case ElementType::kS16: case ElementType::kU16: case ElementType::kF16: case ElementType::kBF16: return 16;
-    case ElementType::kS32: case ElementType::kU32: case ElementType::kF32: return 32;
-    case ElementType::kS64: case ElementType::kU64: case ElementType::kF64: case ElementType::kC64: return 64;
+    case ElementType::kS1:
+    case ElementType::kU1: return 1;
+    case ElementType::kS2:
+    case ElementType::kU2: return 2;
+    case ElementType::kS4:
+    case ElementType::kU4:
+    case ElementType::kF4E2M1FN: return 4;
+    case ElementType::kF6E2M3FN:
+    case ElementType::kF6E3M2FN: return 6;
+    case ElementType::kS8:
+    case ElementType::kU8:
+    case ElementType::kF8E5M2:
+    case ElementType::kF8E4M3:
+    case ElementType::kF8E4M3FN:
+    case ElementType::kF8E4M3B11FNUZ:
+    case ElementType::kF8E5M2FNUZ:
+    case ElementType::kF8E4M3FNUZ:
+    case ElementType::kF8E3M4:
+    case ElementType::kF8E8M0FNU: return 8;
+    case ElementType::kS16:
+    case ElementType::kU16:
+    case ElementType::kF16:
+    case ElementType::kBF16: return 16;
+    case ElementType::kS32:
+    case ElementType::kU32:
+    case ElementType::kF32: return 32;
+    case ElementType::kS64:
+    case ElementType::kU64:
+    case ElementType::kF64:
+    case ElementType::kC64: return 64;
     case ElementType::kC128: return 128;
-    case ElementType::kToken: case ElementType::kOpaque: return 0;
+    case ElementType::kToken:
+    case ElementType::kOpaque: return 0;
   }
   return 0;
 }
@@ -64,23 +105,24 @@ std::optional<std::int64_t> Shape::element_count() const {
 bool same_ignoring_layout(const Shape& a, const Shape& b) {
   if (a.is_tuple != b.is_tuple) return false;
   if (a.is_tuple)
-    return std::equal(a.elements.begin(), a.elements.end(), b.elements.begin(), b.elements.end(),
-                      same_ignoring_layout);
+    return std::equal(a.elements.begin(), a.elements.end(), b.elements.begin(), b.elements.end(), same_ignoring_layout);
   return a.type == b.type && a.dims == b.dims && a.dim_kinds == b.dim_kinds;
 }
 
 std::string to_string(const Layout& layout) {
   std::string out = fmt::format("{{{}", fmt::join(layout.minor_to_major, ","));
   std::string extras;
-  if (!layout.dim_level_types.empty())
-    extras += fmt::format("D({})", fmt::join(layout.dim_level_types, ","));
+  if (!layout.dim_level_types.empty()) extras += fmt::format("D({})", fmt::join(layout.dim_level_types, ","));
   if (!layout.tiles.empty()) {
     extras += "T";
     for (const Tile& tile : layout.tiles) {
       extras += "(";
       for (std::size_t i = 0; i < tile.dims.size(); ++i) {
         if (i) extras += ",";
-        if (tile.dims[i] == k_combined_tile_dim) extras += "*"; else extras += fmt::format("{}", tile.dims[i]);
+        if (tile.dims[i] == k_combined_tile_dim)
+          extras += "*";
+        else
+          extras += fmt::format("{}", tile.dims[i]);
       }
       extras += ")";
     }

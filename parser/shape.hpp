@@ -11,11 +11,40 @@
 namespace hlo_index::hlo {
 
 enum class ElementType : std::uint8_t {
-  kPred, kS1, kS2, kS4, kS8, kS16, kS32, kS64, kU1, kU2, kU4, kU8, kU16, kU32, kU64,
-  kF16, kBF16, kF32, kF64,
-  kF8E5M2, kF8E4M3, kF8E4M3FN, kF8E4M3B11FNUZ, kF8E5M2FNUZ, kF8E4M3FNUZ, kF8E3M4, kF8E8M0FNU,
-  kF6E2M3FN, kF6E3M2FN, kF4E2M1FN,
-  kC64, kC128, kToken, kOpaque,
+  kPred,
+  kS1,
+  kS2,
+  kS4,
+  kS8,
+  kS16,
+  kS32,
+  kS64,
+  kU1,
+  kU2,
+  kU4,
+  kU8,
+  kU16,
+  kU32,
+  kU64,
+  kF16,
+  kBF16,
+  kF32,
+  kF64,
+  kF8E5M2,
+  kF8E4M3,
+  kF8E4M3FN,
+  kF8E4M3B11FNUZ,
+  kF8E5M2FNUZ,
+  kF8E4M3FNUZ,
+  kF8E3M4,
+  kF8E8M0FNU,
+  kF6E2M3FN,
+  kF6E3M2FN,
+  kF4E2M1FN,
+  kC64,
+  kC128,
+  kToken,
+  kOpaque,
 };
 
 /// The spelling HLO text uses ("bf16", "f8e4m3fn", ...).
@@ -51,11 +80,11 @@ struct Layout {
 
 struct Shape {
   bool is_tuple = false;
-  ElementType type = ElementType::kPred;    // arrays only
-  std::vector<std::int64_t> dims;           // arrays only; -1 for an unbounded '?'
-  std::vector<DimKind> dim_kinds;           // same length as dims
-  std::optional<Layout> layout;             // arrays only; none when the text has none
-  std::vector<Shape> elements;              // tuples only
+  ElementType type = ElementType::kPred;  // arrays only
+  std::vector<std::int64_t> dims;         // arrays only; -1 for an unbounded '?'
+  std::vector<DimKind> dim_kinds;         // same length as dims
+  std::optional<Layout> layout;           // arrays only; none when the text has none
+  std::vector<Shape> elements;            // tuples only
 
   std::size_t rank() const { return dims.size(); }
   /// Product of the dimension sizes (bounds for dynamic dims); nullopt on overflow or '?'.

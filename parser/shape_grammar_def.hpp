@@ -49,16 +49,15 @@ inline constexpr auto push_dim = [](hlo::DimKind kind) {
 };
 
 auto const dimension = (x3::lit("<=") > int64[push_dim(hlo::DimKind::kBounded)]) |
-                       x3::lit('?')[push_dim(hlo::DimKind::kUnbounded)] |
-                       int64[push_dim(hlo::DimKind::kStatic)];
+                       x3::lit('?')[push_dim(hlo::DimKind::kUnbounded)] | int64[push_dim(hlo::DimKind::kStatic)];
 
-auto const array_shape_def =
-    element_type[([](auto& ctx) { x3::_val(ctx).type = x3::_attr(ctx); })] > '[' > -(dimension % ',') > ']' >
-    -layout[([](auto& ctx) { x3::_val(ctx).layout = std::move(x3::_attr(ctx)); })];
+auto const array_shape_def = element_type[([](auto& ctx) { x3::_val(ctx).type = x3::_attr(ctx); })] > '[' >
+                             -(dimension % ',') > ']' >
+                             -layout[([](auto& ctx) { x3::_val(ctx).layout = std::move(x3::_attr(ctx)); })];
 
-auto const tuple_shape_def = x3::lit('(')[([](auto& ctx) { x3::_val(ctx).is_tuple = true; })] >
-                             -(shape_rule[([](auto& ctx) { x3::_val(ctx).elements.push_back(std::move(x3::_attr(ctx))); })] % ',') >
-                             ')';
+auto const tuple_shape_def =
+    x3::lit('(')[([](auto& ctx) { x3::_val(ctx).is_tuple = true; })] >
+    -(shape_rule[([](auto& ctx) { x3::_val(ctx).elements.push_back(std::move(x3::_attr(ctx))); })] % ',') > ')';
 
 auto const shape_rule_def = tuple_shape | array_shape;
 
@@ -69,14 +68,12 @@ auto const tile_def = '(' > (tile_dim[push_tile_dim] >> *(',' > tile_dim[push_ti
 
 template <auto Member>
 inline constexpr auto set_layout = [](auto& ctx) { x3::_val(ctx).*Member = x3::_attr(ctx); };
-inline constexpr auto as_string = [](auto& ctx) {
-  return std::string(x3::_attr(ctx).begin(), x3::_attr(ctx).end());
-};
+inline constexpr auto as_string = [](auto& ctx) { return std::string(x3::_attr(ctx).begin(), x3::_attr(ctx).end()); };
 
 auto const type_name = x3::raw[x3::lexeme[+(x3::lower | x3::digit)]];
 auto const layout_item =
     (x3::lit("D(") > (x3::raw[x3::lexeme[+x3::upper >> *x3::char_("+~")]]
-                          [([](auto& ctx) { x3::_val(ctx).dim_level_types.push_back(as_string(ctx)); })] %
+                             [([](auto& ctx) { x3::_val(ctx).dim_level_types.push_back(as_string(ctx)); })] %
                       ',') > ')') |
     (x3::lit('T') > +tile[([](auto& ctx) { x3::_val(ctx).tiles.push_back(std::move(x3::_attr(ctx))); })]) |
     (x3::lit("L(") > int64[set_layout<&hlo::Layout::tail_padding_alignment>] > ')') |
@@ -87,9 +84,8 @@ auto const layout_item =
            [([](auto& ctx) { x3::_val(ctx).extra.push_back(as_string(ctx)); })] |
     (x3::lit("S(") > int64[set_layout<&hlo::Layout::memory_space>] > ')');
 
-auto const layout_def =
-    '{' > -(int64[([](auto& ctx) { x3::_val(ctx).minor_to_major.push_back(x3::_attr(ctx)); })] % ',') >
-    -(':' > *layout_item) > '}';
+auto const layout_def = '{' > -(int64[([](auto& ctx) { x3::_val(ctx).minor_to_major.push_back(x3::_attr(ctx)); })] %
+                                ',') > -(':' > *layout_item) > '}';
 
 BOOST_SPIRIT_DEFINE(shape_rule, tuple_shape, array_shape, layout, tile)
 

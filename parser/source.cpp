@@ -4,8 +4,7 @@
 
 namespace hlo_index::parser {
 
-SourceFile::SourceFile(std::string name, std::string text)
-    : m_name(std::move(name)), m_text(std::move(text)) {}
+SourceFile::SourceFile(std::string name, std::string text) : m_name(std::move(name)), m_text(std::move(text)) {}
 
 void SourceFile::build_line_starts() const {
   if (!m_line_starts.empty()) return;

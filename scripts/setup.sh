@@ -3,7 +3,7 @@
 # Idempotent and quiet: when everything is installed it prints nothing.
 set -euo pipefail
 packages=(cmake make g++ pkg-config libisl-dev libgmp-dev libcli11-dev libfmt-dev libboost-dev
-          catch2 nlohmann-json3-dev)
+          catch2 nlohmann-json3-dev clang-format-14)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

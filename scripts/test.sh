@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
 start=$(date +%s)
+bash scripts/check_format.sh
 bash scripts/build.sh
 ctest --test-dir build/release --output-on-failure -j"$jobs"
 echo "test.sh: release build and tests took $(( $(date +%s) - start )) s"

@@ -31,8 +31,8 @@ std::optional<ConstraintRewrite> constraint_clip_to_range(const Constraint& c, c
 std::optional<ConstraintRewrite> constraint_move_constant(const Constraint& c, const RangeEvaluator&) {
   if (c.expr.kind() != Expr::Kind::kSum || c.expr.sum_constant() == 0) return std::nullopt;
   std::int64_t k = c.expr.sum_constant();
-  return ConstraintRewrite::replace(c.expr - k, {checked_add(c.interval.lo, checked_neg(k)),
-                                                 checked_add(c.interval.hi, checked_neg(k))});
+  return ConstraintRewrite::replace(
+      c.expr - k, {checked_add(c.interval.lo, checked_neg(k)), checked_add(c.interval.hi, checked_neg(k))});
 }
 
 std::optional<ConstraintRewrite> constraint_divide_common_factor(const Constraint& c, const RangeEvaluator&) {

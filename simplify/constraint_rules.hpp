@@ -54,9 +54,11 @@ std::optional<ConstraintRewrite> constraint_normalize_sign(const Constraint& c, 
 
 /// The rules in the order the simplifier tries them.
 inline constexpr ConstraintRule k_constraint_rules[] = {
-    constraint_fold_constant,        constraint_never_true,          constraint_always_true,
-    constraint_clip_to_range,        constraint_move_constant,       constraint_divide_common_factor,
-    constraint_unfold_floordiv,      constraint_drop_bounded_remainder, constraint_normalize_sign,
+    constraint_fold_constant,   constraint_never_true,
+    constraint_always_true,     constraint_clip_to_range,
+    constraint_move_constant,   constraint_divide_common_factor,
+    constraint_unfold_floordiv, constraint_drop_bounded_remainder,
+    constraint_normalize_sign,
 };
 
 /// Map-level rule: constraints `x mod c in [r, r]` on the same x and r

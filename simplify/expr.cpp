@@ -153,9 +153,7 @@ std::int64_t Expr::constant_value() const { return m_node->value; }
 Var Expr::variable() const { return m_node->var; }
 std::span<const Term> Expr::terms() const { return m_node->terms; }
 std::int64_t Expr::sum_constant() const { return m_node->value; }
-bool Expr::is_scaled_atom() const {
-  return kind() == Kind::kSum && m_node->terms.size() == 1 && m_node->value == 0;
-}
+bool Expr::is_scaled_atom() const { return kind() == Kind::kSum && m_node->terms.size() == 1 && m_node->value == 0; }
 const Expr& Expr::operand() const { return m_node->operand; }
 std::int64_t Expr::divisor() const { return m_node->value; }
 std::size_t Expr::hash() const { return m_node->hash; }
@@ -291,9 +289,10 @@ Expr floor_div(const Expr& a, std::int64_t divisor) {
     return outside.build();
   }
   Expr inner = linear_combination(inside, constant);
-  Expr quotient = divisor == 1                               ? inner
-                  : inner.kind() == Expr::Kind::kFloorDiv    ? floor_div(inner.operand(), checked_mul(inner.divisor(), divisor))
-                                                             : make_division(Expr::Kind::kFloorDiv, inner, divisor);
+  Expr quotient = divisor == 1 ? inner
+                  : inner.kind() == Expr::Kind::kFloorDiv
+                      ? floor_div(inner.operand(), checked_mul(inner.divisor(), divisor))
+                      : make_division(Expr::Kind::kFloorDiv, inner, divisor);
   outside.add(quotient, 1);
   return outside.build();
 }

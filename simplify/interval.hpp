@@ -64,14 +64,14 @@ inline std::int64_t gcd(std::int64_t a, std::int64_t b) {
 /// bound that saturates stays sound (it only gets wider).
 inline std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
   std::int64_t r;
-  if (__builtin_add_overflow(a, b, &r)) return b > 0 ? std::numeric_limits<std::int64_t>::max()
-                                                     : std::numeric_limits<std::int64_t>::min();
+  if (__builtin_add_overflow(a, b, &r))
+    return b > 0 ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int64_t>::min();
   return r;
 }
 inline std::int64_t saturating_mul(std::int64_t a, std::int64_t b) {
   std::int64_t r;
-  if (__builtin_mul_overflow(a, b, &r)) return ((a < 0) != (b < 0)) ? std::numeric_limits<std::int64_t>::min()
-                                                                     : std::numeric_limits<std::int64_t>::max();
+  if (__builtin_mul_overflow(a, b, &r))
+    return ((a < 0) != (b < 0)) ? std::numeric_limits<std::int64_t>::min() : std::numeric_limits<std::int64_t>::max();
   return r;
 }
 

@@ -11,10 +11,9 @@ namespace {
 using ExprRule = std::optional<Expr> (*)(const Expr&, const RangeEvaluator&);
 
 constexpr ExprRule k_expr_rules[] = {
-    mod_within_one_period,         floordiv_within_one_period,      floordiv_of_mod,
-    floordiv_drop_bounded_remainder, mod_split_bounded_remainder, floordiv_absorb_inner_floordiv,
-    sum_recombine_div_mod,         sum_merge_mod_digits,            sum_fold_into_mod,
-    floordiv_of_negative_sum,      mod_of_negative_sum,
+    mod_within_one_period,       floordiv_within_one_period,     floordiv_of_mod,       floordiv_drop_bounded_remainder,
+    mod_split_bounded_remainder, floordiv_absorb_inner_floordiv, sum_recombine_div_mod, sum_merge_mod_digits,
+    sum_fold_into_mod,           floordiv_of_negative_sum,       mod_of_negative_sum,
 };
 
 constexpr int k_max_passes = 16;

@@ -15,7 +15,8 @@ std::string read_file(const std::filesystem::path& path) {
   return buffer.str();
 }
 
-std::vector<std::filesystem::path> files_with_extension(const std::filesystem::path& dir, const std::string& extension) {
+std::vector<std::filesystem::path> files_with_extension(const std::filesystem::path& dir,
+                                                        const std::string& extension) {
   std::vector<std::filesystem::path> files;
   if (!std::filesystem::exists(dir)) return files;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(dir))

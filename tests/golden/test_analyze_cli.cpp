@@ -34,18 +34,30 @@ app::AnalyzeOptions read_flags(const std::string& text) {
         REQUIRE(static_cast<bool>(words >> v));
         return v;
       };
-      if (flag == "--direction") options.direction = value();
-      else if (flag == "--one-line") options.one_line = true;
-      else if (flag == "--xla-compat") options.xla_compat = true;
-      else if (flag == "--no-simplify") options.simplify = false;
-      else if (flag == "--physical") options.physical = true;
-      else if (flag == "--utilisation") options.utilisation = true;
-      else if (flag == "--coalescing") options.coalescing = true;
-      else if (flag == "--format") options.format = value();
-      else if (flag == "--operand") options.operand = std::stoul(value());
-      else if (flag == "--instruction") options.instructions.push_back(value());
-      else if (flag == "--computation") options.computations.push_back(value());
-      else FAIL("unknown flag in " << flag);
+      if (flag == "--direction")
+        options.direction = value();
+      else if (flag == "--one-line")
+        options.one_line = true;
+      else if (flag == "--xla-compat")
+        options.xla_compat = true;
+      else if (flag == "--no-simplify")
+        options.simplify = false;
+      else if (flag == "--physical")
+        options.physical = true;
+      else if (flag == "--utilisation")
+        options.utilisation = true;
+      else if (flag == "--coalescing")
+        options.coalescing = true;
+      else if (flag == "--format")
+        options.format = value();
+      else if (flag == "--operand")
+        options.operand = std::stoul(value());
+      else if (flag == "--instruction")
+        options.instructions.push_back(value());
+      else if (flag == "--computation")
+        options.computations.push_back(value());
+      else
+        FAIL("unknown flag in " << flag);
     }
   }
   return options;
@@ -64,7 +76,8 @@ TEST_CASE("hlo-index analyze: golden outputs") {
       std::ostringstream out, err;
       int code = app::run_analyze_command(options, out, err);
       std::string actual = golden::command_output(out.str(), err.str(), code, dir);
-      std::string report = golden::compare_or_update(std::filesystem::path(path).replace_extension(".expected"), actual);
+      std::string report =
+          golden::compare_or_update(std::filesystem::path(path).replace_extension(".expected"), actual);
       INFO(report);
       CHECK(report.empty());
     }

@@ -8,11 +8,11 @@
 // must match too; the test binary's --update rewrites them.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
 #include <chrono>
 #include <fstream>
 #include <random>
 #include <sstream>
-#include <unistd.h>
 
 #include "app/analyze_command.hpp"
 #include "app/golden_file.hpp"
@@ -281,7 +281,7 @@ TEST_CASE("unified diff: fast on long outputs, correct when searches are cut sho
   for (int k = 0; k < 40000; ++k) {
     const std::string text = std::string("  line ") + std::to_string(k % 977) + " of the analysis\n";
     a += text;
-    if (k % 1000 != 7) b += text;          // 40 deletions
+    if (k % 1000 != 7) b += text;           // 40 deletions
     if (k % 3000 == 11) b += "inserted\n";  // 14 insertions
   }
   const auto start = std::chrono::steady_clock::now();
@@ -309,8 +309,10 @@ TEST_CASE("unified diff: fast on long outputs, correct when searches are cut sho
   for (int round = 0; round < 400; ++round) {
     const std::string x = random_text(rng, 60, 3), y = random_text(rng, 60, 3);
     app::DiffOptions cut;
-    if (round % 2 == 0) cut.max_steps = static_cast<std::uint64_t>(round);
-    else cut.max_exact_edits = static_cast<std::size_t>(round % 5);
+    if (round % 2 == 0)
+      cut.max_steps = static_cast<std::uint64_t>(round);
+    else
+      cut.max_exact_edits = static_cast<std::size_t>(round % 5);
     const std::string cut_patch = app::unified_diff(x, y, cut);
     changed = 0;
     INFO("old:\n" << x << "\nnew:\n" << y);
@@ -321,7 +323,8 @@ TEST_CASE("unified diff: fast on long outputs, correct when searches are cut sho
   // Long outputs that differ on every fourth line: the heuristic keeps it fast and close to minimal.
   std::string e, f;
   for (int k = 0; k < 100000; ++k) {
-    const std::string text = std::string("    d") + std::to_string(k % 13) + " in [0, " + std::to_string(k % 101) + "]\n";
+    const std::string text =
+        std::string("    d") + std::to_string(k % 13) + " in [0, " + std::to_string(k % 101) + "]\n";
     e += text;
     f += k % 4 == 1 ? std::string("%fusion.") + std::to_string(k) + "\n" : text;
   }
@@ -369,9 +372,9 @@ TEST_CASE("analyze --expect: equal prints nothing, a difference prints the unifi
   write(golden, "");
   Run empty = analyze(expect("golden_negate.hlo", golden));
   CHECK(empty.code == 1);
-  CHECK(empty.out.rfind(std::string("--- ") + golden.string() +
-                            "\n+++ actual\n@@ -0,0 +1,10 @@\n+computation main (entry)\n",
-                        0) == 0);
+  CHECK(empty.out.rfind(
+            std::string("--- ") + golden.string() + "\n+++ actual\n@@ -0,0 +1,10 @@\n+computation main (entry)\n", 0) ==
+        0);
 
   // The golden file lost its last newline.
   write(golden, std::string(k_negate).substr(0, std::string(k_negate).size() - 1));

@@ -38,16 +38,26 @@ app::LayoutOptions read_args(const std::string& text, const std::filesystem::pat
         REQUIRE(static_cast<bool>(words >> v));
         return v;
       };
-      if (word == "--instruction") options.instruction = value();
-      else if (word == "--computation") options.computation = value();
-      else if (word == "--tuple-index") options.tuple_index = int_list(value());
-      else if (word == "--padded-dims") options.padded_dims = int_list(value());
-      else if (word == "--index") options.indices.push_back(value());
-      else if (word == "--offset") options.offsets.push_back(std::stoll(value()));
-      else if (word == "--format") options.format = value();
-      else if (word == "--one-line") options.one_line = true;
-      else if (word.rfind("--", 0) == 0) FAIL("unknown flag " << word);
-      else options.target = word.size() > 4 && word.ends_with(".hlo") ? (dir / word).string() : word;
+      if (word == "--instruction")
+        options.instruction = value();
+      else if (word == "--computation")
+        options.computation = value();
+      else if (word == "--tuple-index")
+        options.tuple_index = int_list(value());
+      else if (word == "--padded-dims")
+        options.padded_dims = int_list(value());
+      else if (word == "--index")
+        options.indices.push_back(value());
+      else if (word == "--offset")
+        options.offsets.push_back(std::stoll(value()));
+      else if (word == "--format")
+        options.format = value();
+      else if (word == "--one-line")
+        options.one_line = true;
+      else if (word.rfind("--", 0) == 0)
+        FAIL("unknown flag " << word);
+      else
+        options.target = word.size() > 4 && word.ends_with(".hlo") ? (dir / word).string() : word;
     }
   }
   REQUIRE(found);
@@ -66,7 +76,8 @@ TEST_CASE("hlo-index layout: golden outputs") {
       std::ostringstream out, err;
       int code = app::run_layout_command(options, out, err);
       std::string actual = golden::command_output(out.str(), err.str(), code, dir);
-      std::string report = golden::compare_or_update(std::filesystem::path(path).replace_extension(".expected"), actual);
+      std::string report =
+          golden::compare_or_update(std::filesystem::path(path).replace_extension(".expected"), actual);
       INFO(report);
       CHECK(report.empty());
     }

@@ -9,10 +9,10 @@
 // sizes, and exit codes.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <unistd.h>
 
 #include "app/lint_command.hpp"
 #include "app/sarif.hpp"

@@ -71,7 +71,8 @@ TEST_CASE("hlo-index map: golden outputs") {
       std::ostringstream out, err;
       int code = app::run_map_command(options, in, out, err);
       std::string actual = golden::command_output(out.str(), err.str(), code, dir);
-      std::string report = golden::compare_or_update(std::filesystem::path(path).replace_extension(".expected"), actual);
+      std::string report =
+          golden::compare_or_update(std::filesystem::path(path).replace_extension(".expected"), actual);
       INFO(report);
       CHECK(report.empty());
     }

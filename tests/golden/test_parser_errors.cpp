@@ -17,7 +17,8 @@ TEST_CASE("malformed inputs give exact diagnostics and exit code 2") {
       parser::parse_hlo_text(golden::read_file(input), input.filename().string(), diagnostics);
       std::string actual = parser::render(diagnostics) + "exit: " + (diagnostics.has_errors() ? "2" : "0") + "\n";
       CHECK(diagnostics.has_errors());
-      std::string report = golden::compare_or_update(std::filesystem::path(input).replace_extension(".expected"), actual);
+      std::string report =
+          golden::compare_or_update(std::filesystem::path(input).replace_extension(".expected"), actual);
       INFO(report);
       CHECK(report.empty());
     }

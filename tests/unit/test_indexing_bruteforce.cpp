@@ -49,8 +49,8 @@ using simplify::Domain;
 using simplify::Expr;
 using simplify::Interval;
 using simplify::Var;
-using simplify::VarKind;
 using simplify::Variable;
+using simplify::VarKind;
 
 namespace {
 
@@ -405,7 +405,8 @@ public:
     Point p;
     Tuple* coords[simplify::k_var_kinds] = {&p.dims, &p.ranges, &p.runtimes};
     for (int k = 0; k < simplify::k_var_kinds; ++k) {
-      for (const Variable& v : d.variables(static_cast<VarKind>(k))) coords[k]->push_back(uniform(v.bounds.lo, v.bounds.hi));
+      for (const Variable& v : d.variables(static_cast<VarKind>(k)))
+        coords[k]->push_back(uniform(v.bounds.lo, v.bounds.hi));
     }
     return p;
   }

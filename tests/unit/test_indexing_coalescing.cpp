@@ -14,8 +14,10 @@ namespace {
 
 // Coalescing of operand `operand` of the entry root of `body`.
 indexing::Coalescing root_coalescing(const std::string& body, std::size_t operand = 0) {
-  const std::string hlo = "HloModule c\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
-                          "  ROOT s = f32[] add(a, b)\n}\n" + body;
+  const std::string hlo =
+      "HloModule c\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+      "  ROOT s = f32[] add(a, b)\n}\n" +
+      body;
   parser::DiagnosticEngine diagnostics;
   auto modules = parser::parse_hlo_text(hlo, "coalescing.hlo", diagnostics);
   INFO(parser::render(diagnostics));
@@ -51,7 +53,8 @@ TEST_CASE("coalescing: a transpose that moves the minor dimension is strided", "
   // The same transpose as a layout change only (a bitcast-like copy between
   // layouts whose physical order agrees) reads consecutively.
   auto same_order = root_coalescing(
-      "ENTRY e {\n  p = f32[64,128]{0,1} parameter(0)\n  ROOT t = f32[128,64]{1,0} transpose(p), dimensions={1,0}\n}\n");
+      "ENTRY e {\n  p = f32[64,128]{0,1} parameter(0)\n  ROOT t = f32[128,64]{1,0} transpose(p), "
+      "dimensions={1,0}\n}\n");
   CHECK(same_order.pattern == ReadPattern::kCoalesced);
 }
 
@@ -70,13 +73,14 @@ TEST_CASE("coalescing: reductions, broadcasts, strided slices, dynamic slices", 
   // Its init value is one element every thread reads.
   auto init = root_coalescing(
       "ENTRY e {\n  p = f32[256,512] parameter(0)\n  z = f32[] constant(0)\n"
-      "  ROOT r = f32[512] reduce(p, z), dimensions={0}, to_apply=add\n}\n", 1);
+      "  ROOT r = f32[512] reduce(p, z), dimensions={0}, to_apply=add\n}\n",
+      1);
   CHECK(init.pattern == ReadPattern::kBroadcast);
-  auto broadcast = root_coalescing(
-      "ENTRY e {\n  p = f32[64] parameter(0)\n  ROOT b = f32[64,64] broadcast(p), dimensions={0}\n}\n");
+  auto broadcast =
+      root_coalescing("ENTRY e {\n  p = f32[64] parameter(0)\n  ROOT b = f32[64,64] broadcast(p), dimensions={0}\n}\n");
   CHECK(broadcast.pattern == ReadPattern::kBroadcast);
-  auto strided = root_coalescing(
-      "ENTRY e {\n  p = f32[1024] parameter(0)\n  ROOT s = f32[512] slice(p), slice={[0:1024:2]}\n}\n");
+  auto strided =
+      root_coalescing("ENTRY e {\n  p = f32[1024] parameter(0)\n  ROOT s = f32[512] slice(p), slice={[0:1024:2]}\n}\n");
   CHECK(strided.pattern == ReadPattern::kStrided);
   CHECK(strided.stride == 2);
   CHECK(strided.segment_fraction == Approx(0.5));

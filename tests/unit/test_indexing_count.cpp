@@ -40,8 +40,10 @@ TEST_CASE("a 1024^3 box with a mod constraint counts without enumeration", "[ind
   CHECK(counts("(d0, d1, d2) -> (d0, d2), domain: d0 in [0, 1023], d1 in [0, 1023], d2 in [0, 1023], "
                "d0 mod 3 in [0, 0]") == Counts{358612992, 350208, 358612992});
   // One variable over a huge interval: the residue-class closed form.
-  CHECK(counts("(d0) -> (d0 floordiv 7), domain: d0 in [0, 999999999], d0 mod 3 in [1, 1], (d0 floordiv 5) mod 2 in [0, 0]")
-            .domain == 166666667);
+  CHECK(
+      counts(
+          "(d0) -> (d0 floordiv 7), domain: d0 in [0, 999999999], d0 mod 3 in [1, 1], (d0 floordiv 5) mod 2 in [0, 0]")
+          .domain == 166666667);
 }
 
 TEST_CASE("constraints linking variables", "[indexing][count]") {

@@ -36,7 +36,8 @@ private:
 
 TEST_CASE("compose renumbers symbols in XLA's order", "[indexing][compose]") {
   IndexingMap consumer = parse_map("(d0)[s0] -> (d0, s0), domain: d0 in [0, 9], s0 in [0, 7]");
-  IndexingMap producer = parse_map("(d0, d1)[s0, s1] -> (d1, d0, s1, s0), domain: d0 in [0, 9], d1 in [0, 7], s0 in [0, 1], s1 in [0, 2]");
+  IndexingMap producer =
+      parse_map("(d0, d1)[s0, s1] -> (d1, d0, s1, s0), domain: d0 in [0, 9], d1 in [0, 7], s0 in [0, 1], s1 in [0, 2]");
   CHECK(print_map(compose(consumer, producer)) ==
         "(d0)[s0, s1, s2] -> (s2, d0, s1, s0), domain: d0 in [0, 9], s0 in [0, 1], s1 in [0, 2], s2 in [0, 7]");
 }
@@ -45,8 +46,8 @@ TEST_CASE("compose adds producer constraints and codomain constraints", "[indexi
   // The worked example of the reference notes (section 4.1).
   IndexingMap producer = parse_map(
       "(d0, d1)[s0] -> (d1, d0 * 4 + s0), domain: d0 in [0, 9], d1 in [0, 19], s0 in [0, 3], d0 mod 2 in [0, 0]");
-  IndexingMap consumer = parse_map(
-      "(d0)[s0] -> (d0 floordiv 2, s0), domain: d0 in [0, 29], s0 in [0, 24], s0 mod 5 in [0, 0]");
+  IndexingMap consumer =
+      parse_map("(d0)[s0] -> (d0 floordiv 2, s0), domain: d0 in [0, 29], s0 in [0, 24], s0 mod 5 in [0, 0]");
   IndexingMap c = compose(consumer, producer);
   CHECK(print_map(c) ==
         "(d0)[s0, s1] -> (s1, (d0 floordiv 2) * 4 + s0), domain: d0 in [0, 29], s0 in [0, 3], s1 in [0, 19], "
@@ -65,8 +66,7 @@ TEST_CASE("compose of undefined or empty maps", "[indexing][compose]") {
   IndexingMap m = parse_map("(d0) -> (d0), domain: d0 in [0, 9]");
   CHECK(compose(m, IndexingMap::undefined()).is_undefined());
   CHECK(compose(IndexingMap::known_empty(m), m).is_known_empty());
-  CHECK_THROWS_AS(compose(m, parse_map("(d0, d1) -> (d0), domain: d0 in [0, 9], d1 in [0, 9]")),
-                  std::invalid_argument);
+  CHECK_THROWS_AS(compose(m, parse_map("(d0, d1) -> (d0), domain: d0 in [0, 9], d1 in [0, 9]")), std::invalid_argument);
 }
 
 TEST_CASE("compose keeps runtime sources lined up with runtime variables", "[indexing][compose]") {
@@ -82,7 +82,8 @@ TEST_CASE("compose keeps runtime sources lined up with runtime variables", "[ind
   // rt0 is the inner (producer) offset, rt1 the outer one.
   CHECK(c.runtime_sources()[0].source == "parameter(1)");
   CHECK(c.runtime_sources()[1].source == "parameter(2)");
-  CHECK(print_map(c).rfind("(d0){rt0, rt1} -> (d0 + rt0 + rt1), domain: d0 in [0, 9], rt0 in [0, 50], rt1 in [0, 40]", 0) == 0);
+  CHECK(print_map(c).rfind("(d0){rt0, rt1} -> (d0 + rt0 + rt1), domain: d0 in [0, 9], rt0 in [0, 50], rt1 in [0, 40]",
+                           0) == 0);
 }
 
 TEST_CASE("the chained reshape 10x10x10 -> 50x20 -> 10x10x10 composes to the identity", "[indexing][simplify]") {
@@ -138,7 +139,8 @@ TEST_CASE("remove_unused_symbols", "[indexing]") {
   // Nothing unused: nothing happens.
   CHECK_FALSE(remove_unused_symbols(m));
   // A constraint on unused symbols that cannot hold empties the map.
-  IndexingMap e = parse_map("(d0)[s0, s1] -> (d0), domain: d0 in [0, 3], s0 in [0, 3], s1 in [0, 3], s0 + s1 in [7, 7], s0 - s1 in [1, 1]");
+  IndexingMap e = parse_map(
+      "(d0)[s0, s1] -> (d0), domain: d0 in [0, 3], s0 in [0, 3], s1 in [0, 3], s0 + s1 in [7, 7], s0 - s1 in [1, 1]");
   CHECK(remove_unused_symbols(e));
   CHECK(e.is_known_empty());
 }
@@ -151,7 +153,8 @@ TEST_CASE("rescale_symbols", "[indexing]") {
 }
 
 TEST_CASE("eliminate_determined_symbols", "[indexing]") {
-  IndexingMap m = parse_map("(d0)[s0, s1] -> (s0, s1), domain: d0 in [0, 6], s0 in [0, 9], s1 in [0, 2], s0 - d0 in [0, 0]");
+  IndexingMap m =
+      parse_map("(d0)[s0, s1] -> (s0, s1), domain: d0 in [0, 6], s0 in [0, 9], s1 in [0, 2], s0 - d0 in [0, 0]");
   CHECK(eliminate_determined_symbols(m));
   CHECK(print_map(m) == "(d0)[s0] -> (d0, s0), domain: d0 in [0, 6], s0 in [0, 2]");
   IndexingMap n = parse_map("(d0)[s0] -> (s0), domain: d0 in [0, 6], s0 in [0, 9], s0 * 2 - d0 in [0, 0]");
@@ -192,9 +195,10 @@ TEST_CASE("inverse of a bijection, a projection and a strided map", "[indexing][
         "(d0)[s0] -> (d0, s0), domain: d0 in [0, 6], s0 in [0, 2]");
   CHECK(inverse_text("(d0) -> (d0 * 2 + 1), domain: d0 in [0, 9]") ==
         "(d0) -> ((d0 + 1) floordiv 2 - 1), domain: d0 in [1, 19], d0 mod 2 in [1, 1]");
-  CHECK(inverse_text("(d0, d1, d2) -> ((d0 * 100 + d1 * 10 + d2) floordiv 20, (d0 * 100 + d1 * 10 + d2) mod 20), "
-                     "domain: d0 in [0, 9], d1 in [0, 9], d2 in [0, 9]") ==
-        "(d0, d1) -> (d0 floordiv 5, (d0 mod 5) * 2 + d1 floordiv 10, d1 mod 10), domain: d0 in [0, 49], d1 in [0, 19]");
+  CHECK(
+      inverse_text("(d0, d1, d2) -> ((d0 * 100 + d1 * 10 + d2) floordiv 20, (d0 * 100 + d1 * 10 + d2) mod 20), "
+                   "domain: d0 in [0, 9], d1 in [0, 9], d2 in [0, 9]") ==
+      "(d0, d1) -> (d0 floordiv 5, (d0 mod 5) * 2 + d1 floordiv 10, d1 mod 10), domain: d0 in [0, 49], d1 in [0, 19]");
   CHECK(inverse(IndexingMap::undefined()).front().is_undefined());
 }
 
@@ -204,12 +208,14 @@ TEST_CASE("the isl budget gives sound, marked over-approximations", "[indexing][
   std::vector<IndexingMap> inv = inverse(m);
   REQUIRE(inv.size() == 1);
   CHECK(inv[0].approximate());
-  CHECK(print_map(inv[0]) ==
-        "(d0, d1)[s0, s1] -> (s0, s1), domain: d0 in [0, 299], d1 in [0, 1], s0 in [0, 99], s1 in [0, 5] (approximate)");
+  CHECK(
+      print_map(inv[0]) ==
+      "(d0, d1)[s0, s1] -> (s0, s1), domain: d0 in [0, 299], d1 in [0, 1], s0 in [0, 99], s1 in [0, 5] (approximate)");
   // Equality cannot be decided: no answer rather than a wrong one.
   // (The two maps agree at the corners of their boxes, so only isl could tell them apart.)
-  IndexingMap n = parse_map("(d0, d1) -> (d0 * 3 + d1 floordiv 2, d1 mod 2), domain: d0 in [0, 99], d1 in [0, 5], "
-                            "d0 - d1 in [-5, 98]");
+  IndexingMap n = parse_map(
+      "(d0, d1) -> (d0 * 3 + d1 floordiv 2, d1 mod 2), domain: d0 in [0, 99], d1 in [0, 5], "
+      "d0 - d1 in [-5, 98]");
   CHECK_FALSE(are_equal(m, n).has_value());
   // A difference at a corner is found without isl.
   IndexingMap o = parse_map("(d0, d1) -> (d0 * 3 + d1 floordiv 2, d1 mod 2), domain: d0 in [0, 99], d1 in [0, 4]");

@@ -130,7 +130,8 @@ Tuple default_layout(std::size_t rank) {
 
 std::string shape_text(const Array& a) {
   std::string out = a.type + "[" + join(a.dims) + "]";
-  if (!a.dims.empty()) out += "{" + join(a.minor_to_major.empty() ? default_layout(a.dims.size()) : a.minor_to_major) + "}";
+  if (!a.dims.empty())
+    out += "{" + join(a.minor_to_major.empty() ? default_layout(a.dims.size()) : a.minor_to_major) + "}";
   return out;
 }
 
@@ -227,7 +228,7 @@ struct Node {
   std::string opcode, attributes;  // attributes: ", name=value..." as printed
   std::vector<int> operands;
   std::int64_t parameter = -1;
-  Tuple data;             // constants: row-major values
+  Tuple data;  // constants: row-major values
   std::size_t iota_dim = 0;
   std::int64_t gte_index = -1;  // get-tuple-element: which element of its operand
   /// The reads of output k at `index`; fills one list per operand position.
@@ -366,7 +367,9 @@ struct Gen {
     return a;
   }
 
-  Array f32(Tuple dims, int layout_percent = 25) { return with_layout(Array{"f32", std::move(dims), {}}, layout_percent); }
+  Array f32(Tuple dims, int layout_percent = 25) {
+    return with_layout(Array{"f32", std::move(dims), {}}, layout_percent);
+  }
 
   int param(Array a) {
     Node n;
@@ -419,7 +422,8 @@ struct Gen {
     return add(std::move(n));
   }
 
-  Node op(const std::string& opcode, std::vector<int> operands, std::vector<Array> outputs, std::string attributes = {}) {
+  Node op(const std::string& opcode, std::vector<int> operands, std::vector<Array> outputs,
+          std::string attributes = {}) {
     Node n;
     n.opcode = opcode;
     n.operands = std::move(operands);
@@ -547,7 +551,8 @@ int gen_reverse(Gen& g, int x) {
   const Tuple dims = a.dims;
   n.reads = [reversed, dims](std::size_t, const Tuple& out, const Env&, Reads& reads) {
     Tuple in = out;
-    for (std::int64_t k : reversed) in[static_cast<std::size_t>(k)] = dims[static_cast<std::size_t>(k)] - 1 - out[static_cast<std::size_t>(k)];
+    for (std::int64_t k : reversed)
+      in[static_cast<std::size_t>(k)] = dims[static_cast<std::size_t>(k)] - 1 - out[static_cast<std::size_t>(k)];
     reads[0].push_back(in);
   };
   return g.add(std::move(n));
@@ -565,7 +570,8 @@ int gen_slice(Gen& g, int x) {
     starts.push_back(start);
     strides.push_back(stride);
     dims.push_back((limit - start + stride - 1) / stride);
-    text.append(i ? ", " : "").append("[" + std::to_string(start) + ":" + std::to_string(limit) + ":" + std::to_string(stride) + "]");
+    text.append(i ? ", " : "")
+        .append("[" + std::to_string(start) + ":" + std::to_string(limit) + ":" + std::to_string(stride) + "]");
   }
   cover("slice with a stride", std::any_of(strides.begin(), strides.end(), [](std::int64_t v) { return v > 1; }));
   Node n = g.op("slice", {x}, {g.f32(dims)}, ", slice={" + text + "}");
@@ -670,7 +676,11 @@ int gen_dot(Gen& g, int x) {
   std::vector<int> role(rank);
   for (int& ro : role) ro = static_cast<int>(g.r.uniform(0, 2));
   // The other operand's dimensions: (role, size, x dimension or -1).
-  struct OtherDim { int role; std::int64_t size; std::int64_t x_dim; };
+  struct OtherDim {
+    int role;
+    std::int64_t size;
+    std::int64_t x_dim;
+  };
   std::vector<OtherDim> other;
   std::int64_t contraction = 1;
   for (std::size_t i = 0; i < rank; ++i) {
@@ -713,7 +723,8 @@ int gen_dot(Gen& g, int x) {
     Tuple out;
     for (std::size_t i = 0; i < dims.size(); ++i) {
       const auto ii = static_cast<std::int64_t>(i);
-      if (std::find(b.begin(), b.end(), ii) == b.end() && std::find(k.begin(), k.end(), ii) == k.end()) out.push_back(ii);
+      if (std::find(b.begin(), b.end(), ii) == b.end() && std::find(k.begin(), k.end(), ii) == k.end())
+        out.push_back(ii);
     }
     return out;
   };
@@ -766,7 +777,8 @@ int add_gte(Gen& g, int tuple, std::int64_t index) {
 /// In a fusion, a tuple-shaped op is followed by a get-tuple-element (the
 /// chain continues from an array); alone, it stays the root.
 int continue_from(Gen& g, int id) {
-  if (g.fused && g.c.node(id).tuple) return add_gte(g, id, static_cast<std::int64_t>(g.r.index(g.c.node(id).outputs.size())));
+  if (g.fused && g.c.node(id).tuple)
+    return add_gte(g, id, static_cast<std::int64_t>(g.r.index(g.c.node(id).outputs.size())));
   return id;
 }
 
@@ -868,8 +880,7 @@ std::string window_text(const std::vector<WindowDim>& w) {
     for (std::size_t i = 0; i < w.size(); ++i) out.append(i ? "x" : "").append(f(w[i]));
     return out;
   };
-  return "{" +
-         field("size", [](const WindowDim& d) { return std::to_string(d.size); }).substr(1) +
+  return "{" + field("size", [](const WindowDim& d) { return std::to_string(d.size); }).substr(1) +
          field("stride", [](const WindowDim& d) { return std::to_string(d.stride); }) +
          field("pad", [](const WindowDim& d) { return std::to_string(d.low) + "_" + std::to_string(d.high); }) +
          field("lhs_dilate", [](const WindowDim& d) { return std::to_string(d.base); }) +
@@ -971,9 +982,9 @@ int gen_convolution(Gen& g, int x) {
     batch_groups = d[g.r.index(d.size())];
   }
   const std::int64_t groups = feature_groups * batch_groups;
-  const std::int64_t C = features / feature_groups;         // kernel input features
-  const std::int64_t F = groups * g.r.uniform(1, 3);        // output features
-  const std::int64_t B = batch / batch_groups;              // output batch
+  const std::int64_t C = features / feature_groups;   // kernel input features
+  const std::int64_t F = groups * g.r.uniform(1, 3);  // output features
+  const std::int64_t B = batch / batch_groups;        // output batch
   std::vector<WindowDim> window(spatial);
   Tuple out_spatial, in_spatial_sizes, window_sizes;
   for (std::size_t i = 0; i < spatial; ++i) {
@@ -1057,7 +1068,8 @@ int gen_dynamic_slice(Gen& g, int x) {
     operands.push_back(g.scalar_offset(n - sizes.back()));
   }
   for (std::size_t i = 1; i < operands.size(); ++i) {
-    cover(g.c.node(operands[i]).kind == Kind::kConstant ? "dynamic-slice constant offset" : "dynamic-slice parameter offset");
+    cover(g.c.node(operands[i]).kind == Kind::kConstant ? "dynamic-slice constant offset"
+                                                        : "dynamic-slice parameter offset");
   }
   Node n = g.op("dynamic-slice", operands, {g.f32(sizes)}, ", dynamic_slice_sizes=" + list(sizes));
   n.reads = [operands](std::size_t, const Tuple& out, const Env& env, Reads& reads) {
@@ -1088,7 +1100,7 @@ int gen_dynamic_update_slice(Gen& g, int x) {
   for (std::size_t i = 0; i < dims.size(); ++i) operands.push_back(g.scalar_offset(dims[i] - update_dims[i]));
   for (std::size_t i = 2; i < operands.size(); ++i) {
     cover(g.c.node(operands[i]).kind == Kind::kConstant ? "dynamic-update-slice constant offset"
-                                                         : "dynamic-update-slice parameter offset");
+                                                        : "dynamic-update-slice parameter offset");
   }
   Node n = g.op("dynamic-update-slice", operands, {g.f32(dims)});
   n.reads = [operands, update_dims](std::size_t, const Tuple& out, const Env& env, Reads& reads) {
@@ -1135,7 +1147,9 @@ int gen_gather(Gen& g, int x) {
   const bool implicit = vector_size == 1 && g.r.chance(30);
   const std::size_t index_vector_dim = implicit ? batch_rank : g.r.index(batch_rank + 1);
   Tuple indices_dims = batch_sizes;
-  if (!implicit) indices_dims.insert(indices_dims.begin() + static_cast<std::ptrdiff_t>(index_vector_dim), static_cast<std::int64_t>(vector_size));
+  if (!implicit)
+    indices_dims.insert(indices_dims.begin() + static_cast<std::ptrdiff_t>(index_vector_dim),
+                        static_cast<std::int64_t>(vector_size));
   const std::size_t out_rank = batch_rank + window_dims.size();
   const Tuple offset_dims = g.r.subset(out_rank, window_dims.size());
   Tuple out_dims(out_rank);
@@ -1174,7 +1188,8 @@ int gen_gather(Gen& g, int x) {
     indices.parameter = g.c.parameters++;
   } else if (source == OffsetSource::kConstant) {
     indices.kind = Kind::kConstant;
-    for_each_index(indices_dims, [&](const Tuple& index) { indices.data.push_back(g.r.uniform(-2, limit(index) + 2)); });
+    for_each_index(indices_dims,
+                   [&](const Tuple& index) { indices.data.push_back(g.r.uniform(-2, limit(index) + 2)); });
   } else {
     indices.kind = Kind::kIota;
     indices.iota_dim = g.r.index(indices_dims.size());
@@ -1189,18 +1204,20 @@ int gen_gather(Gen& g, int x) {
   const int indices_id = g.add(std::move(indices));
   Node n = g.op("gather", {x, indices_id}, {g.f32(out_dims)},
                 ", offset_dims=" + list(offset_dims) + ", collapsed_slice_dims=" + list(collapsed) +
-                    ", start_index_map=" + list(start_index_map) + ", index_vector_dim=" + std::to_string(index_vector_dim) +
-                    ", slice_sizes=" + list(slice_sizes));
+                    ", start_index_map=" + list(start_index_map) +
+                    ", index_vector_dim=" + std::to_string(index_vector_dim) + ", slice_sizes=" + list(slice_sizes));
   n.reads = [=](std::size_t, const Tuple& out, const Env& env, Reads& reads) {
     Tuple batch, offsets;
     for (std::size_t i = 0; i < out.size(); ++i) {
-      (std::binary_search(offset_dims.begin(), offset_dims.end(), static_cast<std::int64_t>(i)) ? offsets : batch).push_back(out[i]);
+      (std::binary_search(offset_dims.begin(), offset_dims.end(), static_cast<std::int64_t>(i)) ? offsets : batch)
+          .push_back(out[i]);
     }
     Tuple in(operand_dims.size(), 0);
     for (std::size_t w = 0; w < window_dims.size(); ++w) in[static_cast<std::size_t>(window_dims[w])] = offsets[w];
     for (std::size_t j = 0; j < vector_size; ++j) {
       Tuple index = batch;
-      if (!implicit) index.insert(index.begin() + static_cast<std::ptrdiff_t>(index_vector_dim), static_cast<std::int64_t>(j));
+      if (!implicit)
+        index.insert(index.begin() + static_cast<std::ptrdiff_t>(index_vector_dim), static_cast<std::int64_t>(j));
       in[static_cast<std::size_t>(start_index_map[j])] += env.clamped(indices_id, index);
       reads[1].push_back(index);
     }
@@ -1251,7 +1268,8 @@ int gen_tuple(Gen& g, int x) {
   std::vector<int> operands = {x};
   const std::size_t more = static_cast<std::size_t>(g.r.uniform(1, 2));
   for (std::size_t k = 0; k < more; ++k) {
-    const int o = g.r.chance(30) ? g.operand_like("f32", a.dims) : g.param(g.f32(g.random_dims(static_cast<std::size_t>(g.r.uniform(0, 2)), 4, 20)));
+    const int o = g.r.chance(30) ? g.operand_like("f32", a.dims)
+                                 : g.param(g.f32(g.random_dims(static_cast<std::size_t>(g.r.uniform(0, 2)), 4, 20)));
     operands.insert(operands.begin() + static_cast<std::ptrdiff_t>(g.r.index(operands.size() + 1)), o);
   }
   std::vector<Array> outputs;
@@ -1271,7 +1289,8 @@ int gen_gte_of_parameter(Gen& g, int x) {
   p.parameter = g.c.parameters++;
   p.tuple = true;
   const std::size_t count = static_cast<std::size_t>(g.r.uniform(2, 3));
-  for (std::size_t k = 0; k < count; ++k) p.outputs.push_back(g.f32(g.random_dims(static_cast<std::size_t>(g.r.uniform(0, 3)), 4, 40)));
+  for (std::size_t k = 0; k < count; ++k)
+    p.outputs.push_back(g.f32(g.random_dims(static_cast<std::size_t>(g.r.uniform(0, 3)), 4, 40)));
   const std::size_t index = g.r.index(count);
   p.outputs[index] = g.array(x);
   const int tuple = g.add(std::move(p));
@@ -1282,16 +1301,36 @@ int gen_gte_of_parameter(Gen& g, int x) {
 // --- the catalogue ---
 
 enum class Op {
-  kElementwise, kBroadcast, kTranspose, kReverse, kSlice, kReshape, kBitcast, kConcatenate, kDot, kReduce, kPad,
-  kReduceWindow, kConvolution, kDynamicSlice, kDynamicUpdateSlice, kGather, kAllGather, kTuple, kGetTupleElement,
+  kElementwise,
+  kBroadcast,
+  kTranspose,
+  kReverse,
+  kSlice,
+  kReshape,
+  kBitcast,
+  kConcatenate,
+  kDot,
+  kReduce,
+  kPad,
+  kReduceWindow,
+  kConvolution,
+  kDynamicSlice,
+  kDynamicUpdateSlice,
+  kGather,
+  kAllGather,
+  kTuple,
+  kGetTupleElement,
 };
 constexpr int k_op_count = 19;
 
 const char* op_name(Op op) {
-  static const char* const names[k_op_count] = {
-      "elementwise", "broadcast", "transpose", "reverse", "slice", "reshape", "bitcast", "concatenate", "dot", "reduce",
-      "pad", "reduce-window", "convolution", "dynamic-slice", "dynamic-update-slice", "gather", "all-gather", "tuple",
-      "get-tuple-element"};
+  static const char* const names[k_op_count] = {"elementwise",      "broadcast",     "transpose",
+                                                "reverse",          "slice",         "reshape",
+                                                "bitcast",          "concatenate",   "dot",
+                                                "reduce",           "pad",           "reduce-window",
+                                                "convolution",      "dynamic-slice", "dynamic-update-slice",
+                                                "gather",           "all-gather",    "tuple",
+                                                "get-tuple-element"};
   return names[static_cast<int>(op)];
 }
 
@@ -1412,12 +1451,12 @@ constexpr std::int64_t k_max_points = 2'000'000;
 /// `nested`: the source of a source map's own runtime variable.
 /// nullopt: the element is outside the source tensor (the source map was
 /// evaluated at a point with no element to read).
-using SourceValue =
-    std::function<std::optional<std::int64_t>(const indexing::RuntimeSource& source, bool nested, const Tuple& element)>;
+using SourceValue = std::function<std::optional<std::int64_t>(const indexing::RuntimeSource& source, bool nested,
+                                                              const Tuple& element)>;
 
 struct Evaluation {
-  TupleSet exact;        // from maps that claim to be exact
-  TupleSet superset;     // from approximate maps
+  TupleSet exact;                           // from maps that claim to be exact
+  TupleSet superset;                        // from approximate maps
   std::size_t range_dependent_sources = 0;  // maps whose runtime sources depend on range variables
   std::size_t nested_sources = 0;           // runtime sources whose maps have runtime variables
   std::string error;
@@ -1477,13 +1516,14 @@ std::optional<Tuple> source_element(const IndexingMap& sm, const Tuple& dims, co
   Tuple runtimes(sm.runtime_count(), 0);
   for (std::size_t j = 0; j < runtimes.size(); ++j) {
     const Var v{VarKind::kRuntime, static_cast<std::uint32_t>(j)};
-    const bool in_results =
-        std::any_of(sm.results().begin(), sm.results().end(), [&](const Expr& r) { return simplify::uses_variable(r, v); });
+    const bool in_results = std::any_of(sm.results().begin(), sm.results().end(),
+                                        [&](const Expr& r) { return simplify::uses_variable(r, v); });
     const bool in_constraints =
         check_domain && std::any_of(sm.domain().constraints().begin(), sm.domain().constraints().end(),
                                     [&](const simplify::Constraint& c) { return simplify::uses_variable(c.expr, v); });
     if (!in_results && !in_constraints) continue;
-    if (sm.runtime_sources().size() != runtimes.size()) throw std::logic_error("nested runtime variables without sources");
+    if (sm.runtime_sources().size() != runtimes.size())
+      throw std::logic_error("nested runtime variables without sources");
     const indexing::RuntimeSource& nested = sm.runtime_sources()[j];
     if (!nested.map) throw std::logic_error("a nested runtime source without a map");
     auto element = source_element(*nested.map, dims, ranges, value, false);
@@ -1571,8 +1611,9 @@ void evaluate_map(const IndexingMap& parsed, const IndexingMap& original, const 
     }
     const IndexingMap* sm = s.map.get();
     const bool constrained_by_runtime =
-        uses_range && std::any_of(sm->domain().constraints().begin(), sm->domain().constraints().end(),
-                                  [](const simplify::Constraint& c) { return simplify::uses_kind(c.expr, VarKind::kRuntime); });
+        uses_range &&
+        std::any_of(sm->domain().constraints().begin(), sm->domain().constraints().end(),
+                    [](const simplify::Constraint& c) { return simplify::uses_kind(c.expr, VarKind::kRuntime); });
     if (uses_runtime || constrained_by_runtime) {
       ++e.nested_sources;
       sm = original.runtime_sources()[i].map.get();
@@ -1788,11 +1829,11 @@ void check_computation(const Computation& c, bool fused, std::uint64_t seed, Sim
   const std::uint32_t entry = module.entry;
   const std::uint32_t root = module.computations[entry].root;
   INFO("maps " << (simplify == Simplify::kAnalysis ? "simplified"
-                   : simplify == Simplify::kNone  ? "unsimplified"
-                                                  : "simplified with runtime variables kept")
+                   : simplify == Simplify::kNone   ? "unsimplified"
+                                                   : "simplified with runtime variables kept")
                << (check == Check::kSuperset ? ", superset check" : ""));
-  indexing::IndexingAnalysis analysis(module,
-                                      indexing::AnalysisOptions{indexing::MapStyle::kExact, simplify == Simplify::kAnalysis});
+  indexing::IndexingAnalysis analysis(
+      module, indexing::AnalysisOptions{indexing::MapStyle::kExact, simplify == Simplify::kAnalysis});
 
   const Node& root_node = c.node(c.root);
   const std::size_t outputs = root_node.outputs.size();
@@ -1885,7 +1926,8 @@ void check_computation(const Computation& c, bool fused, std::uint64_t seed, Sim
 
 /// A random array shape for the main operand of a single op.
 Array random_operand(Gen& g, std::size_t min_rank, std::size_t max_rank, std::int64_t max_elements) {
-  const auto rank = static_cast<std::size_t>(g.r.uniform(static_cast<std::int64_t>(min_rank), static_cast<std::int64_t>(max_rank)));
+  const auto rank =
+      static_cast<std::size_t>(g.r.uniform(static_cast<std::int64_t>(min_rank), static_cast<std::int64_t>(max_rank)));
   return g.f32(g.random_dims(rank, 5, max_elements));
 }
 
@@ -1910,12 +1952,15 @@ Computation single_op(Op op, std::uint64_t seed, OffsetSource offsets = OffsetSo
   return {};
 }
 
-bool has_runtime_offsets(Op op) { return op == Op::kDynamicSlice || op == Op::kDynamicUpdateSlice || op == Op::kGather; }
+bool has_runtime_offsets(Op op) {
+  return op == Op::kDynamicSlice || op == Op::kDynamicUpdateSlice || op == Op::kGather;
+}
 
-const Op k_fusion_ops[] = {Op::kElementwise, Op::kElementwise, Op::kBroadcast, Op::kTranspose, Op::kReverse,
-                           Op::kSlice, Op::kReshape, Op::kBitcast, Op::kConcatenate, Op::kDot, Op::kReduce, Op::kPad,
+const Op k_fusion_ops[] = {Op::kElementwise,  Op::kElementwise, Op::kBroadcast,    Op::kTranspose,
+                           Op::kReverse,      Op::kSlice,       Op::kReshape,      Op::kBitcast,
+                           Op::kConcatenate,  Op::kDot,         Op::kReduce,       Op::kPad,
                            Op::kReduceWindow, Op::kConvolution, Op::kDynamicSlice, Op::kDynamicUpdateSlice,
-                           Op::kGather, Op::kAllGather, Op::kTuple};
+                           Op::kGather,       Op::kAllGather,   Op::kTuple};
 
 /// A fused computation of 2-5 random ops (a chain with side operands that
 /// may be earlier nodes); sometimes a tuple root (multi-output fusion).
@@ -2002,10 +2047,10 @@ void report_stats() {
                                  << " source elements out of bounds)");
 }
 
-const std::vector<Op> k_static_ops = {Op::kElementwise, Op::kBroadcast, Op::kTranspose, Op::kReverse, Op::kSlice,
-                                      Op::kReshape, Op::kBitcast, Op::kConcatenate, Op::kDot, Op::kReduce, Op::kPad,
-                                      Op::kReduceWindow, Op::kConvolution, Op::kAllGather, Op::kTuple,
-                                      Op::kGetTupleElement};
+const std::vector<Op> k_static_ops = {Op::kElementwise, Op::kBroadcast, Op::kTranspose, Op::kReverse,
+                                      Op::kSlice,       Op::kReshape,   Op::kBitcast,   Op::kConcatenate,
+                                      Op::kDot,         Op::kReduce,    Op::kPad,       Op::kReduceWindow,
+                                      Op::kConvolution, Op::kAllGather, Op::kTuple,     Op::kGetTupleElement};
 
 // --- hand-written reproductions ---
 
@@ -2045,21 +2090,38 @@ TupleSet relation_with_offset(const MapSet& set, std::int64_t offset, std::int64
 TEST_CASE("single ops without runtime offsets: maps are exactly the reads of the op semantics", "[op-bruteforce]") {
   coverage().clear();
   run_single_ops(k_static_ops, 80, Run{});
-  check_coverage({"select with a scalar predicate", "clamp with a scalar bound", "broadcast", "slice with a stride",
-                  "bitcast between layouts", "variadic reduce", "negative padding", "interior padding",
-                  "reduce-window stride", "reduce-window padding", "reduce-window base dilation",
-                  "reduce-window window dilation", "variadic reduce-window", "convolution feature groups",
-                  "convolution batch groups", "convolution with two spatial dimensions", "convolution stride",
-                  "convolution negative padding", "convolution lhs dilation", "convolution rhs dilation",
-                  "variadic all-gather", "get-tuple-element of a tuple parameter"});
+  check_coverage({"select with a scalar predicate",
+                  "clamp with a scalar bound",
+                  "broadcast",
+                  "slice with a stride",
+                  "bitcast between layouts",
+                  "variadic reduce",
+                  "negative padding",
+                  "interior padding",
+                  "reduce-window stride",
+                  "reduce-window padding",
+                  "reduce-window base dilation",
+                  "reduce-window window dilation",
+                  "variadic reduce-window",
+                  "convolution feature groups",
+                  "convolution batch groups",
+                  "convolution with two spatial dimensions",
+                  "convolution stride",
+                  "convolution negative padding",
+                  "convolution lhs dilation",
+                  "convolution rhs dilation",
+                  "variadic all-gather",
+                  "get-tuple-element of a tuple parameter"});
   report_stats();
 }
 
 TEST_CASE("single dynamic-slice and gather: parameter, constant and iota offsets", "[op-bruteforce]") {
   coverage().clear();
   run_single_ops({Op::kDynamicSlice, Op::kGather}, 100, Run{});
-  run_single_ops({Op::kDynamicSlice, Op::kGather}, 25, Run{Simplify::kAnalysis, Check::kExact, OffsetSource::kParameter, 100});
-  run_single_ops({Op::kDynamicSlice, Op::kGather}, 25, Run{Simplify::kAnalysis, Check::kExact, OffsetSource::kConstant, 200});
+  run_single_ops({Op::kDynamicSlice, Op::kGather}, 25,
+                 Run{Simplify::kAnalysis, Check::kExact, OffsetSource::kParameter, 100});
+  run_single_ops({Op::kDynamicSlice, Op::kGather}, 25,
+                 Run{Simplify::kAnalysis, Check::kExact, OffsetSource::kConstant, 200});
   run_single_ops({Op::kGather}, 40, Run{Simplify::kAnalysis, Check::kExact, OffsetSource::kIota, 300});
   check_coverage({"dynamic-slice constant offset", "dynamic-slice parameter offset", "gather parameter indices",
                   "gather constant indices", "gather iota indices", "gather implicit index vector",
@@ -2070,8 +2132,9 @@ TEST_CASE("single dynamic-slice and gather: parameter, constant and iota offsets
 TEST_CASE("single dynamic-update-slice: exact unsimplified or with runtime variables kept, a superset otherwise",
           "[op-bruteforce]") {
   coverage().clear();
-  for (auto [simplify, check] : {std::pair{Simplify::kNone, Check::kExact}, std::pair{Simplify::kKeepRuntime, Check::kExact},
-                                 std::pair{Simplify::kAnalysis, Check::kSuperset}}) {
+  for (auto [simplify, check] :
+       {std::pair{Simplify::kNone, Check::kExact}, std::pair{Simplify::kKeepRuntime, Check::kExact},
+        std::pair{Simplify::kAnalysis, Check::kSuperset}}) {
     run_single_ops({Op::kDynamicUpdateSlice}, 50, Run{simplify, check, OffsetSource::kRandom, 0});
     run_single_ops({Op::kDynamicUpdateSlice}, 15, Run{simplify, check, OffsetSource::kConstant, 200});
   }
@@ -2089,17 +2152,18 @@ TEST_CASE("single dynamic-update-slice, simplified maps are exact", "[op-brutefo
 TEST_CASE("random fusions without runtime offsets: composed maps are exactly the composed reads", "[op-bruteforce]") {
   coverage().clear();
   run_fusions(700, false, Run{Simplify::kAnalysis, Check::kExact, OffsetSource::kRandom, 90000});
-  check_coverage({"fusion operand shared by two users", "multi-output fusion", "variadic reduce", "bitcast between layouts",
-                  "convolution batch groups", "convolution feature groups", "reduce-window base dilation",
-                  "negative padding"});
+  check_coverage({"fusion operand shared by two users", "multi-output fusion", "variadic reduce",
+                  "bitcast between layouts", "convolution batch groups", "convolution feature groups",
+                  "reduce-window base dilation", "negative padding"});
   report_stats();
 }
 
 // The analysis' simplified maps of fusions with runtime offsets are only
 // checked to be supersets (see the [!mayfail] case below); unsimplified, and
 // simplified with runtime variables kept, they must be exact.
-TEST_CASE("random fusions with runtime offsets: exact unsimplified or with runtime variables kept, a superset otherwise",
-          "[op-bruteforce]") {
+TEST_CASE(
+    "random fusions with runtime offsets: exact unsimplified or with runtime variables kept, a superset otherwise",
+    "[op-bruteforce]") {
   coverage().clear();
   run_fusions(200, true, Run{Simplify::kNone, Check::kExact, OffsetSource::kRandom, 70000});
   run_fusions(200, true, Run{Simplify::kKeepRuntime, Check::kExact, OffsetSource::kRandom, 70000});
@@ -2129,8 +2193,7 @@ TEST_CASE("random fusions with runtime offsets, simplified maps are exact", "[op
 //   (d0) -> (2), domain: d0 in [2, 2]
 // instead of (d0){rt0} -> (0), domain: d0 in [0, 0], rt0 in [1, 1] and
 // (d0){rt0} -> (2), domain: d0 in [2, 2], rt0 in [0, 0].
-TEST_CASE("a runtime variable narrowed to one value stays (dynamic-update-slice)",
-          "[op-bruteforce]") {
+TEST_CASE("a runtime variable narrowed to one value stays (dynamic-update-slice)", "[op-bruteforce]") {
   const Analysed a = analyse(R"(HloModule dus
 ENTRY %main {
   %p0 = f32[3]{0} parameter(0)
@@ -2150,8 +2213,7 @@ ENTRY %main {
 // [0, 0] says it always does (without simplification:
 // (d0){rt0} -> (d0 + rt0 - 2), domain: d0 in [0, 0], rt0 in [0, 2],
 // d0 + rt0 in [2, 2]).
-TEST_CASE("a runtime variable narrowed to one value stays (concatenate then dynamic-slice)",
-          "[op-bruteforce]") {
+TEST_CASE("a runtime variable narrowed to one value stays (concatenate then dynamic-slice)", "[op-bruteforce]") {
   const Analysed a = analyse(R"(HloModule dscat
 %fused {
   %p0 = f32[2]{0} parameter(0)
@@ -2180,8 +2242,7 @@ ENTRY %main {
 // the outer start from parameter 2, which the map itself dropped as unused),
 // and nothing in the text says so. In memory the nested source exists, but
 // its operand is the inner gather's operand number (1), not the fusion's (2).
-TEST_CASE("a runtime source read through another runtime offset marks the map approximate",
-          "[op-bruteforce]") {
+TEST_CASE("a runtime source read through another runtime offset marks the map approximate", "[op-bruteforce]") {
   const Analysed a = analyse(R"(HloModule gg
 %fused {
   %p0 = f32[6]{0} parameter(0)
@@ -2201,7 +2262,8 @@ ENTRY %main {
   for (const IndexingMap& m : set) {
     bool nested_variables = false;
     for (const indexing::RuntimeSource& source : m.runtime_sources()) {
-      nested_variables = nested_variables || (source.map && (source.map->runtime_count() != 0 || source.map->range_count() != 0));
+      nested_variables =
+          nested_variables || (source.map && (source.map->runtime_count() != 0 || source.map->range_count() != 0));
     }
     INFO(indexing::print_map(m));
     // The text form cannot tie such a source to the map's variables: the map says it is a superset.

@@ -66,7 +66,8 @@ TEST_CASE("multi-line layout prints and parses", "[indexing][text]") {
         "(d0, d1, d2) -> (d0 - 5, (d1 - 3) floordiv 7, d2 floordiv 2), domain: d0 in [5, 9], d1 in [3, 17], "
         "d2 in [0, 48], (d1 - 3) mod 7 in [0, 0], d2 mod 2 in [0, 0]");
   multi.indent = "  ";
-  CHECK(print_map(parse_map("(d0) -> (d0), domain: d0 in [0, 3]"), multi) == "  (d0) -> (d0)\n  domain:\n  d0 in [0, 3]");
+  CHECK(print_map(parse_map("(d0) -> (d0), domain: d0 in [0, 3]"), multi) ==
+        "  (d0) -> (d0)\n  domain:\n  d0 in [0, 3]");
 }
 
 TEST_CASE("runtime variables round-trip with their sources", "[indexing][text]") {

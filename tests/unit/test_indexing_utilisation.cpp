@@ -80,7 +80,8 @@ std::int64_t box_size(const IndexingMap& map) {
 
 TEST_CASE("utilisation: slices, padding, windows, transposes and broadcasts", "[indexing][utilisation]") {
   SECTION("a slice of half the rows reads half the operand once") {
-    auto u = root_utilisation(module_with("p = f32[8,16] parameter(0)\nROOT s = f32[4,16] slice(p), slice={[0:4], [0:16]}"));
+    auto u =
+        root_utilisation(module_with("p = f32[8,16] parameter(0)\nROOT s = f32[4,16] slice(p), slice={[0:4], [0:16]}"));
     REQUIRE(u.operands.size() == 1);
     CHECK(u.operands[0].distinct_read.value == 64);
     CHECK(u.operands[0].utilisation() == Approx(0.5));
@@ -94,8 +95,8 @@ TEST_CASE("utilisation: slices, padding, windows, transposes and broadcasts", "[
     CHECK(u.operands[0].utilisation() == Approx(1.0 / 3));
   }
   SECTION("interior padding reads the whole operand, the pad value many times") {
-    auto u = root_utilisation(module_with(
-        "p = f32[4] parameter(0)\nz = f32[] constant(0)\nROOT q = f32[9] pad(p, z), padding=1_1_1"));
+    auto u = root_utilisation(
+        module_with("p = f32[4] parameter(0)\nz = f32[] constant(0)\nROOT q = f32[9] pad(p, z), padding=1_1_1"));
     CHECK(u.operands[0].utilisation() == Approx(1.0));
     CHECK(u.operands[0].total_reads.value == 4);
     CHECK(u.operands[1].distinct_read.value == 1);
@@ -118,9 +119,9 @@ TEST_CASE("utilisation: slices, padding, windows, transposes and broadcasts", "[
     CHECK(u.operands[0].utilisation() == Approx(1.0));
   }
   SECTION("a dynamic slice reads the slice; the count is for one offset") {
-    auto u = root_utilisation(module_with(
-        "p = f32[100,8] parameter(0)\ni = s32[] parameter(1)\nj = s32[] parameter(2)\n"
-        "ROOT d = f32[10,8] dynamic-slice(p, i, j), dynamic_slice_sizes={10,8}"));
+    auto u =
+        root_utilisation(module_with("p = f32[100,8] parameter(0)\ni = s32[] parameter(1)\nj = s32[] parameter(2)\n"
+                                     "ROOT d = f32[10,8] dynamic-slice(p, i, j), dynamic_slice_sizes={10,8}"));
     CHECK(u.operands[0].depends_on_runtime);
     CHECK(u.operands[0].total_reads.value == 80);
     CHECK(u.operands[0].distinct_read.value == 80);  // at most: one execution makes 80 reads
@@ -128,9 +129,9 @@ TEST_CASE("utilisation: slices, padding, windows, transposes and broadcasts", "[
     CHECK(u.operands[0].utilisation() == Approx(0.1));
   }
   SECTION("large tensors count in closed form") {
-    auto u = root_utilisation(module_with(
-        "p = f32[8192,8192,128] parameter(0)\nz = f32[] constant(0)\n"
-        "ROOT r = f32[8192,128] reduce(p, z), dimensions={0}, to_apply=add"));
+    auto u =
+        root_utilisation(module_with("p = f32[8192,8192,128] parameter(0)\nz = f32[] constant(0)\n"
+                                     "ROOT r = f32[8192,128] reduce(p, z), dimensions={0}, to_apply=add"));
     CHECK(u.operands[0].distinct_read.value == 8192LL * 8192 * 128);
     CHECK(u.operands[0].distinct_read.exact);
     CHECK(u.operands[0].multiplicity() == Approx(1.0));

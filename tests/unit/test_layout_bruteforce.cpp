@@ -208,7 +208,8 @@ Case random_case(Rng& r) {
     for (std::size_t i = 0; i < rank; ++i) c.dims.push_back(r.uniform(1, 7));
     for (std::size_t i = 0; i < rank; ++i) c.minor_to_major.push_back(static_cast<std::int64_t>(i));
     for (std::size_t i = rank; i > 1; --i)
-      std::swap(c.minor_to_major[i - 1], c.minor_to_major[static_cast<std::size_t>(r.uniform(0, static_cast<std::int64_t>(i) - 1))]);
+      std::swap(c.minor_to_major[i - 1],
+                c.minor_to_major[static_cast<std::size_t>(r.uniform(0, static_cast<std::int64_t>(i) - 1))]);
     std::int64_t w = r.uniform(0, 99);
     int levels = w < 20 ? 0 : w < 55 ? 1 : w < 85 ? 2 : 3;
     std::int64_t current_rank = static_cast<std::int64_t>(rank);
@@ -342,7 +343,8 @@ void check_against_direct(const Case& c) {
     ++held;
     Ints actual = evaluate_results(to_logical, at);
     if (n == -1)
-      failures.add("slot " + std::to_string(offset) + " is padding but physical_to_logical gives (" + join(actual) + ")");
+      failures.add("slot " + std::to_string(offset) + " is padding but physical_to_logical gives (" + join(actual) +
+                   ")");
     else if (actual != elements[static_cast<std::size_t>(n)])
       failures.add("slot " + std::to_string(offset) + ": element expected (" +
                    join(elements[static_cast<std::size_t>(n)]) + "), map gives (" + join(actual) + ")");
@@ -623,7 +625,8 @@ TEST_CASE("random layouts broken in one place throw LayoutError", "[layout][brut
           break;
         case 2:  // a tile entry 0 or -2
           if (!l.tiles.empty()) {
-            hlo::Tile& t = l.tiles[static_cast<std::size_t>(r.uniform(0, static_cast<std::int64_t>(l.tiles.size()) - 1))];
+            hlo::Tile& t =
+                l.tiles[static_cast<std::size_t>(r.uniform(0, static_cast<std::int64_t>(l.tiles.size()) - 1))];
             t.dims[static_cast<std::size_t>(r.uniform(0, static_cast<std::int64_t>(t.dims.size()) - 1))] =
                 r.chance(50) ? 0 : -2;
             what = "tile entry 0 or -2";
@@ -632,7 +635,8 @@ TEST_CASE("random layouts broken in one place throw LayoutError", "[layout][brut
           break;
         case 3:  // a tile ending in '*'
           if (!l.tiles.empty()) {
-            hlo::Tile& t = l.tiles[static_cast<std::size_t>(r.uniform(0, static_cast<std::int64_t>(l.tiles.size()) - 1))];
+            hlo::Tile& t =
+                l.tiles[static_cast<std::size_t>(r.uniform(0, static_cast<std::int64_t>(l.tiles.size()) - 1))];
             t.dims.back() = r.chance(50) ? k_star : -1;
             what = "tile ending in '*'";
             done = true;

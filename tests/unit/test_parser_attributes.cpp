@@ -94,7 +94,8 @@ TEST_CASE("generic attribute tree: metadata, JSON, MLIR dicts, sharding") {
   REQUIRE(find_field(group, "op_name"));
   CHECK(unquote(find_field(group, "op_name")->text) == "jit(f)/add");
 
-  t = parse_attribute_tree(R"({"operation_queue_id":"0","wait_on_operation_queues":[],"force_earliest_schedule":false})");
+  t = parse_attribute_tree(
+      R"({"operation_queue_id":"0","wait_on_operation_queues":[],"force_earliest_schedule":false})");
   const AttributeTree* queue = find_field(t.children[0], "operation_queue_id");
   REQUIRE(queue);
   CHECK(queue->kind == AttributeTree::Kind::kString);

@@ -199,8 +199,8 @@ TEST_CASE("canonical names: by stem and position, the first without a number") {
   CHECK(names.module == "jit_step");
   CHECK(names.computations ==
         std::vector<std::string>{"add.clone", "fused_computation", "fused_computation.1", "cond", "body", "main"});
-  CHECK(names.instructions[1] == std::vector<std::string>{"param_0", "param_1", "constant", "dynamic-slice",
-                                                          "constant.1", "reduce"});
+  CHECK(names.instructions[1] ==
+        std::vector<std::string>{"param_0", "param_1", "constant", "dynamic-slice", "constant.1", "reduce"});
   CHECK(names.instructions[5] ==
         std::vector<std::string>{"Arg_0", "Arg_1", "while", "fusion", "fusion.1", "conditional"});
   CHECK(parser::print_canonical(m) == k_canonical);

@@ -117,28 +117,31 @@ ENTRY %convolution.167 (parameter.0: f32[16,28,28,128]) -> f32[16,28,28,128] {
 }
 
 TEST_CASE("several modules: '// -----' separators and PyTorch/XLA graph wrappers") {
-  auto split = parse_ok("HloModule a\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n// -----\n"
-                        "// a comment between modules\nHloModule b\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n"
-                        "// ----------------------\n");
+  auto split = parse_ok(
+      "HloModule a\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n// -----\n"
+      "// a comment between modules\nHloModule b\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n"
+      "// ----------------------\n");
   REQUIRE(split.size() == 2);
   CHECK(split[1].name == "b");
-  auto wrapped = parse_ok("[ScheduleSyncTensorsGraph]\nTensorsGraphInfo:\n  mark_step (x.py:1)\n\nHashes: (1, 2)\n\n"
-                          "## BEGIN_GRAPH\nHloModule IrToHlo.1\nENTRY %e {\n  ROOT %p = f32[] parameter(0)\n}\n"
-                          "## END_GRAPH\n\nnot HLO at all {{{\n## BEGIN_GRAPH\nHloModule IrToHlo.2\n"
-                          "ENTRY %e {\n  ROOT %p = f32[] parameter(0)\n}\n## END_GRAPH\n");
+  auto wrapped = parse_ok(
+      "[ScheduleSyncTensorsGraph]\nTensorsGraphInfo:\n  mark_step (x.py:1)\n\nHashes: (1, 2)\n\n"
+      "## BEGIN_GRAPH\nHloModule IrToHlo.1\nENTRY %e {\n  ROOT %p = f32[] parameter(0)\n}\n"
+      "## END_GRAPH\n\nnot HLO at all {{{\n## BEGIN_GRAPH\nHloModule IrToHlo.2\n"
+      "ENTRY %e {\n  ROOT %p = f32[] parameter(0)\n}\n## END_GRAPH\n");
   REQUIRE(wrapped.size() == 2);
   CHECK(wrapped[1].name == "IrToHlo.2");
 }
 
 TEST_CASE("comments, stack-frame tables, trailing computation attributes, multi-line instructions") {
-  auto modules = parse_ok("HloModule m, entry_computation_layout={(f32[2]{0})->f32[2]{0}}\n\n"
-                          "FileNames\n1 \"a.py\"\n2 \"<embedded module \\'_launcher\\'>\"\n\nFunctionNames\n1 \"f\"\n\n"
-                          "FileLocations\n1 {file_name_id=1 function_name_id=1 line=6 end_line=6 column=11 end_column=20}\n\n"
-                          "StackFrames\n1 {file_location_id=1 parent_frame_id=1}\n\n"
-                          "%sc (p: f32[2]) -> f32[2] {\n  ROOT %p = f32[2]{0} parameter(0)\n}, execution_thread=\"sparsecore\"\n\n"
-                          "ENTRY %e (x: f32[2]) -> f32[2] {\n  /* leading */ %x = f32[2]{0} parameter(0), stack_frame_id=1\n"
-                          "  // CHECK: something\n  ROOT %t = (f32[2]{0}, /*index=1*/f32[2]{0})\n"
-                          "\ttuple(%x,\n\t  %x), metadata={op_name=\"t\"}\n}\n");
+  auto modules = parse_ok(
+      "HloModule m, entry_computation_layout={(f32[2]{0})->f32[2]{0}}\n\n"
+      "FileNames\n1 \"a.py\"\n2 \"<embedded module \\'_launcher\\'>\"\n\nFunctionNames\n1 \"f\"\n\n"
+      "FileLocations\n1 {file_name_id=1 function_name_id=1 line=6 end_line=6 column=11 end_column=20}\n\n"
+      "StackFrames\n1 {file_location_id=1 parent_frame_id=1}\n\n"
+      "%sc (p: f32[2]) -> f32[2] {\n  ROOT %p = f32[2]{0} parameter(0)\n}, execution_thread=\"sparsecore\"\n\n"
+      "ENTRY %e (x: f32[2]) -> f32[2] {\n  /* leading */ %x = f32[2]{0} parameter(0), stack_frame_id=1\n"
+      "  // CHECK: something\n  ROOT %t = (f32[2]{0}, /*index=1*/f32[2]{0})\n"
+      "\ttuple(%x,\n\t  %x), metadata={op_name=\"t\"}\n}\n");
   const hlo::Module& m = modules[0];
   REQUIRE(m.stack_frame_tables.size() == 4);
   CHECK(m.stack_frame_tables[0].entries.size() == 2);

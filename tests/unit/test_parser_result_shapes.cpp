@@ -81,8 +81,9 @@ void check(const Case& c) {
 }
 
 void check_all(const std::vector<Case>& cases) {
-  for (std::size_t k = 0; k < cases.size(); ++k)
-    DYNAMIC_SECTION("case " << k << ": " << cases[k].root) { check(cases[k]); }
+  for (std::size_t k = 0; k < cases.size(); ++k) DYNAMIC_SECTION("case " << k << ": " << cases[k].root) {
+      check(cases[k]);
+    }
 }
 
 }  // namespace
@@ -90,40 +91,57 @@ void check_all(const std::vector<Case>& cases) {
 TEST_CASE("elementwise results keep the operands' dimensions and type", "[result-shapes]") {
   check_all({
       {{"f32[2,3]"}, "f32[2,3] negate(p0)", ""},
-      {{"f32[2,3]"}, "f32[3,2] negate(p0)", "negate result shape f32[3,2] does not match the operand: expected f32[2,3]"},
-      {{"f32[2,3]"}, "s32[2,3] exponential(p0)",
+      {{"f32[2,3]"},
+       "f32[3,2] negate(p0)",
+       "negate result shape f32[3,2] does not match the operand: expected f32[2,3]"},
+      {{"f32[2,3]"},
+       "s32[2,3] exponential(p0)",
        "exponential result shape s32[2,3] does not match the operand: expected f32[2,3]"},
       {{"f32[4]", "f32[4]"}, "f32[4] add(p0, p1)", ""},
-      {{"f32[4]", "f32[4]"}, "f32[5] add(p0, p1)", "add result shape f32[5] does not match the operands: expected f32[4]"},
-      {{"f32[4]", "f32[5]"}, "f32[4] multiply(p0, p1)",
+      {{"f32[4]", "f32[4]"},
+       "f32[5] add(p0, p1)",
+       "add result shape f32[5] does not match the operands: expected f32[4]"},
+      {{"f32[4]", "f32[5]"},
+       "f32[4] multiply(p0, p1)",
        "multiply operands 0 and 1 have incompatible dimensions: f32[4] and f32[5]"},
       // XLA's shape inference broadcasts dimensions of size 1 and scalars (its verifier does not).
       {{"f32[1,3]", "f32[4,1]"}, "f32[4,3] add(p0, p1)", ""},
       {{"f32[]", "f32[4]"}, "f32[4] subtract(p0, p1)", ""},
-      {{"f32[1,3]", "f32[4,1]"}, "f32[4,1] add(p0, p1)",
+      {{"f32[1,3]", "f32[4,1]"},
+       "f32[4,1] add(p0, p1)",
        "add result shape f32[4,1] does not match the operands: expected f32[4,3]"},
-      {{"f32[4]", "f32[2,2]"}, "f32[4] add(p0, p1)",
+      {{"f32[4]", "f32[2,2]"},
+       "f32[4] add(p0, p1)",
        "add operands 0 and 1 have incompatible dimensions: f32[4] and f32[2,2]"},
       {{"pred[]", "f32[4]", "f32[4]"}, "f32[4] select(p0, p1, p2)", ""},
-      {{"pred[4]", "f32[4]", "f32[4]"}, "f32[3] select(p0, p1, p2)",
+      {{"pred[4]", "f32[4]", "f32[4]"},
+       "f32[3] select(p0, p1, p2)",
        "select result shape f32[3] does not match the operands: expected f32[4]"},
       {{"f32[]", "f32[4]", "f32[]"}, "f32[4] clamp(p0, p1, p2)", ""},
-      {{"f32[]", "f32[4]", "f32[]"}, "s32[4] clamp(p0, p1, p2)",
+      {{"f32[]", "f32[4]", "f32[]"},
+       "s32[4] clamp(p0, p1, p2)",
        "clamp result shape s32[4] does not match the operands: expected f32[4]"},
       {{"f32[4]", "f32[4]", "f32[]"}, "f32[4] clamp(p0, f32[] p2, p1)", ""},  // a scalar operand
-      {{"f32[4]", "f32[5]", "f32[]"}, "f32[5] clamp(p0, p1, p2)",
+      {{"f32[4]", "f32[5]", "f32[]"},
+       "f32[5] clamp(p0, p1, p2)",
        "clamp operands 0 and 1 have incompatible dimensions: f32[4] and f32[5]"},
-      {{"pred[3]", "f32[4]", "f32[4]"}, "f32[4] select(p0, p1, p2)",
+      {{"pred[3]", "f32[4]", "f32[4]"},
+       "f32[4] select(p0, p1, p2)",
        "select operands 0 and 1 have incompatible dimensions: pred[3] and f32[4]"},
       {{"f32[2]", "f32[2]"}, "pred[2] compare(p0, p1), direction=LT", ""},
-      {{"f32[2]", "f32[2]"}, "f32[2] compare(p0, p1), direction=LT",
+      {{"f32[2]", "f32[2]"},
+       "f32[2] compare(p0, p1), direction=LT",
        "compare result shape f32[2] does not match the operands: expected pred[2]"},
       {{"f32[2,3]"}, "s32[2,3] convert(p0)", ""},
-      {{"f32[2,3]"}, "s32[3,2] convert(p0)", "convert result shape s32[3,2] does not match the operand: expected s32[2,3]"},
+      {{"f32[2,3]"},
+       "s32[3,2] convert(p0)",
+       "convert result shape s32[3,2] does not match the operand: expected s32[2,3]"},
       {{"c64[2]"}, "f32[2] abs(p0)", ""},
       {{"c64[2]"}, "c64[2] abs(p0)", "abs result shape c64[2] does not match the operand: expected f32[2]"},
       {{"f64[2]", "f64[2]"}, "c128[2] complex(p0, p1)", ""},
-      {{"f32[2]"}, "f32[2] is-finite(p0)", "is-finite result shape f32[2] does not match the operand: expected pred[2]"},
+      {{"f32[2]"},
+       "f32[2] is-finite(p0)",
+       "is-finite result shape f32[2] does not match the operand: expected pred[2]"},
   });
 }
 
@@ -131,7 +149,9 @@ TEST_CASE("floating-point precision may differ, as in mixed-precision modules", 
   check_all({
       {{"bf16[4]", "bf16[4]"}, "f32[4] add(p0, p1)", ""},
       {{"f32[4]"}, "bf16[4] broadcast(p0), dimensions={0}", ""},
-      {{"bf16[4]", "bf16[4]"}, "s32[4] add(p0, p1)", "add result shape s32[4] does not match the operands: expected bf16[4]"},
+      {{"bf16[4]", "bf16[4]"},
+       "s32[4] add(p0, p1)",
+       "add result shape s32[4] does not match the operands: expected bf16[4]"},
   });
 }
 
@@ -140,11 +160,14 @@ TEST_CASE("bitcast-convert adds or drops a minor dimension when widths differ", 
       {{"f32[4]"}, "s32[4] bitcast-convert(p0)", ""},
       {{"f32[4]"}, "u8[4,4] bitcast-convert(p0)", ""},
       {{"u8[4,4]"}, "f32[4] bitcast-convert(p0)", ""},
-      {{"f32[4]"}, "u8[4,2] bitcast-convert(p0)",
+      {{"f32[4]"},
+       "u8[4,2] bitcast-convert(p0)",
        "bitcast-convert result shape u8[4,2] does not match the operand f32[4]: expected u8[4,4]"},
-      {{"u8[4,2]"}, "f32[4] bitcast-convert(p0)",
+      {{"u8[4,2]"},
+       "f32[4] bitcast-convert(p0)",
        "bitcast-convert from u8[4,2] to f32 needs a minor dimension of size 4 (the ratio of the bit widths)"},
-      {{"f32[4]"}, "s32[5] bitcast-convert(p0)",
+      {{"f32[4]"},
+       "s32[5] bitcast-convert(p0)",
        "bitcast-convert result shape s32[5] does not match the operand f32[4]: expected s32[4]"},
   });
 }
@@ -153,21 +176,27 @@ TEST_CASE("broadcast, transpose, reverse, slice, reshape, bitcast", "[result-sha
   check_all({
       {{"f32[3]"}, "f32[2,3] broadcast(p0), dimensions={1}", ""},
       {{"f32[1]"}, "f32[3] broadcast(p0), dimensions={0}", ""},  // a degenerate dimension
-      {{"f32[3]"}, "f32[3,2] broadcast(p0), dimensions={1}",
-       "broadcast result shape f32[3,2] does not match the operand placed by 'dimensions': expected f32[3,3]", "{1}"},
+      {{"f32[3]"},
+       "f32[3,2] broadcast(p0), dimensions={1}",
+       "broadcast result shape f32[3,2] does not match the operand placed by 'dimensions': expected f32[3,3]",
+       "{1}"},
       {{"f32[2,3]"}, "f32[3,2] transpose(p0), dimensions={1,0}", ""},
-      {{"f32[2,3,4]"}, "f32[2,3,4] transpose(p0), dimensions={2,0,1}",
+      {{"f32[2,3,4]"},
+       "f32[2,3,4] transpose(p0), dimensions={2,0,1}",
        "transpose result shape f32[2,3,4] does not match the operand permuted by 'dimensions': expected f32[4,2,3]",
        "{2,0,1}"},
       {{"f32[2,3]"}, "f32[2,3] reverse(p0), dimensions={0}", ""},
-      {{"f32[2,3]"}, "f32[3,2] reverse(p0), dimensions={0}",
+      {{"f32[2,3]"},
+       "f32[3,2] reverse(p0), dimensions={0}",
        "reverse result shape f32[3,2] does not match the operand: expected f32[2,3]"},
       {{"f32[10,10]"}, "f32[2,10] slice(p0), slice={[0:2], [0:10]}", ""},
       {{"f32[10]"}, "f32[3] slice(p0), slice={[1:10:4]}", ""},
       {{"f32[10]"}, "f32[1] slice(p0), slice={[3:10:9223372036854775807]}", ""},
       {{"f32[10]"}, "f32[0] slice(p0), slice={[4:4]}", ""},
-      {{"f32[10,10]"}, "f32[5,5] slice(f32[10,10] p0), slice={[0:2],[0:10]}",
-       "slice result shape f32[5,5] does not match the slice: expected f32[2,10]", "{[0:2],[0:10]}"},
+      {{"f32[10,10]"},
+       "f32[5,5] slice(f32[10,10] p0), slice={[0:2],[0:10]}",
+       "slice result shape f32[5,5] does not match the slice: expected f32[2,10]",
+       "{[0:2],[0:10]}"},
       {{"f32[2,3]"}, "f32[3,2] reshape(p0)", ""},
       {{"f32[2,3]"}, "s32[6] reshape(p0)", "reshape result shape s32[6] does not match the operand: expected f32[6]"},
       {{"f32[2,3]"}, "f32[5] reshape(p0)", "reshape from f32[2,3] to f32[5] changes the number of elements (6 to 5)"},
@@ -180,9 +209,11 @@ TEST_CASE("broadcast, transpose, reverse, slice, reshape, bitcast", "[result-sha
 TEST_CASE("concatenate and dot", "[result-shapes]") {
   check_all({
       {{"f32[2,3]", "f32[4,3]"}, "f32[6,3] concatenate(p0, p1), dimensions={0}", ""},
-      {{"f32[2,3]", "f32[4,3]"}, "f32[6,4] concatenate(p0, p1), dimensions={0}",
+      {{"f32[2,3]", "f32[4,3]"},
+       "f32[6,4] concatenate(p0, p1), dimensions={0}",
        "concatenate result shape f32[6,4] does not match the operands joined along dimension 0: expected f32[6,3]"},
-      {{"f32[2,3]", "f32[4,2]"}, "f32[6,3] concatenate(p0, p1), dimensions={0}",
+      {{"f32[2,3]", "f32[4,2]"},
+       "f32[6,3] concatenate(p0, p1), dimensions={0}",
        "concatenate operand 1 f32[4,2] does not match operand 0 f32[2,3] outside dimension 0"},
       {{"f32[5,2,3]", "f32[5,3,4]"},
        "f32[5,2,4] dot(p0, p1), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, "
@@ -195,7 +226,8 @@ TEST_CASE("concatenate and dot", "[result-shapes]") {
        "rhs_contracting_dims={1}",
        "dot result shape f32[5,4,2] does not match the dot dimension numbers (batch, lhs free, rhs free): "
        "expected f32[5,2,4]"},
-      {{"f32[2,3]", "f32[4,5]"}, "f32[2,5] dot(p0, p1), lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+      {{"f32[2,3]", "f32[4,5]"},
+       "f32[2,5] dot(p0, p1), lhs_contracting_dims={1}, rhs_contracting_dims={0}",
        "dot contracting dimensions differ in size: lhs dimension 1 has 3, rhs dimension 0 has 4"},
   });
 }
@@ -203,10 +235,13 @@ TEST_CASE("concatenate and dot", "[result-shapes]") {
 TEST_CASE("reduce (also variadic), pad, reduce-window, convolution", "[result-shapes]") {
   check_all({
       {{"f32[2,3]", "f32[]"}, "f32[2] reduce(p0, p1), dimensions={1}, to_apply=add", ""},
-      {{"f32[2,3]", "f32[]"}, "f32[3] reduce(p0, p1), dimensions={1}, to_apply=add",
-       "reduce result shape f32[3] does not match the operand reduced over 'dimensions': expected f32[2]", "{1}"},
+      {{"f32[2,3]", "f32[]"},
+       "f32[3] reduce(p0, p1), dimensions={1}, to_apply=add",
+       "reduce result shape f32[3] does not match the operand reduced over 'dimensions': expected f32[2]",
+       "{1}"},
       {{"f32[2,3]", "s32[2,3]", "f32[]", "s32[]"},
-       "(f32[2], s32[2]) reduce(p0, p1, p2, p3), dimensions={1}, to_apply=add_pair", ""},
+       "(f32[2], s32[2]) reduce(p0, p1, p2, p3), dimensions={1}, to_apply=add_pair",
+       ""},
       {{"f32[2,3]", "s32[2,3]", "f32[]", "s32[]"},
        "(f32[2], f32[2]) reduce(p0, p1, p2, p3), dimensions={1}, to_apply=add_pair",
        "reduce result shape (f32[2], f32[2]) does not match the operand reduced over 'dimensions': expected "
@@ -216,16 +251,22 @@ TEST_CASE("reduce (also variadic), pad, reduce-window, convolution", "[result-sh
       {{"f32[2,3]", "f32[]"}, "f32[4,5] pad(p0, p1), padding=1_1x0_0_1", ""},
       {{"f32[0]", "f32[]"}, "f32[3] pad(p0, p1), padding=1_2_3", ""},
       {{"f32[5]", "f32[]"}, "f32[2] pad(p0, p1), padding=-2_-1", ""},
-      {{"f32[2,3]", "f32[]"}, "f32[4,4] pad(p0, p1), padding=1_1x0_0_1",
-       "pad result shape f32[4,4] does not match the padding: expected f32[4,5]", "1_1x0_0_1"},
+      {{"f32[2,3]", "f32[]"},
+       "f32[4,4] pad(p0, p1), padding=1_1x0_0_1",
+       "pad result shape f32[4,4] does not match the padding: expected f32[4,5]",
+       "1_1x0_0_1"},
       {{"f32[10]", "f32[]"}, "f32[5] reduce-window(p0, p1), window={size=3 stride=2 pad=1_1}, to_apply=add", ""},
-      {{"f32[10]", "f32[]"}, "f32[15] reduce-window(p0, p1), window={size=3 lhs_dilate=2 rhs_dilate=2}, to_apply=add",
+      {{"f32[10]", "f32[]"},
+       "f32[15] reduce-window(p0, p1), window={size=3 lhs_dilate=2 rhs_dilate=2}, to_apply=add",
        ""},
       {{"f32[2]", "f32[]"}, "f32[0] reduce-window(p0, p1), window={size=3}, to_apply=add", ""},
-      {{"f32[10]", "f32[]"}, "f32[4] reduce-window(p0, p1), window={size=3 stride=2 pad=1_1}, to_apply=add",
-       "reduce-window result shape f32[4] does not match the window: expected f32[5]", "{size=3 stride=2 pad=1_1}"},
+      {{"f32[10]", "f32[]"},
+       "f32[4] reduce-window(p0, p1), window={size=3 stride=2 pad=1_1}, to_apply=add",
+       "reduce-window result shape f32[4] does not match the window: expected f32[5]",
+       "{size=3 stride=2 pad=1_1}"},
       {{"f32[1,5,5,2]", "f32[3,3,2,4]"},
-       "f32[1,5,5,4] convolution(p0, p1), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f", ""},
+       "f32[1,5,5,4] convolution(p0, p1), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f",
+       ""},
       {{"f32[4,2,7,7]", "f32[2,4,3,3]"},
        "f32[2,4,3,3] convolution(p0, p1), window={size=3x3 stride=2x2}, dim_labels=bf01_io01->bf01, "
        "batch_group_count=2",
@@ -240,14 +281,20 @@ TEST_CASE("reduce (also variadic), pad, reduce-window, convolution", "[result-sh
 TEST_CASE("dynamic-slice, dynamic-update-slice, gather", "[result-shapes]") {
   check_all({
       {{"f32[10,10]", "s32[]"}, "f32[2,3] dynamic-slice(p0, p1, p1), dynamic_slice_sizes={2,3}", ""},
-      {{"f32[10,10]", "s32[]"}, "f32[3,2] dynamic-slice(p0, p1, p1), dynamic_slice_sizes={2,3}",
-       "dynamic-slice result shape f32[3,2] does not match 'dynamic_slice_sizes': expected f32[2,3]", "{2,3}"},
-      {{"f32[10,10]", "s32[]"}, "f32[11,3] dynamic-slice(p0, p1, p1), dynamic_slice_sizes={11,3}",
-       "dynamic_slice_sizes entry 11 exceeds dimension 0 of size 10", "{11,3}"},
+      {{"f32[10,10]", "s32[]"},
+       "f32[3,2] dynamic-slice(p0, p1, p1), dynamic_slice_sizes={2,3}",
+       "dynamic-slice result shape f32[3,2] does not match 'dynamic_slice_sizes': expected f32[2,3]",
+       "{2,3}"},
+      {{"f32[10,10]", "s32[]"},
+       "f32[11,3] dynamic-slice(p0, p1, p1), dynamic_slice_sizes={11,3}",
+       "dynamic_slice_sizes entry 11 exceeds dimension 0 of size 10",
+       "{11,3}"},
       {{"f32[10]", "f32[3]", "s32[]"}, "f32[10] dynamic-update-slice(p0, p1, p2)", ""},
-      {{"f32[10]", "f32[3]", "s32[]"}, "f32[3] dynamic-update-slice(p0, p1, p2)",
+      {{"f32[10]", "f32[3]", "s32[]"},
+       "f32[3] dynamic-update-slice(p0, p1, p2)",
        "dynamic-update-slice result shape f32[3] does not match operand 0: expected f32[10]"},
-      {{"f32[4]", "f32[5]", "s32[]"}, "f32[4] dynamic-update-slice(p0, p1, p2)",
+      {{"f32[4]", "f32[5]", "s32[]"},
+       "f32[4] dynamic-update-slice(p0, p1, p2)",
        "dynamic-update-slice update f32[5] is larger than the operand f32[4] in dimension 0"},
       {{"f32[3,4]", "s32[5,1]"},
        "f32[5,4] gather(p0, p1), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, "
@@ -275,32 +322,37 @@ TEST_CASE("dynamic-slice, dynamic-update-slice, gather", "[result-shapes]") {
 TEST_CASE("get-tuple-element, tuple, iota", "[result-shapes]") {
   check_all({
       {{"(f32[2], s32[3])"}, "s32[3] get-tuple-element(p0), index=1", ""},
-      {{"(f32[2], s32[3])"}, "f32[3] get-tuple-element(p0), index=1",
+      {{"(f32[2], s32[3])"},
+       "f32[3] get-tuple-element(p0), index=1",
        "get-tuple-element result shape f32[3] does not match element 1 of the operand: expected s32[3]"},
       {{"f32[2]", "s32[3]"}, "(f32[2], s32[3]) tuple(p0, p1)", ""},
-      {{"f32[2]", "s32[3]"}, "(f32[2], f32[3]) tuple(p0, p1)",
+      {{"f32[2]", "s32[3]"},
+       "(f32[2], f32[3]) tuple(p0, p1)",
        "tuple result shape (f32[2], f32[3]) does not match the operands: expected (f32[2], s32[3])"},
       {{}, "s32[4,5] iota(), iota_dimension=1", ""},
   });
 }
 
-TEST_CASE("all-gather multiplies the gathered dimension by the group size when the text gives it",
-          "[result-shapes]") {
+TEST_CASE("all-gather multiplies the gathered dimension by the group size when the text gives it", "[result-shapes]") {
   check_all({
       {{"f32[4,8]"}, "f32[16,8] all-gather(p0), replica_groups={{0,1,2,3}}, dimensions={0}", ""},
-      {{"f32[4,8]"}, "f32[4,32] all-gather(p0), channel_id=1, replica_groups=[2,4]<=[8], dimensions={1}, "
-                     "use_global_device_ids=true",
+      {{"f32[4,8]"},
+       "f32[4,32] all-gather(p0), channel_id=1, replica_groups=[2,4]<=[8], dimensions={1}, "
+       "use_global_device_ids=true",
        ""},
       {{"f32[4,8]", "s32[2]"},
-       "(f32[8,8], s32[4]) all-gather(p0, p1), replica_groups={{0,1},{2,3}}, dimensions={0}", ""},
-      {{"f32[4,8]"}, "f32[8,8] all-gather(p0), replica_groups={{0,1,2,3}}, dimensions={0}",
+       "(f32[8,8], s32[4]) all-gather(p0, p1), replica_groups={{0,1},{2,3}}, dimensions={0}",
+       ""},
+      {{"f32[4,8]"},
+       "f32[8,8] all-gather(p0), replica_groups={{0,1,2,3}}, dimensions={0}",
        "all-gather result shape f32[8,8] does not match the operand gathered along dimension 0 by groups of 4: "
        "expected f32[16,8]"},
       // Every replica, or replica groups spanning all partitions: the group size is unknown.
       {{"f32[4,8]"}, "f32[12,8] all-gather(p0), replica_groups={}, dimensions={0}", ""},
       {{"f32[4,8]"}, "f32[8,8] all-gather(p0), channel_id=1, replica_groups={{0,1,2,3}}, dimensions={0}", ""},
       {{"f32[4,8]"}, "f32[8,8] all-gather(p0), replica_groups={{0},{1}}, dimensions={0}", ""},  // groups of one
-      {{"f32[4,8]"}, "f32[12,9] all-gather(p0), replica_groups={}, dimensions={0}",
+      {{"f32[4,8]"},
+       "f32[12,9] all-gather(p0), replica_groups={}, dimensions={0}",
        "all-gather result shape f32[12,9] does not match the operand outside the gathered dimension 0: expected "
        "f32[12,8]"},
   });
@@ -316,7 +368,8 @@ TEST_CASE("uncertain cases are skipped, never reported", "[result-shapes]") {
       {{"s4[2,3]"}, "s4[7] bitcast(p0)", ""},
       // A sparse dot, and an unknown opcode.
       {{"bf16[2,4]", "bf16[8,3]", "u16[2,1]"},
-       "f32[2,3] dot(p0, p1, p2), lhs_contracting_dims={1}, rhs_contracting_dims={0}, sparsity=L.1@2:4", ""},
+       "f32[2,3] dot(p0, p1, p2), lhs_contracting_dims={1}, rhs_contracting_dims={0}, sparsity=L.1@2:4",
+       ""},
       {{"f32[2]"}, "f32[7] frobnicate(p0)", ""},
       // Replica groups in a form hlo-index does not read.
       {{"f32[4,8]"}, "f32[64,8] all-gather(p0), replica_groups={{0,1},{2,3,4}}, dimensions={0}", ""},
@@ -342,9 +395,10 @@ TEST_CASE("check_result_shape is a pure function of shapes and attribute texts",
 
 TEST_CASE("errors in inline operand instructions point into the source", "[result-shapes]") {
   parser::DiagnosticEngine diagnostics;
-  parser::parse_hlo_text("HloModule m\nENTRY e {\n  p = f32[1] parameter(0)\n"
-                         "  ROOT r = f32[1,1] reshape(f32[1,2] reshape(f32[1] negate(p)))\n}\n",
-                         "t.hlo", diagnostics);
+  parser::parse_hlo_text(
+      "HloModule m\nENTRY e {\n  p = f32[1] parameter(0)\n"
+      "  ROOT r = f32[1,1] reshape(f32[1,2] reshape(f32[1] negate(p)))\n}\n",
+      "t.hlo", diagnostics);
   // The user's own result shape is not checked after an error in its operands.
   CHECK(parser::render(diagnostics) ==
         "t.hlo:4:29: error: reshape from f32[1] to f32[1,2] changes the number of elements (1 to 2)\n"

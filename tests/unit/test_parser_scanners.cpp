@@ -53,7 +53,8 @@ TEST_CASE("attribute values: adjacent tokens, braces after blanks, stop at comma
 TEST_CASE("nesting is bounded") {
   std::string deep(hlo_index::parser::k_max_nesting + 1, '(');
   CHECK(error_of(deep, scan::attribute_value) == "64: nesting deeper than 64 levels");
-  std::string fine = std::string(hlo_index::parser::k_max_nesting, '(') + std::string(hlo_index::parser::k_max_nesting, ')');
+  std::string fine =
+      std::string(hlo_index::parser::k_max_nesting, '(') + std::string(hlo_index::parser::k_max_nesting, ')');
   CHECK(consumed(fine, scan::attribute_value) == static_cast<long>(fine.size()));
 }
 

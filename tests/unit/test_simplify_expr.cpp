@@ -58,7 +58,7 @@ TEST_CASE("evaluation uses floor semantics", "[simplify][expr]") {
 
 TEST_CASE("printing follows XLA's conventions", "[simplify][expr]") {
   CHECK(to_string(d(0) * 4 + s(0) + s(1) - 42) == "d0 * 4 + s0 + s1 - 42");
-  CHECK(to_string(s(0) * 2 + d(1)) == "d1 + s0 * 2");          // dims before symbol-only terms
+  CHECK(to_string(s(0) * 2 + d(1)) == "d1 + s0 * 2");  // dims before symbol-only terms
   CHECK(to_string(mod(s(0), 3) + d(0)) == "d0 + s0 mod 3");
   CHECK(to_string(-d(1) + 16) == "-d1 + 16");
   // XLA orders products before plain variables: d0 - d1 * 3 prints so.

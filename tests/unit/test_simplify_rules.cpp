@@ -181,8 +181,7 @@ TEST_CASE("constraint rules fire and hold back", "[simplify][rules]") {
   // d1 * 2 + d2 is in [0, 3]: it cannot move the bounds on d0 (XLA needs two
   // steps for this; taking the largest factor first does it in one).
   Domain bits = dims({{0, 999}, {0, 1}, {0, 1}});
-  CHECK(rewrite(constraint_drop_bounded_remainder, {d(0) * 4 + d(1) * 2 + d(2), {0, 399}}, bits) ==
-        "d0 in [0, 99]");
+  CHECK(rewrite(constraint_drop_bounded_remainder, {d(0) * 4 + d(1) * 2 + d(2), {0, 399}}, bits) == "d0 in [0, 99]");
   // XLA's Sum_NotIndependentOfSymbol: (598 - [0, 2]) floordiv 3 is not one value.
   Domain s3 = dims({{0, 999}, {0, 1}, {0, 2}});
   CHECK(rewrite(constraint_drop_bounded_remainder, {d(0) * 6 + d(1) * 3 + d(2), {0, 598}}, s3) == "(not fired)");
