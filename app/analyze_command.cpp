@@ -14,10 +14,12 @@
 #include "app/golden_file.hpp"
 #include "app/isl_limit.hpp"
 #include "app/utilisation_report.hpp"
-#include "indexing/coalescing.hpp"
+#include "indexing/analysis/coalescing.hpp"
+#include "indexing/analysis/computation_walk.hpp"
+#include "indexing/analysis/module_input.hpp"
+#include "indexing/analysis/physical_indexing.hpp"
 #include "indexing/instruction_indexing.hpp"
 #include "indexing/map_text.hpp"
-#include "indexing/physical_indexing.hpp"
 #include "layout/physical_layout.hpp"
 #include "parser/canonical_names.hpp"
 #include "parser/parse.hpp"
@@ -32,18 +34,6 @@ using json = nlohmann::ordered_json;
 struct Totals {
   std::size_t instructions = 0, maps = 0, undefined = 0, approximate = 0;
 };
-
-// Computations only reached as fusion bodies: analysed through their fusions.
-std::set<std::uint32_t> fused_computations(const hlo::Module& module) {
-  std::set<std::uint32_t> out;
-  for (const hlo::Computation& c : module.computations) {
-    for (const hlo::Instruction& i : c.instructions) {
-      if (i.opcode != hlo::Opcode::kFusion) continue;
-      for (std::uint32_t callee : c.callees_of(i)) out.insert(callee);
-    }
-  }
-  return out;
-}
 
 bool exact(const MapSet& set) {
   return std::none_of(set.begin(), set.end(), [](const IndexingMap& m) { return m.is_undefined() || m.approximate(); });
@@ -79,22 +69,22 @@ std::string header(const hlo::Module& module, const hlo::Computation& c, const h
 
 // Per output and operand: the read pattern of each map, each map being its
 // own load (empty: not computed).
-using CoalescingTable = std::vector<std::vector<std::vector<indexing::Coalescing>>>;
+using CoalescingTable = std::vector<std::vector<std::vector<analysis::Coalescing>>>;
 
-std::string coalescing_text(const indexing::Coalescing& c) {
-  if (c.pattern == indexing::ReadPattern::kIrregular && c.groups_sampled == 0)
+std::string coalescing_text(const analysis::Coalescing& c) {
+  if (c.pattern == analysis::ReadPattern::kIrregular && c.groups_sampled == 0)
     return "coalescing: irregular (" + c.reason + ")";
   std::string text = "coalescing: ";
-  text += indexing::pattern_name(c.pattern);
-  if (c.pattern == indexing::ReadPattern::kStrided) text += " " + std::to_string(c.stride);
+  text += analysis::pattern_name(c.pattern);
+  if (c.pattern == analysis::ReadPattern::kStrided) text += " " + std::to_string(c.stride);
   if (!c.reason.empty()) text.append(" (").append(c.reason).append(")");
   return text +
          fmt::format(", {:.1f}% of a 32-thread group's reads in one 128-byte segment", 100.0 * c.segment_fraction);
 }
 
-json coalescing_json(const indexing::Coalescing& c) {
-  json j{{"pattern", std::string(indexing::pattern_name(c.pattern))}};
-  if (c.pattern == indexing::ReadPattern::kStrided) j["stride"] = c.stride;
+json coalescing_json(const analysis::Coalescing& c) {
+  json j{{"pattern", std::string(analysis::pattern_name(c.pattern))}};
+  if (c.pattern == analysis::ReadPattern::kStrided) j["stride"] = c.stride;
   j["segment_fraction"] = c.segment_fraction;
   j["stride_share"] = c.stride_share;
   j["groups_sampled"] = c.groups_sampled;
@@ -106,10 +96,10 @@ json coalescing_json(const indexing::Coalescing& c) {
 // physical offsets (an output or operand that cannot be laid out: none).
 // Read patterns by physical map, output size and element width: modules
 // repeat the same layer many times.
-using PatternCache = std::map<std::string, indexing::Coalescing>;
+using PatternCache = std::map<std::string, analysis::Coalescing>;
 
 CoalescingTable read_patterns(const hlo::Module& module, const hlo::Computation& c, const hlo::Instruction& i,
-                              const indexing::InstructionIndexing& logical, indexing::PhysicalIndexing& offsets,
+                              const indexing::InstructionIndexing& logical, analysis::PhysicalIndexing& offsets,
                               PatternCache& cache) {
   const hlo::Shape& shape = module.shape_of(i);
   const auto operands = c.operands_of(i);
@@ -127,7 +117,7 @@ CoalescingTable read_patterns(const hlo::Module& module, const hlo::Computation&
         std::string key = indexing::print_map(m);
         key.append("|").append(std::to_string(slots)).append("|").append(std::to_string(bits));
         auto it = cache.find(key);
-        if (it == cache.end()) it = cache.emplace(std::move(key), indexing::coalescing({m}, slots, bits)).first;
+        if (it == cache.end()) it = cache.emplace(std::move(key), analysis::coalescing({m}, slots, bits)).first;
         table[k][j].push_back(it->second);
       }
     }
@@ -140,7 +130,7 @@ public:
   Report(const AnalyzeOptions& options, std::ostream& out) : m_options(options), m_out(out) {}
 
   /// Counts and read patterns for the next instruction() call (null: none).
-  void set_extras(const indexing::InstructionUtilisation* utilisation, const CoalescingTable* coalescing) {
+  void set_extras(const analysis::InstructionUtilisation* utilisation, const CoalescingTable* coalescing) {
     m_utilisation = utilisation;
     m_coalescing = coalescing;
   }
@@ -181,7 +171,7 @@ public:
         }
         count(forward, m_totals);
         count(backward, m_totals);
-        const std::vector<indexing::Coalescing>* patterns = nullptr;
+        const std::vector<analysis::Coalescing>* patterns = nullptr;
         if (m_coalescing && k < m_coalescing->size() && j < (*m_coalescing)[k].size() && !(*m_coalescing)[k][j].empty())
           patterns = &(*m_coalescing)[k][j];
         if (text && patterns) {
@@ -338,7 +328,7 @@ private:
   const AnalyzeOptions& m_options;
   std::ostream& m_out;
   Totals m_totals;
-  const indexing::InstructionUtilisation* m_utilisation = nullptr;
+  const analysis::InstructionUtilisation* m_utilisation = nullptr;
   const CoalescingTable* m_coalescing = nullptr;
 };
 
@@ -474,19 +464,9 @@ int analyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err)
   AnalyzeOptions opts = options;
   for (std::string& n : opts.computations) n = strip_sigil(n);
   for (std::string& n : opts.instructions) n = strip_sigil(n);
-  std::vector<hlo::Module> modules;
-  bool input_errors = false;
-  for (const std::string& file : opts.files) {
-    parser::DiagnosticEngine diagnostics;
-    auto source = parser::read_source(file, diagnostics);
-    if (source) {
-      for (hlo::Module& m : parser::parse_hlo(source, diagnostics, {opts.allow_truncated}))
-        modules.push_back(std::move(m));
-    }
-    err << parser::render(diagnostics);
-    input_errors = input_errors || diagnostics.has_errors();
-  }
-  if (input_errors) return k_exit_input_error;
+  std::optional<std::vector<hlo::Module>> loaded = analysis::load_modules(opts.files, opts.allow_truncated, err);
+  if (!loaded) return k_exit_input_error;
+  std::vector<hlo::Module>& modules = *loaded;
   if (opts.canonical_names && !rename_canonically(modules, {opts.allow_truncated}, err)) return k_exit_internal_error;
   if (!check_names(opts, modules, err)) return k_exit_input_error;
 
@@ -499,16 +479,16 @@ int analyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err)
   json j_modules = json::array();
   for (const hlo::Module& module : modules) {
     indexing::IndexingAnalysis analysis(module, analysis_options);
-    indexing::PhysicalIndexing physical(module, opts.simplify);
-    indexing::PhysicalIndexing offsets(module);  // for read patterns, always simplified
+    analysis::PhysicalIndexing physical(module, opts.simplify);
+    analysis::PhysicalIndexing offsets(module);  // for read patterns, always simplified
     PatternCache pattern_cache;
     UtilisationSummary summary;
-    const auto fused = fused_computations(module);
+    const std::vector<bool> fused = analysis::fusion_bodies(module);
     json j_computations = json::array();
     for (std::uint32_t ci = 0; ci < module.computations.size(); ++ci) {
       const hlo::Computation& c = module.computations[ci];
       if (opts.computations.empty()
-              ? fused.count(ci) != 0
+              ? fused[ci]
               : std::find(opts.computations.begin(), opts.computations.end(), c.name) == opts.computations.end()) {
         continue;
       }
@@ -535,9 +515,9 @@ int analyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err)
           if (o2i || counts) result.output_to_input.assign(outputs, sets);
           if (i2o) result.input_to_output.assign(outputs, sets);
         }
-        std::optional<indexing::InstructionUtilisation> used;
+        std::optional<analysis::InstructionUtilisation> used;
         if (opts.utilisation) {
-          used = indexing::utilisation(module, c, instr, result);
+          used = analysis::utilisation(module, c, instr, result);
           summary.add(*used);
         }
         CoalescingTable patterns;

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "app/exit_codes.hpp"
+#include "indexing/analysis/module_input.hpp"
 #include "indexing/layout_maps.hpp"
 #include "indexing/map_builders.hpp"
 #include "indexing/map_text.hpp"
@@ -382,11 +383,9 @@ int run_layout_command(const LayoutOptions& options, std::ostream& out, std::ost
           options.target);
       return k_exit_input_error;
     }
-    parser::DiagnosticEngine diagnostics;
-    auto source = parser::read_source(options.target, diagnostics);
-    if (source) modules = parser::parse_hlo(source, diagnostics, {options.allow_truncated});
-    err << parser::render(diagnostics);
-    if (diagnostics.has_errors()) return k_exit_input_error;
+    analysis::LoadedFile loaded = analysis::load_file(options.target, options.allow_truncated, err);
+    if (loaded.errors != 0) return k_exit_input_error;
+    modules = std::move(loaded.modules);
     auto strip = [](std::string_view n) { return n.starts_with('%') ? n.substr(1) : n; };
     std::vector<std::string> found;
     for (const hlo::Module& m : modules)

@@ -14,9 +14,25 @@
 #include "app/exit_codes.hpp"
 #include "app/isl_limit.hpp"
 #include "app/sarif.hpp"
-#include "parser/parse.hpp"
+#include "indexing/analysis/computation_walk.hpp"
+#include "indexing/analysis/linter.hpp"
+#include "indexing/analysis/module_input.hpp"
 
 namespace hlo_index::app {
+
+using analysis::analysed_computations;
+using analysis::baseline_key;
+using analysis::find_lint_rule;
+using analysis::k_lint_rule_count;
+using analysis::lint_rules;
+using analysis::linted_instruction;
+using analysis::Linter;
+using analysis::LintFinding;
+using analysis::LintRule;
+using analysis::LintRuleInfo;
+using analysis::LintRuleSet;
+using analysis::LintThresholds;
+using analysis::rule_info;
 
 namespace {
 
@@ -330,27 +346,17 @@ int run_lint_command(const LintOptions& options, std::ostream& out, std::ostream
     if (!baseline) return k_exit_input_error;
   }
 
-  std::vector<hlo::Module> modules;
-  bool input_errors = false;
-  for (const std::string& file : options.files) {
-    parser::DiagnosticEngine diagnostics;
-    auto source = parser::read_source(file, diagnostics);
-    if (source) {
-      for (hlo::Module& m : parser::parse_hlo(source, diagnostics, {options.allow_truncated}))
-        modules.push_back(std::move(m));
-    }
-    err << parser::render(diagnostics);
-    input_errors = input_errors || diagnostics.has_errors();
-  }
-  if (input_errors) return k_exit_input_error;
+  const std::optional<std::vector<hlo::Module>> modules =
+      analysis::load_modules(options.files, options.allow_truncated, err);
+  if (!modules) return k_exit_input_error;
 
   ScopedIslLimit limit(options.isl_max_operations);
   std::vector<LintFinding> findings;
   Totals totals;
-  totals.modules = modules.size();
-  for (const hlo::Module& module : modules) {
+  totals.modules = modules->size();
+  for (const hlo::Module& module : *modules) {
     Linter linter(module, *rules, options.thresholds);
-    for (std::uint32_t ci : linted_computations(module)) {
+    for (std::uint32_t ci : analysed_computations(module)) {
       const hlo::Computation& c = module.computations[ci];
       for (std::uint32_t ii = 0; ii < c.instructions.size(); ++ii) {
         if (!linted_instruction(c.instructions[ii], options.all_instructions)) continue;

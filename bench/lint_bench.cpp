@@ -10,8 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "app/lint_rules.hpp"
 #include "bench/bench_clock.hpp"
+#include "indexing/analysis/computation_walk.hpp"
+#include "indexing/analysis/linter.hpp"
 #include "parser/parse.hpp"
 
 namespace {
@@ -57,7 +58,7 @@ int main(int argc, char** argv) {
   }
 
   std::vector<Timed> timings;
-  std::array<std::size_t, app::k_lint_rule_count> by_rule{};
+  std::array<std::size_t, analysis::k_lint_rule_count> by_rule{};
   double total_parse = 0, total_lint = 0;
   std::size_t total_findings = 0, total_linted = 0, failed = 0;
   std::printf("%9s %9s %8s %9s  %s\n", "parse s", "lint s", "linted", "findings", "file");
@@ -75,11 +76,11 @@ int main(int argc, char** argv) {
     std::size_t findings = 0, linted = 0;
     start = std::chrono::steady_clock::now();
     for (const hlo::Module& module : modules) {
-      app::Linter linter(module, app::LintRuleSet().set(), {});
-      for (std::uint32_t ci : app::linted_computations(module)) {
+      analysis::Linter linter(module, analysis::LintRuleSet().set(), {});
+      for (std::uint32_t ci : analysis::analysed_computations(module)) {
         const hlo::Computation& c = module.computations[ci];
         for (std::uint32_t ii = 0; ii < c.instructions.size(); ++ii) {
-          if (!app::linted_instruction(c.instructions[ii], all_instructions)) continue;
+          if (!analysis::linted_instruction(c.instructions[ii], all_instructions)) continue;
           const auto t = std::chrono::steady_clock::now();
           const auto found = linter.lint(ci, ii);
           timings.push_back({seconds_since(t), std::string(c.name) + "/" + std::string(c.instructions[ii].name), path});
@@ -103,7 +104,7 @@ int main(int argc, char** argv) {
       files.size(), failed, total_parse, total_lint, total_linted, all_instructions ? "instructions" : "fusions",
       total_findings, static_cast<double>(peak_rss_kib()) / 1024);
   std::printf("findings by rule:");
-  for (const app::LintRuleInfo& r : app::lint_rules())
+  for (const analysis::LintRuleInfo& r : analysis::lint_rules())
     std::printf(" %.*s %zu", static_cast<int>(r.id.size()), r.id.data(), by_rule[static_cast<std::size_t>(r.rule)]);
   std::printf("\n");
   std::sort(timings.begin(), timings.end(), [](const Timed& a, const Timed& b) { return a.seconds > b.seconds; });

@@ -1,9 +1,13 @@
-#include "indexing/physical_indexing.hpp"
+#include "indexing/analysis/physical_indexing.hpp"
 
 #include "indexing/layout_maps.hpp"
 #include "indexing/map_text.hpp"
 
-namespace hlo_index::indexing {
+namespace hlo_index::analysis {
+
+using indexing::IndexingMap;
+using indexing::InstructionIndexing;
+using indexing::MapSet;
 
 const PhysicalIndexing::LayoutOrReason& PhysicalIndexing::layout_of(const hlo::Shape& shape) {
   auto it = m_layouts.find(&shape);
@@ -41,12 +45,13 @@ MapSet PhysicalIndexing::convert(const MapSet& set, const hlo::Shape& from, cons
       continue;
     }
     // Real modules repeat the same op on the same shapes many times.
-    std::string key = print_map(map);
+    std::string key = indexing::print_map(map);
     key.append("|").append(from_layout.key).append("|").append(to_layout.key);
     auto it = m_converted.find(key);
     if (it == m_converted.end())
       it = m_converted
-               .emplace(std::move(key), in_physical_offsets(map, *from_layout.layout, *to_layout.layout, m_simplify))
+               .emplace(std::move(key),
+                        indexing::in_physical_offsets(map, *from_layout.layout, *to_layout.layout, m_simplify))
                .first;
     result.push_back(it->second);
   }
@@ -72,4 +77,4 @@ InstructionIndexing PhysicalIndexing::apply(const hlo::Computation& computation,
   return logical;
 }
 
-}  // namespace hlo_index::indexing
+}  // namespace hlo_index::analysis

@@ -10,7 +10,7 @@
 #include "indexing/instruction_indexing.hpp"
 #include "layout/physical_layout.hpp"
 
-namespace hlo_index::indexing {
+namespace hlo_index::analysis {
 
 class PhysicalIndexing {
 public:
@@ -20,13 +20,13 @@ public:
   /// map becomes a map between physical offsets. An operand or output that
   /// cannot be laid out (a tuple, an unbounded dimension) gets UNDEFINED
   /// maps with the reason.
-  InstructionIndexing apply(const hlo::Computation& computation, const hlo::Instruction& instruction,
-                            InstructionIndexing logical);
+  indexing::InstructionIndexing apply(const hlo::Computation& computation, const hlo::Instruction& instruction,
+                                      indexing::InstructionIndexing logical);
 
   /// One set of maps from an array of shape `from` to one of shape `to`
   /// restated in offsets (memoised by map and layouts; UNDEFINED with the
   /// reason when a side cannot be laid out).
-  MapSet convert(const MapSet& set, const hlo::Shape& from, const hlo::Shape& to);
+  indexing::MapSet convert(const indexing::MapSet& set, const hlo::Shape& from, const hlo::Shape& to);
   /// The layout of a shape of the module, or null (a tuple, an unbounded dimension).
   const layout::PhysicalLayout* layout(const hlo::Shape& shape);
 
@@ -45,7 +45,7 @@ private:
   // their addresses identify them (printing shapes for keys cost more than the
   // conversions on wide tuples).
   std::map<const hlo::Shape*, LayoutOrReason> m_layouts;
-  std::map<std::string, IndexingMap> m_converted;  // by map text and the two shapes' layouts
+  std::map<std::string, indexing::IndexingMap> m_converted;  // by map text and the two shapes' layouts
 };
 
-}  // namespace hlo_index::indexing
+}  // namespace hlo_index::analysis

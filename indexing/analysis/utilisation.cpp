@@ -1,9 +1,13 @@
-#include "indexing/utilisation.hpp"
+#include "indexing/analysis/utilisation.hpp"
 
 #include <algorithm>
 #include <limits>
 
-namespace hlo_index::indexing {
+namespace hlo_index::analysis {
+
+using indexing::IndexingMap;
+using indexing::InstructionIndexing;
+using indexing::MapSet;
 
 namespace {
 
@@ -32,8 +36,8 @@ std::int64_t array_bits(const hlo::Shape& shape) {
 IndexingMap pinned(const IndexingMap& map) {
   IndexingMap out = map;
   for (std::uint32_t i = 0; i < out.runtime_count(); ++i) {
-    Var v{VarKind::kRuntime, i};
-    out.domain().set_bounds(v, Interval::point(out.domain().bounds(v).lo));
+    simplify::Var v{simplify::VarKind::kRuntime, i};
+    out.domain().set_bounds(v, simplify::Interval::point(out.domain().bounds(v).lo));
   }
   return out;
 }
@@ -108,10 +112,10 @@ InstructionUtilisation utilisation(const hlo::Module& module, const hlo::Computa
     u.maps = distinct.size();
     if (u.defined()) {
       // Over every value of the runtime offsets: the elements some execution may read.
-      u.distinct_read = count_union_image(reads);
+      u.distinct_read = indexing::count_union_image(reads);
       u.total_reads = {0, true};
       for (const IndexingMap& m : reads) {
-        Count c = count_relation(pinned(m));
+        indexing::Count c = indexing::count_relation(pinned(m));
         u.total_reads.value = saturating_add(u.total_reads.value, c.value, u.total_reads.exact);
         u.total_reads.exact = u.total_reads.exact && c.exact;
       }
@@ -126,4 +130,4 @@ InstructionUtilisation utilisation(const hlo::Module& module, const hlo::Computa
   return result;
 }
 
-}  // namespace hlo_index::indexing
+}  // namespace hlo_index::analysis

@@ -1,4 +1,4 @@
-#include "app/lint_rules.hpp"
+#include "indexing/analysis/linter.hpp"
 
 #include <fmt/format.h>
 
@@ -9,13 +9,13 @@
 #include <set>
 #include <tuple>
 
-#include "indexing/coalescing.hpp"
+#include "indexing/analysis/coalescing.hpp"
+#include "indexing/analysis/utilisation.hpp"
 #include "indexing/layout_maps.hpp"
 #include "indexing/map_text.hpp"
-#include "indexing/utilisation.hpp"
 #include "layout/physical_layout.hpp"
 
-namespace hlo_index::app {
+namespace hlo_index::analysis {
 
 namespace {
 
@@ -29,50 +29,6 @@ using json = nlohmann::ordered_json;
 // layout we know, and a dot or reduction over 6144 elements would otherwise
 // cost 64 warps x 32 threads x 4096 evaluations per operand.
 constexpr std::int64_t k_range_points_per_thread = 64;
-
-// keep sorted by LintRule
-const std::array<LintRuleInfo, k_lint_rule_count> k_rules{{
-    {LintRule::kUncoalescedRead, "uncoalesced-read",
-     "A large operand is read strided or irregularly by consecutive GPU threads.",
-     "GPU thread model: one thread per output element in the order of the output buffer (physical offsets, "
-     "`analyze --physical`), warps of 32; each distinct map is a load of its own, and a thread's read is its lowest "
-     "operand offset. Fires when the read pattern of an operand of at least --uncoalesced-min-bytes is strided or "
-     "irregular and a warp's reads spread over more than one 128-byte segment: the warp needs several memory "
-     "transactions where one would do. Reads along a reduced dimension that walk consecutive offsets count as "
-     "coalesced (XLA's reduction and dot emitters spread them over a warp); reads at offsets known only at run time "
-     "(dynamic-slice, gather) are not judged. This is the loop emitter's model: XLA's transpose emitter stages tiles "
-     "through shared memory, so on a transpose fusion the finding says the fusion relies on it.",
-     "--uncoalesced-min-bytes (1MiB)"},
-    {LintRule::kLowUtilisation, "low-utilisation", "A large operand is mostly not read.",
-     "Fires when the instruction reads fewer than --min-utilisation of the elements of an operand of at least "
-     "--low-utilisation-min-bytes (distinct elements, counted exactly from the maps): the buffer was produced and "
-     "is held in full but only part of it is used here (a slice or pad that was not fused into the producer, "
-     "say). With offsets known only at run time (dynamic-slice, gather) the elements read are bounded by the reads, "
-     "whatever the offsets.",
-     "--min-utilisation (0.5), --low-utilisation-min-bytes (1MiB)"},
-    {LintRule::kHighMultiplicity, "high-multiplicity", "Each element of a large operand is read many times.",
-     "Fires when the reads of an operand of at least --high-multiplicity-min-bytes (pairs of output element and "
-     "operand element, over all maps) divided by the distinct elements read exceed --max-multiplicity: a "
-     "reduce-window with a large window, a dot, a large operand broadcast along a new dimension. Only exact "
-     "counts of exact maps without runtime offsets are judged.",
-     "--max-multiplicity (8), --high-multiplicity-min-bytes (1MiB)"},
-    {LintRule::kDuplicatedRead, "duplicated-read", "A large operand is read through several access patterns.",
-     "Fires when an operand of at least --duplicated-read-min-bytes is read through at least "
-     "--duplicated-read-min-maps distinct maps (different as integer relations), e.g. p0 + transpose(p0), or a "
-     "softmax reading its input for the maximum, the sum and the quotient: each pattern may fetch the operand "
-     "again.",
-     "--duplicated-read-min-maps (2), --duplicated-read-min-bytes (1MiB)"},
-    {LintRule::kUnknownIndexing, "unknown-indexing", "hlo-index cannot analyse the instruction.",
-     "Fires once per instruction that has an UNDEFINED map (an op hlo-index has no maps for, inside a fusion or "
-     "not), with the reason; the other rules cannot judge the operands concerned.",
-     ""},
-    {LintRule::kApproximateIndexing, "approximate-indexing", "The indexing maps of the instruction are approximate.",
-     "Fires once per instruction that has an approximate map (a sound superset of the elements read: an isl "
-     "computation ran out of its --isl-max-operations budget, or a runtime offset depends on a reduced index). "
-     "low-utilisation judges the superset; high-multiplicity does not judge such operands, nor low-utilisation "
-     "when the map also has runtime offsets.",
-     ""},
-}};
 
 std::int64_t array_bits(const hlo::Shape& shape) {
   return shape.layout && shape.layout->element_size_bits != 0 ? shape.layout->element_size_bits
@@ -152,64 +108,8 @@ bool walks_consecutively(const MapSet& physical) {
 
 }  // namespace
 
-const std::array<LintRuleInfo, k_lint_rule_count>& lint_rules() { return k_rules; }
-
-const LintRuleInfo& rule_info(LintRule rule) { return k_rules[static_cast<std::size_t>(rule)]; }
-
-std::optional<LintRule> find_lint_rule(std::string_view id) {
-  for (const LintRuleInfo& r : k_rules) {
-    if (r.id == id) return r.rule;
-  }
-  return std::nullopt;
-}
-
-bool operator<(const LintFinding& a, const LintFinding& b) {
-  auto key = [](const LintFinding& f) {
-    return std::make_tuple(std::cref(f.file), f.line, f.column, f.rule, std::cref(f.module), std::cref(f.computation),
-                           std::cref(f.instruction), f.operand.value_or(std::numeric_limits<std::size_t>::max()));
-  };
-  return key(a) < key(b);
-}
-
-std::string baseline_key(const LintFinding& f) {
-  std::string key(rule_info(f.rule).id);
-  key.append(" ").append(f.module);
-  key.append(" ").append(f.computation);
-  key.append(" ").append(f.instruction);
-  key.append(" ").append(f.operand ? std::to_string(*f.operand) : std::string("-"));
-  return key;
-}
-
-std::vector<std::uint32_t> linted_computations(const hlo::Module& module) {
-  std::vector<bool> fused(module.computations.size(), false);
-  for (const hlo::Computation& c : module.computations) {
-    for (const hlo::Instruction& i : c.instructions) {
-      if (i.opcode != hlo::Opcode::kFusion) continue;
-      for (std::uint32_t callee : c.callees_of(i)) {
-        if (callee < fused.size()) fused[callee] = true;
-      }
-    }
-  }
-  std::vector<std::uint32_t> out;
-  for (std::uint32_t ci = 0; ci < module.computations.size(); ++ci) {
-    if (!fused[ci]) out.push_back(ci);
-  }
-  return out;
-}
-
 bool linted_instruction(const hlo::Instruction& instruction, bool all_instructions) {
   return all_instructions || instruction.opcode == hlo::Opcode::kFusion;
-}
-
-std::string human_bytes(std::int64_t bytes) {
-  static constexpr const char* k_units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  if (bytes < 1024) return fmt::format("{} B", bytes);
-  double value = static_cast<double>(bytes);
-  std::size_t unit = 0;
-  for (value /= 1024; value >= 1024 && unit + 1 < std::size(k_units); value /= 1024) ++unit;
-  std::string number = fmt::format("{:.1f}", value);
-  if (number.ends_with(".0")) number.resize(number.size() - 2);
-  return number + " " + k_units[unit];
 }
 
 // What the operand rules need to know about one operand.
@@ -394,8 +294,8 @@ void Linter::count_rules(const hlo::Computation& c, std::uint32_t instruction, c
   }
   if (!any) return;
   const hlo::Instruction& instr = c.instructions[instruction];
-  const indexing::InstructionUtilisation usage = indexing::utilisation(m_module, c, instr, counted);
-  for (const indexing::OperandUtilisation& u : usage.operands) {
+  const InstructionUtilisation usage = utilisation(m_module, c, instr, counted);
+  for (const OperandUtilisation& u : usage.operands) {
     const OperandFacts& f = facts[u.operand];
     if (!f.array || !f.defined || !u.defined() || u.operand_elements == 0) continue;
     // With runtime offsets the counts hold for one value of the offsets; the
@@ -445,8 +345,8 @@ void Linter::count_rules(const hlo::Computation& c, std::uint32_t instruction, c
   }
 }
 
-const std::optional<indexing::Coalescing>& Linter::uncoalesced(const IndexingMap& map, const hlo::Shape& output,
-                                                               const hlo::Shape& operand, std::int64_t operand_bits) {
+const std::optional<Coalescing>& Linter::uncoalesced(const IndexingMap& map, const hlo::Shape& output,
+                                                     const hlo::Shape& operand, std::int64_t operand_bits) {
   const std::string output_text = hlo::to_string(output), operand_text = hlo::to_string(operand);
   std::string key = indexing::print_map(map);
   key.append(" | ").append(output_text).append(" | ").append(operand_text);
@@ -456,11 +356,10 @@ const std::optional<indexing::Coalescing>& Linter::uncoalesced(const IndexingMap
   if (from == nullptr || m_physical.layout(operand) == nullptr) return it->second;
   const MapSet physical = m_physical.convert({map}, output, operand);
   if (!physical[0].is_defined() || walks_consecutively(physical)) return it->second;
-  indexing::CoalescingOptions sampling;
+  CoalescingOptions sampling;
   sampling.max_range_points = k_range_points_per_thread;
-  indexing::Coalescing r = indexing::coalescing(physical, from->allocated_elements(), operand_bits, sampling);
-  if ((r.pattern == indexing::ReadPattern::kStrided || r.pattern == indexing::ReadPattern::kIrregular) &&
-      r.segment_fraction < 1.0) {
+  Coalescing r = coalescing(physical, from->allocated_elements(), operand_bits, sampling);
+  if ((r.pattern == ReadPattern::kStrided || r.pattern == ReadPattern::kIrregular) && r.segment_fraction < 1.0) {
     it->second = std::move(r);
   }
   return it->second;
@@ -478,14 +377,14 @@ void Linter::coalescing_rule(const hlo::Computation& c, std::uint32_t instructio
     const hlo::Shape& operand_shape = m_module.shape_of(c.instructions[operands[j]]);
     // Each map is a load of its own: the worst map of any output, the one
     // with the fewest reads of a warp in one segment.
-    std::optional<indexing::Coalescing> worst;
+    std::optional<Coalescing> worst;
     std::size_t worst_output = 0, worst_map = 0, maps_in_set = 0;
     for (std::size_t k = 0; k < logical.output_to_input.size() && k < outputs.size(); ++k) {
       if (j >= logical.output_to_input[k].size() || outputs[k]->is_tuple) continue;
       const MapSet& set = logical.output_to_input[k][j];
       for (std::size_t m = 0; m < set.size(); ++m) {
         if (!set[m].is_defined()) continue;
-        const std::optional<indexing::Coalescing>& r = uncoalesced(set[m], *outputs[k], operand_shape, f.bits);
+        const std::optional<Coalescing>& r = uncoalesced(set[m], *outputs[k], operand_shape, f.bits);
         if (r && (!worst || r->segment_fraction < worst->segment_fraction)) {
           worst = r;
           worst_output = k;
@@ -502,15 +401,15 @@ void Linter::coalescing_rule(const hlo::Computation& c, std::uint32_t instructio
     if (maps_in_set > 1) where += fmt::format(" through map {} of {}", worst_map + 1, maps_in_set);
     const std::string segment =
         fmt::format("{} of a warp's reads in one 128-byte segment", percent(worst->segment_fraction));
-    if (worst->pattern == indexing::ReadPattern::kStrided) {
+    if (worst->pattern == ReadPattern::kStrided) {
       d.message = fmt::format("%{} reads {} strided{}: consecutive threads {} elements apart, {}", instr.name,
                               f.describe(j), where, worst->stride, segment);
     } else {
       d.message =
           fmt::format("%{} reads {} irregularly{} ({}), {}", instr.name, f.describe(j), where, worst->reason, segment);
     }
-    d.values["pattern"] = std::string(indexing::pattern_name(worst->pattern));
-    if (worst->pattern == indexing::ReadPattern::kStrided) d.values["stride"] = worst->stride;
+    d.values["pattern"] = std::string(pattern_name(worst->pattern));
+    if (worst->pattern == ReadPattern::kStrided) d.values["stride"] = worst->stride;
     d.values["stride_share"] = worst->stride_share;
     d.values["segment_fraction"] = worst->segment_fraction;
     if (!worst->reason.empty()) d.values["reason"] = worst->reason;
@@ -522,4 +421,4 @@ void Linter::coalescing_rule(const hlo::Computation& c, std::uint32_t instructio
   }
 }
 
-}  // namespace hlo_index::app
+}  // namespace hlo_index::analysis

@@ -1,10 +1,17 @@
-#include "indexing/coalescing.hpp"
+#include "indexing/analysis/coalescing.hpp"
 
 #include <algorithm>
 #include <map>
 #include <optional>
 
-namespace hlo_index::indexing {
+namespace hlo_index::analysis {
+
+using indexing::IndexingMap;
+using indexing::MapSet;
+using simplify::Constraint;
+using simplify::Domain;
+using simplify::Interval;
+using simplify::VarKind;
 
 std::string_view pattern_name(ReadPattern pattern) {
   switch (pattern) {
@@ -153,4 +160,4 @@ Coalescing coalescing(const MapSet& physical, std::int64_t output_slots, std::in
   return result;
 }
 
-}  // namespace hlo_index::indexing
+}  // namespace hlo_index::analysis

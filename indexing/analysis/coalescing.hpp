@@ -16,7 +16,7 @@
 
 #include "indexing/op_maps.hpp"
 
-namespace hlo_index::indexing {
+namespace hlo_index::analysis {
 
 enum class ReadPattern { kCoalesced, kBroadcast, kStrided, kIrregular };
 std::string_view pattern_name(ReadPattern pattern);
@@ -40,7 +40,7 @@ struct CoalescingOptions {
 /// `physical` is an output offset -> operand offset map set over an output
 /// buffer of `output_slots` elements; the operand has `operand_bits` bits
 /// per element.
-Coalescing coalescing(const MapSet& physical, std::int64_t output_slots, std::int64_t operand_bits,
+Coalescing coalescing(const indexing::MapSet& physical, std::int64_t output_slots, std::int64_t operand_bits,
                       const CoalescingOptions& options = {});
 
-}  // namespace hlo_index::indexing
+}  // namespace hlo_index::analysis

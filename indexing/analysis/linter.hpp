@@ -1,0 +1,57 @@
+// The Linter: turns the indexing maps of one instruction into findings of
+// the rules in lint_rules.hpp (the command selects rules and formats).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "indexing/analysis/coalescing.hpp"
+#include "indexing/analysis/lint_rules.hpp"
+#include "indexing/analysis/physical_indexing.hpp"
+#include "indexing/instruction_indexing.hpp"
+#include "parser/hlo_module.hpp"
+
+namespace hlo_index::analysis {
+
+/// Fusions, or with `all_instructions` every instruction.
+bool linted_instruction(const hlo::Instruction& instruction, bool all_instructions);
+
+/// Lints the instructions of one module. Keeps the analyses (and their memos)
+/// across instructions.
+class Linter {
+public:
+  Linter(const hlo::Module& module, LintRuleSet rules, const LintThresholds& thresholds);
+
+  /// The findings of instruction `instruction` of computation `computation`,
+  /// in no particular order.
+  std::vector<LintFinding> lint(std::uint32_t computation, std::uint32_t instruction);
+
+private:
+  struct OperandFacts;
+  LintFinding finding(LintRule rule, const hlo::Computation& c, std::uint32_t instruction) const;
+  void whole_instruction_rules(const hlo::Computation& c, std::uint32_t instruction,
+                               const indexing::InstructionIndexing& logical, std::vector<LintFinding>& out) const;
+  void count_rules(const hlo::Computation& c, std::uint32_t instruction, const indexing::InstructionIndexing& logical,
+                   const std::vector<OperandFacts>& facts, std::vector<LintFinding>& out) const;
+  void coalescing_rule(const hlo::Computation& c, std::uint32_t instruction,
+                       const indexing::InstructionIndexing& logical, const std::vector<OperandFacts>& facts,
+                       std::vector<LintFinding>& out);
+
+  /// The coalescing of one output -> operand map, restated in physical
+  /// offsets, when it is bad (strided or irregular, a warp's reads over
+  /// several segments), else nullopt; memoised by map and shapes, since
+  /// layers repeat.
+  const std::optional<Coalescing>& uncoalesced(const indexing::IndexingMap& map, const hlo::Shape& output,
+                                               const hlo::Shape& operand, std::int64_t operand_bits);
+
+  const hlo::Module& m_module;
+  LintRuleSet m_rules;
+  LintThresholds m_thresholds;
+  indexing::IndexingAnalysis m_analysis;
+  PhysicalIndexing m_physical;                                              // maps in offsets, memoised
+  std::unordered_map<std::string, std::optional<Coalescing>> m_coalescing;  // by map and shapes
+};
+
+}  // namespace hlo_index::analysis
