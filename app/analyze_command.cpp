@@ -16,6 +16,7 @@
 #include "app/utilisation_report.hpp"
 #include "indexing/analysis/coalescing.hpp"
 #include "indexing/analysis/computation_walk.hpp"
+#include "indexing/analysis/module_analysis.hpp"
 #include "indexing/analysis/module_input.hpp"
 #include "indexing/analysis/physical_indexing.hpp"
 #include "indexing/instruction_indexing.hpp"
@@ -67,9 +68,7 @@ std::string header(const hlo::Module& module, const hlo::Computation& c, const h
   return out;
 }
 
-// Per output and operand: the read pattern of each map, each map being its
-// own load (empty: not computed).
-using CoalescingTable = std::vector<std::vector<std::vector<analysis::Coalescing>>>;
+using CoalescingTable = analysis::ReadPatternTable;
 
 std::string coalescing_text(const analysis::Coalescing& c) {
   if (c.pattern == analysis::ReadPattern::kIrregular && c.groups_sampled == 0)
@@ -90,39 +89,6 @@ json coalescing_json(const analysis::Coalescing& c) {
   j["groups_sampled"] = c.groups_sampled;
   if (!c.reason.empty()) j["reason"] = c.reason;
   return j;
-}
-
-// The read pattern of every operand of every output, from the maps in
-// physical offsets (an output or operand that cannot be laid out: none).
-// Read patterns by physical map, output size and element width: modules
-// repeat the same layer many times.
-using PatternCache = std::map<std::string, analysis::Coalescing>;
-
-CoalescingTable read_patterns(const hlo::Module& module, const hlo::Computation& c, const hlo::Instruction& i,
-                              const indexing::InstructionIndexing& logical, analysis::PhysicalIndexing& offsets,
-                              PatternCache& cache) {
-  const hlo::Shape& shape = module.shape_of(i);
-  const auto operands = c.operands_of(i);
-  CoalescingTable table(logical.output_to_input.size());
-  for (std::size_t k = 0; k < logical.output_to_input.size(); ++k) {
-    const hlo::Shape& out = shape.is_tuple ? shape.elements[k] : shape;
-    const layout::PhysicalLayout* out_layout = offsets.layout(out);
-    table[k].resize(logical.output_to_input[k].size());
-    for (std::size_t j = 0; j < logical.output_to_input[k].size() && j < operands.size(); ++j) {
-      const hlo::Shape& operand = module.shape_of(c.instructions[operands[j]]);
-      if (out_layout == nullptr || offsets.layout(operand) == nullptr) continue;
-      const std::int64_t slots = out_layout->allocated_elements();
-      const std::int64_t bits = hlo::element_type_bits(operand.type);
-      for (const IndexingMap& m : offsets.convert(logical.output_to_input[k][j], out, operand)) {
-        std::string key = indexing::print_map(m);
-        key.append("|").append(std::to_string(slots)).append("|").append(std::to_string(bits));
-        auto it = cache.find(key);
-        if (it == cache.end()) it = cache.emplace(std::move(key), analysis::coalescing({m}, slots, bits)).first;
-        table[k][j].push_back(it->second);
-      }
-    }
-  }
-  return table;
 }
 
 class Report {
@@ -478,10 +444,7 @@ int analyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err)
   Report report(opts, out);
   json j_modules = json::array();
   for (const hlo::Module& module : modules) {
-    indexing::IndexingAnalysis analysis(module, analysis_options);
-    analysis::PhysicalIndexing physical(module, opts.simplify);
-    analysis::PhysicalIndexing offsets(module);  // for read patterns, always simplified
-    PatternCache pattern_cache;
+    analysis::ModuleAnalysis analysis(module, analysis_options);
     UtilisationSummary summary;
     const std::vector<bool> fused = analysis::fusion_bodies(module);
     json j_computations = json::array();
@@ -504,26 +467,18 @@ int analyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err)
           out << fmt::format("computation {}{}\n", c.name, c.is_entry ? " (entry)" : "");
           printed_header = true;
         }
-        indexing::InstructionIndexing result;
         const bool counts = opts.utilisation || opts.coalescing;  // both need the output -> operand maps
-        try {
-          result = analysis.analyze(ci, ii, o2i || counts, i2o);
-        } catch (const std::exception& e) {
-          // The analysis catches per-op failures itself; this is a last line of defence.
-          const std::size_t outputs = module.shape_of(instr).is_tuple ? module.shape_of(instr).elements.size() : 1;
-          const auto sets = std::vector<MapSet>(instr.operand_count, MapSet{IndexingMap::undefined(e.what())});
-          if (o2i || counts) result.output_to_input.assign(outputs, sets);
-          if (i2o) result.input_to_output.assign(outputs, sets);
-        }
+        indexing::InstructionIndexing result = analysis.indexing(ci, ii, o2i || counts, i2o);
         std::optional<analysis::InstructionUtilisation> used;
         if (opts.utilisation) {
           used = analysis::utilisation(module, c, instr, result);
           summary.add(*used);
         }
         CoalescingTable patterns;
-        if (opts.coalescing) patterns = read_patterns(module, c, instr, result, offsets, pattern_cache);
+        if (opts.coalescing)
+          patterns = analysis::read_patterns(module, c, instr, result, analysis.offsets(), analysis.patterns());
         if (!o2i) result.output_to_input.clear();
-        if (opts.physical) result = physical.apply(c, instr, std::move(result));
+        if (opts.physical) result = analysis.physical().apply(c, instr, std::move(result));
         report.set_extras(used ? &*used : nullptr, opts.coalescing ? &patterns : nullptr);
         report.instruction(module, c, instr, result, text ? nullptr : &j_instructions);
       }

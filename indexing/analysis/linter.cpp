@@ -24,12 +24,6 @@ using indexing::InstructionIndexing;
 using indexing::MapSet;
 using json = nlohmann::ordered_json;
 
-// Range-variable points tried per thread for its first read (coalescing's
-// default is 4096): a thread's lowest offset is at its first point for every
-// layout we know, and a dot or reduction over 6144 elements would otherwise
-// cost 64 warps x 32 threads x 4096 evaluations per operand.
-constexpr std::int64_t k_range_points_per_thread = 64;
-
 std::int64_t array_bits(const hlo::Shape& shape) {
   return shape.layout && shape.layout->element_size_bits != 0 ? shape.layout->element_size_bits
                                                               : hlo::element_type_bits(shape.type);
@@ -131,7 +125,7 @@ struct Linter::OperandFacts {
 };
 
 Linter::Linter(const hlo::Module& module, LintRuleSet rules, const LintThresholds& thresholds)
-    : m_module(module), m_rules(rules), m_thresholds(thresholds), m_analysis(module, {}), m_physical(module) {}
+    : m_module(module), m_rules(rules), m_thresholds(thresholds), m_analysis(module, {}) {}
 
 LintFinding Linter::finding(LintRule rule, const hlo::Computation& c, std::uint32_t instruction) const {
   LintFinding f;
@@ -151,15 +145,7 @@ LintFinding Linter::finding(LintRule rule, const hlo::Computation& c, std::uint3
 std::vector<LintFinding> Linter::lint(std::uint32_t computation, std::uint32_t instruction) {
   const hlo::Computation& c = m_module.computations[computation];
   const hlo::Instruction& instr = c.instructions[instruction];
-  InstructionIndexing logical;
-  try {
-    logical = m_analysis.analyze(computation, instruction, true, false);
-  } catch (const std::exception& e) {
-    // The analysis catches per-op failures itself; this is a last line of defence.
-    const std::size_t outputs = output_shapes(m_module.shape_of(instr)).size();
-    const std::vector<MapSet> undefined(instr.operand_count, MapSet{IndexingMap::undefined(e.what())});
-    logical.output_to_input.assign(outputs, undefined);
-  }
+  const InstructionIndexing logical = m_analysis.indexing(computation, instruction, true, false);
   std::vector<LintFinding> out;
   whole_instruction_rules(c, instruction, logical, out);
 
@@ -347,21 +333,18 @@ void Linter::count_rules(const hlo::Computation& c, std::uint32_t instruction, c
 
 const std::optional<Coalescing>& Linter::uncoalesced(const IndexingMap& map, const hlo::Shape& output,
                                                      const hlo::Shape& operand, std::int64_t operand_bits) {
-  const std::string output_text = hlo::to_string(output), operand_text = hlo::to_string(operand);
-  std::string key = indexing::print_map(map);
-  key.append(" | ").append(output_text).append(" | ").append(operand_text);
-  auto [it, inserted] = m_coalescing.try_emplace(std::move(key));
+  static const std::optional<Coalescing> k_unknown;
+  PhysicalIndexing& offsets = m_analysis.offsets();
+  const layout::PhysicalLayout* from = offsets.layout(output);
+  if (from == nullptr || offsets.layout(operand) == nullptr) return k_unknown;
+  const auto key = std::make_tuple(offsets.maps().intern(map), offsets.shape_id(output), offsets.shape_id(operand));
+  auto [it, inserted] = m_coalescing.try_emplace(key);
   if (!inserted) return it->second;
-  const layout::PhysicalLayout* from = m_physical.layout(output);
-  if (from == nullptr || m_physical.layout(operand) == nullptr) return it->second;
-  const MapSet physical = m_physical.convert({map}, output, operand);
+  const MapSet physical = offsets.convert({map}, output, operand);
   if (!physical[0].is_defined() || walks_consecutively(physical)) return it->second;
-  CoalescingOptions sampling;
-  sampling.max_range_points = k_range_points_per_thread;
-  Coalescing r = coalescing(physical, from->allocated_elements(), operand_bits, sampling);
-  if ((r.pattern == ReadPattern::kStrided || r.pattern == ReadPattern::kIrregular) && r.segment_fraction < 1.0) {
-    it->second = std::move(r);
-  }
+  const Coalescing& r = m_analysis.patterns().of(physical[0], from->allocated_elements(), operand_bits);
+  if ((r.pattern == ReadPattern::kStrided || r.pattern == ReadPattern::kIrregular) && r.segment_fraction < 1.0)
+    it->second = r;
   return it->second;
 }
 

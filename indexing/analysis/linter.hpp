@@ -2,14 +2,15 @@
 // the rules in lint_rules.hpp (the command selects rules and formats).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
-#include <unordered_map>
+#include <tuple>
 #include <vector>
 
 #include "indexing/analysis/coalescing.hpp"
 #include "indexing/analysis/lint_rules.hpp"
-#include "indexing/analysis/physical_indexing.hpp"
+#include "indexing/analysis/module_analysis.hpp"
 #include "indexing/instruction_indexing.hpp"
 #include "parser/hlo_module.hpp"
 
@@ -49,9 +50,9 @@ private:
   const hlo::Module& m_module;
   LintRuleSet m_rules;
   LintThresholds m_thresholds;
-  indexing::IndexingAnalysis m_analysis;
-  PhysicalIndexing m_physical;                                              // maps in offsets, memoised
-  std::unordered_map<std::string, std::optional<Coalescing>> m_coalescing;  // by map and shapes
+  ModuleAnalysis m_analysis;
+  // By logical map id and the ids of the output and operand shapes.
+  std::map<std::tuple<MapInterner::Id, std::uint32_t, std::uint32_t>, std::optional<Coalescing>> m_coalescing;
 };
 
 }  // namespace hlo_index::analysis
