@@ -324,38 +324,31 @@ void setup_lint_command(CLI::App& app, int& exit_code) {
   cmd->callback([options, &exit_code] { exit_code = run_lint_command(*options, std::cout, std::cerr); });
 }
 
-int run_lint_command(const LintOptions& options, std::ostream& out, std::ostream& err) {
-  if (options.list_rules) {
-    list_rules(out);
-    return k_exit_ok;
-  }
+namespace {
+
+// Checks the command line; prints what is wrong. The rules to run, or nullopt.
+std::optional<LintRuleSet> checked_options(const LintOptions& options, std::ostream& err) {
   if (options.files.empty()) {
     err << "hlo-index: error: lint needs at least one file (see --help)\n";
-    return k_exit_input_error;
+    return std::nullopt;
   }
   const std::optional<LintRuleSet> rules = selected_rules(options, err);
   const bool thresholds_ok = check_thresholds(options.thresholds, err);
   if (options.format != "text" && options.format != "json" && options.format != "sarif") {
     err << fmt::format("hlo-index: error: unknown format '{}' (text, json or sarif)\n", options.format);
-    return k_exit_input_error;
+    return std::nullopt;
   }
-  if (!rules || !thresholds_ok) return k_exit_input_error;
-  std::optional<std::set<std::string>> baseline;
-  if (!options.baseline.empty() && options.write_baseline.empty()) {
-    baseline = read_baseline(options.baseline, err);
-    if (!baseline) return k_exit_input_error;
-  }
+  if (!thresholds_ok) return std::nullopt;
+  return rules;
+}
 
-  const std::optional<std::vector<hlo::Module>> modules =
-      analysis::load_modules(options.files, options.allow_truncated, err);
-  if (!modules) return k_exit_input_error;
-
-  ScopedIslLimit limit(options.isl_max_operations);
+// The findings of every module, sorted.
+std::vector<LintFinding> lint_modules(const std::vector<hlo::Module>& modules, LintRuleSet rules,
+                                      const LintOptions& options, Totals& totals) {
   std::vector<LintFinding> findings;
-  Totals totals;
-  totals.modules = modules->size();
-  for (const hlo::Module& module : *modules) {
-    Linter linter(module, *rules, options.thresholds);
+  totals.modules = modules.size();
+  for (const hlo::Module& module : modules) {
+    Linter linter(module, rules, options.thresholds);
     for (std::uint32_t ci : analysed_computations(module)) {
       const hlo::Computation& c = module.computations[ci];
       for (std::uint32_t ii = 0; ii < c.instructions.size(); ++ii) {
@@ -366,27 +359,57 @@ int run_lint_command(const LintOptions& options, std::ostream& out, std::ostream
     }
   }
   std::sort(findings.begin(), findings.end());
-  if (!options.write_baseline.empty()) {
-    return write_baseline(options.write_baseline, findings, err) ? k_exit_ok : k_exit_input_error;
-  }
-  if (baseline) {
-    const auto kept = std::remove_if(findings.begin(), findings.end(),
-                                     [&](const LintFinding& f) { return baseline->count(baseline_key(f)) != 0; });
-    totals.suppressed = static_cast<std::size_t>(findings.end() - kept);
-    findings.erase(kept, findings.end());
-  }
-  for (const LintFinding& f : findings) ++totals.by_rule[static_cast<std::size_t>(f.rule)];
+  return findings;
+}
 
-  if (options.format == "text") {
+void drop_baseline(const std::set<std::string>& baseline, std::vector<LintFinding>& findings, Totals& totals) {
+  const auto kept = std::remove_if(findings.begin(), findings.end(),
+                                   [&](const LintFinding& f) { return baseline.count(baseline_key(f)) != 0; });
+  totals.suppressed = static_cast<std::size_t>(findings.end() - kept);
+  findings.erase(kept, findings.end());
+}
+
+void print_findings(const std::vector<LintFinding>& findings, const Totals& totals, LintRuleSet rules,
+                    const std::string& format, std::ostream& out) {
+  if (format == "text") {
     for (const LintFinding& f : findings) out << text_line(f);
-  } else if (options.format == "json") {
+  } else if (format == "json") {
     json list = json::array();
     for (const LintFinding& f : findings) list.push_back(finding_json(f));
-    json document{{"findings", std::move(list)}, {"summary", summary_json(findings, totals, *rules)}};
+    json document{{"findings", std::move(list)}, {"summary", summary_json(findings, totals, rules)}};
     out << document.dump(2) << "\n";
   } else {
     out << sarif_log(findings).dump(2) << "\n";
   }
+}
+
+}  // namespace
+
+int run_lint_command(const LintOptions& options, std::ostream& out, std::ostream& err) {
+  if (options.list_rules) {
+    list_rules(out);
+    return k_exit_ok;
+  }
+  const std::optional<LintRuleSet> rules = checked_options(options, err);
+  if (!rules) return k_exit_input_error;
+  std::optional<std::set<std::string>> baseline;
+  if (!options.baseline.empty() && options.write_baseline.empty()) {
+    baseline = read_baseline(options.baseline, err);
+    if (!baseline) return k_exit_input_error;
+  }
+  const std::optional<std::vector<hlo::Module>> modules =
+      analysis::load_modules(options.files, options.allow_truncated, err);
+  if (!modules) return k_exit_input_error;
+
+  ScopedIslLimit limit(options.isl_max_operations);
+  Totals totals;
+  std::vector<LintFinding> findings = lint_modules(*modules, *rules, options, totals);
+  if (!options.write_baseline.empty()) {
+    return write_baseline(options.write_baseline, findings, err) ? k_exit_ok : k_exit_input_error;
+  }
+  if (baseline) drop_baseline(*baseline, findings, totals);
+  for (const LintFinding& f : findings) ++totals.by_rule[static_cast<std::size_t>(f.rule)];
+  print_findings(findings, totals, *rules, options.format, out);
   err << summary_text(findings, totals, options.all_instructions);
   return findings.empty() ? k_exit_ok : k_exit_lint_findings;
 }

@@ -100,6 +100,23 @@ bool walks_consecutively(const MapSet& physical) {
   return any;
 }
 
+// The maps of the judged operands only (counting is the expensive part): the
+// others get empty sets, and rows stop after the last judged operand.
+InstructionIndexing judged_maps(const InstructionIndexing& logical, const std::vector<bool>& judged) {
+  InstructionIndexing counted;
+  counted.output_to_input.resize(logical.output_to_input.size());
+  for (std::size_t j = 0; j < judged.size(); ++j) {
+    if (!judged[j]) continue;
+    for (std::size_t k = 0; k < logical.output_to_input.size(); ++k) {
+      const auto& row = logical.output_to_input[k];
+      if (j >= row.size() || row[j].empty()) continue;
+      counted.output_to_input[k].resize(j + 1);
+      counted.output_to_input[k][j] = row[j];
+    }
+  }
+  return counted;
+}
+
 }  // namespace
 
 bool linted_instruction(const hlo::Instruction& instruction, bool all_instructions) {
@@ -144,11 +161,18 @@ LintFinding Linter::finding(LintRule rule, const hlo::Computation& c, std::uint3
 
 std::vector<LintFinding> Linter::lint(std::uint32_t computation, std::uint32_t instruction) {
   const hlo::Computation& c = m_module.computations[computation];
-  const hlo::Instruction& instr = c.instructions[instruction];
   const InstructionIndexing logical = m_analysis.indexing(computation, instruction, true, false);
   std::vector<LintFinding> out;
   whole_instruction_rules(c, instruction, logical, out);
+  const std::vector<OperandFacts> facts = operand_facts(c, c.instructions[instruction], logical);
+  duplicated_read_rule(c, instruction, facts, out);
+  count_rules(c, instruction, logical, facts, out);
+  coalescing_rule(c, instruction, logical, facts, out);
+  return out;
+}
 
+std::vector<Linter::OperandFacts> Linter::operand_facts(const hlo::Computation& c, const hlo::Instruction& instr,
+                                                        const InstructionIndexing& logical) const {
   const auto operands = c.operands_of(instr);
   std::vector<OperandFacts> facts(operands.size());
   for (std::size_t j = 0; j < operands.size(); ++j) {
@@ -175,31 +199,32 @@ std::vector<LintFinding> Linter::lint(std::uint32_t computation, std::uint32_t i
       }
     }
   }
+  return facts;
+}
 
-  if (m_rules[static_cast<std::size_t>(LintRule::kDuplicatedRead)]) {
-    for (std::size_t j = 0; j < facts.size(); ++j) {
-      const OperandFacts& f = facts[j];
-      if (!f.array || !f.defined || f.bytes < m_thresholds.duplicated_read_min_bytes ||
-          f.maps.size() < m_thresholds.duplicated_read_min_maps) {
-        continue;
-      }
-      LintFinding d = finding(LintRule::kDuplicatedRead, c, instruction);
-      d.operand = j;
-      d.operand_name = f.name;
-      d.message = fmt::format("%{} reads {} through {} distinct maps", instr.name, f.describe(j), f.maps.size());
-      d.values["maps"] = f.maps.size();
-      json texts = json::array();
-      for (const IndexingMap* m : f.maps) texts.push_back(indexing::print_map(*m));
-      d.values["map_texts"] = std::move(texts);
-      d.values["operand_bytes"] = f.bytes;
-      d.values["min_maps"] = m_thresholds.duplicated_read_min_maps;
-      d.values["min_bytes"] = m_thresholds.duplicated_read_min_bytes;
-      out.push_back(std::move(d));
+void Linter::duplicated_read_rule(const hlo::Computation& c, std::uint32_t instruction,
+                                  const std::vector<OperandFacts>& facts, std::vector<LintFinding>& out) const {
+  if (!m_rules[static_cast<std::size_t>(LintRule::kDuplicatedRead)]) return;
+  for (std::size_t j = 0; j < facts.size(); ++j) {
+    const OperandFacts& f = facts[j];
+    if (!f.array || !f.defined || f.bytes < m_thresholds.duplicated_read_min_bytes ||
+        f.maps.size() < m_thresholds.duplicated_read_min_maps) {
+      continue;
     }
+    LintFinding d = finding(LintRule::kDuplicatedRead, c, instruction);
+    d.operand = j;
+    d.operand_name = f.name;
+    d.message = fmt::format("%{} reads {} through {} distinct maps", c.instructions[instruction].name, f.describe(j),
+                            f.maps.size());
+    d.values["maps"] = f.maps.size();
+    json texts = json::array();
+    for (const IndexingMap* m : f.maps) texts.push_back(indexing::print_map(*m));
+    d.values["map_texts"] = std::move(texts);
+    d.values["operand_bytes"] = f.bytes;
+    d.values["min_maps"] = m_thresholds.duplicated_read_min_maps;
+    d.values["min_bytes"] = m_thresholds.duplicated_read_min_bytes;
+    out.push_back(std::move(d));
   }
-  count_rules(c, instruction, logical, facts, out);
-  coalescing_rule(c, instruction, logical, facts, out);
-  return out;
 }
 
 void Linter::whole_instruction_rules(const hlo::Computation& c, std::uint32_t instruction,
@@ -259,76 +284,73 @@ void Linter::count_rules(const hlo::Computation& c, std::uint32_t instruction, c
                          const std::vector<OperandFacts>& facts, std::vector<LintFinding>& out) const {
   const bool low = m_rules[static_cast<std::size_t>(LintRule::kLowUtilisation)];
   const bool high = m_rules[static_cast<std::size_t>(LintRule::kHighMultiplicity)];
-  // Only operands some rule will judge are counted (counting is the expensive
-  // part): the others get empty sets, and rows stop after the last judged one.
-  InstructionIndexing counted;
-  counted.output_to_input.resize(logical.output_to_input.size());
-  bool any = false;
+  std::vector<bool> judged(facts.size());
   for (std::size_t j = 0; j < facts.size(); ++j) {
     const OperandFacts& f = facts[j];
-    const bool judged = f.array && f.defined &&
-                        ((low && f.bytes >= m_thresholds.low_utilisation_min_bytes) ||
-                         (high && f.bytes >= m_thresholds.high_multiplicity_min_bytes));
-    if (!judged) continue;
-    any = true;
-    for (std::size_t k = 0; k < logical.output_to_input.size(); ++k) {
-      const auto& row = logical.output_to_input[k];
-      if (j >= row.size() || row[j].empty()) continue;
-      counted.output_to_input[k].resize(j + 1);
-      counted.output_to_input[k][j] = row[j];
-    }
+    judged[j] = f.array && f.defined &&
+                ((low && f.bytes >= m_thresholds.low_utilisation_min_bytes) ||
+                 (high && f.bytes >= m_thresholds.high_multiplicity_min_bytes));
   }
-  if (!any) return;
-  const hlo::Instruction& instr = c.instructions[instruction];
-  const InstructionUtilisation usage = utilisation(m_module, c, instr, counted);
+  if (std::none_of(judged.begin(), judged.end(), [](bool b) { return b; })) return;
+  const InstructionUtilisation usage =
+      utilisation(m_module, c, c.instructions[instruction], judged_maps(logical, judged));
   for (const OperandUtilisation& u : usage.operands) {
     const OperandFacts& f = facts[u.operand];
     if (!f.array || !f.defined || !u.defined() || u.operand_elements == 0) continue;
-    // With runtime offsets the counts hold for one value of the offsets; the
-    // reads (one per point of the domain, whatever the offsets) bound the
-    // elements read for every value, unless the map is approximate.
-    if (low && f.bytes >= m_thresholds.low_utilisation_min_bytes && !(u.depends_on_runtime && f.approximate)) {
-      const bool bound = u.depends_on_runtime || !u.distinct_read.exact;
-      const std::int64_t read =
-          u.depends_on_runtime ? std::min(u.total_reads.value, u.operand_elements) : u.distinct_read.value;
-      const double fraction = static_cast<double>(read) / static_cast<double>(u.operand_elements);
-      if (fraction < m_thresholds.min_utilisation) {
-        LintFinding d = finding(LintRule::kLowUtilisation, c, instruction);
-        d.operand = u.operand;
-        d.operand_name = f.name;
-        d.message = fmt::format("%{} reads {}{} of {}: {}{} of {} elements{}", instr.name, bound ? "at most " : "",
-                                percent(fraction), f.describe(u.operand), bound ? "at most " : "", read,
-                                u.operand_elements, u.depends_on_runtime ? ", whatever the runtime offsets" : "");
-        d.values["utilisation"] = fraction;
-        d.values["elements_read"] = read;
-        d.values["operand_elements"] = u.operand_elements;
-        d.values["operand_bytes"] = f.bytes;
-        d.values["exact"] = !bound;
-        if (u.depends_on_runtime) d.values["depends_on_runtime"] = true;
-        d.values["min_utilisation"] = m_thresholds.min_utilisation;
-        d.values["min_bytes"] = m_thresholds.low_utilisation_min_bytes;
-        out.push_back(std::move(d));
-      }
-    }
-    // Multiplicity needs exact counts of one execution: not with runtime offsets.
-    const bool exact = u.distinct_read.exact && u.total_reads.exact && !f.approximate && !u.depends_on_runtime;
-    if (high && exact && f.bytes >= m_thresholds.high_multiplicity_min_bytes &&
-        u.multiplicity() > m_thresholds.max_multiplicity) {
-      LintFinding d = finding(LintRule::kHighMultiplicity, c, instruction);
-      d.operand = u.operand;
-      d.operand_name = f.name;
-      d.message =
-          fmt::format("%{} reads each element of {} {:.1f} times on average: {} reads of {} elements", instr.name,
-                      f.describe(u.operand), u.multiplicity(), u.total_reads.value, u.distinct_read.value);
-      d.values["multiplicity"] = u.multiplicity();
-      d.values["total_reads"] = u.total_reads.value;
-      d.values["distinct_read"] = u.distinct_read.value;
-      d.values["operand_bytes"] = f.bytes;
-      d.values["max_multiplicity"] = m_thresholds.max_multiplicity;
-      d.values["min_bytes"] = m_thresholds.high_multiplicity_min_bytes;
-      out.push_back(std::move(d));
-    }
+    if (low) low_utilisation_rule(c, instruction, u, f, out);
+    if (high) high_multiplicity_rule(c, instruction, u, f, out);
   }
+}
+
+void Linter::low_utilisation_rule(const hlo::Computation& c, std::uint32_t instruction, const OperandUtilisation& u,
+                                  const OperandFacts& f, std::vector<LintFinding>& out) const {
+  // With runtime offsets the counts hold for one value of the offsets; the
+  // reads (one per point of the domain, whatever the offsets) bound the
+  // elements read for every value, unless the map is approximate.
+  if (f.bytes < m_thresholds.low_utilisation_min_bytes || (u.depends_on_runtime && f.approximate)) return;
+  const bool bound = u.depends_on_runtime || !u.distinct_read.exact;
+  const std::int64_t read =
+      u.depends_on_runtime ? std::min(u.total_reads.value, u.operand_elements) : u.distinct_read.value;
+  const double fraction = static_cast<double>(read) / static_cast<double>(u.operand_elements);
+  if (!(fraction < m_thresholds.min_utilisation)) return;
+  LintFinding d = finding(LintRule::kLowUtilisation, c, instruction);
+  d.operand = u.operand;
+  d.operand_name = f.name;
+  d.message = fmt::format("%{} reads {}{} of {}: {}{} of {} elements{}", c.instructions[instruction].name,
+                          bound ? "at most " : "", percent(fraction), f.describe(u.operand), bound ? "at most " : "",
+                          read, u.operand_elements, u.depends_on_runtime ? ", whatever the runtime offsets" : "");
+  d.values["utilisation"] = fraction;
+  d.values["elements_read"] = read;
+  d.values["operand_elements"] = u.operand_elements;
+  d.values["operand_bytes"] = f.bytes;
+  d.values["exact"] = !bound;
+  if (u.depends_on_runtime) d.values["depends_on_runtime"] = true;
+  d.values["min_utilisation"] = m_thresholds.min_utilisation;
+  d.values["min_bytes"] = m_thresholds.low_utilisation_min_bytes;
+  out.push_back(std::move(d));
+}
+
+void Linter::high_multiplicity_rule(const hlo::Computation& c, std::uint32_t instruction, const OperandUtilisation& u,
+                                    const OperandFacts& f, std::vector<LintFinding>& out) const {
+  // Multiplicity needs exact counts of one execution: not with runtime offsets.
+  const bool exact = u.distinct_read.exact && u.total_reads.exact && !f.approximate && !u.depends_on_runtime;
+  if (!exact || f.bytes < m_thresholds.high_multiplicity_min_bytes ||
+      !(u.multiplicity() > m_thresholds.max_multiplicity)) {
+    return;
+  }
+  LintFinding d = finding(LintRule::kHighMultiplicity, c, instruction);
+  d.operand = u.operand;
+  d.operand_name = f.name;
+  d.message = fmt::format("%{} reads each element of {} {:.1f} times on average: {} reads of {} elements",
+                          c.instructions[instruction].name, f.describe(u.operand), u.multiplicity(),
+                          u.total_reads.value, u.distinct_read.value);
+  d.values["multiplicity"] = u.multiplicity();
+  d.values["total_reads"] = u.total_reads.value;
+  d.values["distinct_read"] = u.distinct_read.value;
+  d.values["operand_bytes"] = f.bytes;
+  d.values["max_multiplicity"] = m_thresholds.max_multiplicity;
+  d.values["min_bytes"] = m_thresholds.high_multiplicity_min_bytes;
+  out.push_back(std::move(d));
 }
 
 const std::optional<Coalescing>& Linter::uncoalesced(const IndexingMap& map, const hlo::Shape& output,

@@ -32,6 +32,14 @@ public:
 private:
   struct OperandFacts;
   LintFinding finding(LintRule rule, const hlo::Computation& c, std::uint32_t instruction) const;
+  std::vector<OperandFacts> operand_facts(const hlo::Computation& c, const hlo::Instruction& instruction,
+                                          const indexing::InstructionIndexing& logical) const;
+  void duplicated_read_rule(const hlo::Computation& c, std::uint32_t instruction,
+                            const std::vector<OperandFacts>& facts, std::vector<LintFinding>& out) const;
+  void low_utilisation_rule(const hlo::Computation& c, std::uint32_t instruction, const OperandUtilisation& u,
+                            const OperandFacts& f, std::vector<LintFinding>& out) const;
+  void high_multiplicity_rule(const hlo::Computation& c, std::uint32_t instruction, const OperandUtilisation& u,
+                              const OperandFacts& f, std::vector<LintFinding>& out) const;
   void whole_instruction_rules(const hlo::Computation& c, std::uint32_t instruction,
                                const indexing::InstructionIndexing& logical, std::vector<LintFinding>& out) const;
   void count_rules(const hlo::Computation& c, std::uint32_t instruction, const indexing::InstructionIndexing& logical,
