@@ -79,84 +79,106 @@ std::vector<std::int64_t> sampled_groups(std::int64_t groups, std::int64_t max_g
   return out;
 }
 
+// Why the maps cannot be sampled, or "" when they can.
+std::string unsampled_reason(const MapSet& physical) {
+  for (const IndexingMap& m : physical) {
+    if (m.is_undefined()) return "no indexing maps";
+    if (m.runtime_count() > 0) return "data-dependent: runtime offsets";
+  }
+  return {};
+}
+
+// Each thread's first read of group `g` (none: the thread is idle).
+std::vector<std::optional<std::int64_t>> group_reads(const MapSet& physical, std::int64_t g, std::int64_t output_slots,
+                                                     const CoalescingOptions& options) {
+  std::vector<std::optional<std::int64_t>> reads;
+  for (std::int64_t t = g * options.group_size; t < std::min(output_slots, (g + 1) * options.group_size); ++t) {
+    std::optional<std::int64_t> first;
+    for (const IndexingMap& m : physical) {
+      if (!m.is_defined()) continue;
+      auto r = first_read(m, t, options.max_range_points);
+      if (r && (!first || *r < *first)) first = r;
+    }
+    reads.push_back(first);
+  }
+  return reads;
+}
+
+// What the sampled groups add up to.
+struct Samples {
+  std::map<std::int64_t, std::int64_t> strides;  // stride -> pairs
+  std::int64_t pairs = 0;
+  double fraction_sum = 0;
+  std::int64_t groups = 0;
+};
+
+// Idle threads (output padding, or none of the maps reads) are skipped:
+// strides are between consecutive active threads.
+void add_group(const std::vector<std::optional<std::int64_t>>& reads, std::int64_t operand_bits,
+               const CoalescingOptions& options, Samples& samples) {
+  std::map<std::int64_t, std::int64_t> segments;
+  std::int64_t active = 0;
+  std::optional<std::int64_t> previous;
+  for (const auto& read : reads) {
+    if (!read) continue;
+    ++active;
+    ++segments[*read * operand_bits / 8 / options.segment_bytes];
+    if (previous) {
+      ++samples.strides[*read - *previous];
+      ++samples.pairs;
+    }
+    previous = read;
+  }
+  if (active == 0) return;
+  std::int64_t largest = 0;
+  for (const auto& [segment, count] : segments) largest = std::max(largest, count);
+  samples.fraction_sum += static_cast<double>(largest) / static_cast<double>(active);
+  ++samples.groups;
+}
+
+// The pattern of the stride most pairs share; ties go to the smaller magnitude.
+void classify(const Samples& samples, Coalescing& result) {
+  auto dominant = samples.strides.begin();
+  for (auto it = samples.strides.begin(); it != samples.strides.end(); ++it)
+    if (it->second > dominant->second ||
+        (it->second == dominant->second && std::llabs(it->first) < std::llabs(dominant->first)))
+      dominant = it;
+  result.stride = dominant->first;
+  result.stride_share = static_cast<double>(dominant->second) / static_cast<double>(samples.pairs);
+  if (result.stride_share < 0.5) {
+    result.reason = "no stride is shared by half of the consecutive threads";
+    return;
+  }
+  result.pattern = result.stride == 0   ? ReadPattern::kBroadcast
+                   : result.stride == 1 ? ReadPattern::kCoalesced
+                                        : ReadPattern::kStrided;
+}
+
 }  // namespace
 
 Coalescing coalescing(const MapSet& physical, std::int64_t output_slots, std::int64_t operand_bits,
                       const CoalescingOptions& options) {
   Coalescing result;
-  for (const IndexingMap& m : physical) {
-    if (m.is_undefined()) {
-      result.reason = "no indexing maps";
-      return result;
-    }
-    if (m.runtime_count() > 0) {
-      result.reason = "data-dependent: runtime offsets";
-      return result;
-    }
-  }
-  std::map<std::int64_t, std::int64_t> strides;  // stride -> pairs
-  std::int64_t pairs = 0;
-  double fraction_sum = 0;
+  result.reason = unsampled_reason(physical);
+  if (!result.reason.empty()) return result;
+  Samples samples;
   const std::int64_t groups = (output_slots + options.group_size - 1) / options.group_size;
-  for (std::int64_t g : sampled_groups(groups, options.max_groups)) {
-    std::vector<std::optional<std::int64_t>> reads;
-    for (std::int64_t t = g * options.group_size; t < std::min(output_slots, (g + 1) * options.group_size); ++t) {
-      std::optional<std::int64_t> first;
-      for (const IndexingMap& m : physical) {
-        if (!m.is_defined()) continue;
-        auto r = first_read(m, t, options.max_range_points);
-        if (r && (!first || *r < *first)) first = r;
-      }
-      reads.push_back(first);
-    }
-    // Idle threads (output padding, or none of the maps reads) are skipped:
-    // strides are between consecutive active threads.
-    std::map<std::int64_t, std::int64_t> segments;
-    std::int64_t active = 0;
-    std::optional<std::int64_t> previous;
-    for (const auto& read : reads) {
-      if (!read) continue;
-      ++active;
-      ++segments[*read * operand_bits / 8 / options.segment_bytes];
-      if (previous) {
-        ++strides[*read - *previous];
-        ++pairs;
-      }
-      previous = read;
-    }
-    if (active == 0) continue;
-    std::int64_t largest = 0;
-    for (const auto& [segment, count] : segments) largest = std::max(largest, count);
-    fraction_sum += static_cast<double>(largest) / static_cast<double>(active);
-    ++result.groups_sampled;
-  }
+  for (std::int64_t g : sampled_groups(groups, options.max_groups))
+    add_group(group_reads(physical, g, output_slots, options), operand_bits, options, samples);
+  result.groups_sampled = samples.groups;
   if (result.groups_sampled == 0) {
     result.pattern = ReadPattern::kBroadcast;
     result.reason = "no thread reads the operand";
     return result;
   }
-  result.segment_fraction = fraction_sum / static_cast<double>(result.groups_sampled);
-  if (pairs == 0) {  // groups of one active thread: one read, nothing to line up
+  result.segment_fraction = samples.fraction_sum / static_cast<double>(result.groups_sampled);
+  if (samples.pairs == 0) {  // groups of one active thread: one read, nothing to line up
     result.pattern = ReadPattern::kCoalesced;
     result.stride = 1;
     result.reason = "one thread per group";
     return result;
   }
-  // The stride most pairs share; ties go to the smaller magnitude.
-  auto dominant = strides.begin();
-  for (auto it = strides.begin(); it != strides.end(); ++it)
-    if (it->second > dominant->second ||
-        (it->second == dominant->second && std::llabs(it->first) < std::llabs(dominant->first)))
-      dominant = it;
-  result.stride = dominant->first;
-  result.stride_share = static_cast<double>(dominant->second) / static_cast<double>(pairs);
-  if (result.stride_share < 0.5) {
-    result.reason = "no stride is shared by half of the consecutive threads";
-    return result;
-  }
-  result.pattern = result.stride == 0   ? ReadPattern::kBroadcast
-                   : result.stride == 1 ? ReadPattern::kCoalesced
-                                        : ReadPattern::kStrided;
+  classify(samples, result);
   return result;
 }
 
