@@ -64,37 +64,39 @@ int analyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err)
 
 }  // namespace
 
+constexpr const char* k_analyze_help =
+    "For every instruction (by default of every computation that is not a fusion body, in program\n"
+    "order) prints, per operand, the maps from the instruction's output to the operand elements it\n"
+    "reads (out2in) and/or from operand elements to the output elements they feed (in2out), in\n"
+    "XLA's text form. A fusion's maps are composed through its fused computation and simplified\n"
+    "after every step; maps equal as integer relations are printed once. Runtime variables (rt)\n"
+    "are offsets known only at run time, clamped as XLA clamps them; their source says which\n"
+    "operand holds them. UNDEFINED means hlo-index has no maps for that op yet; it never stops\n"
+    "the analysis. A map marked (approximate) is a superset of the exact relation. With\n"
+    "--xla-compat the maps are XLA's text and the mark goes on the header line instead:\n"
+    "`output -> operand (approximate):`, or `(3 maps, approximate: 1, 3)` when only some maps of\n"
+    "the set are (positions from 1). An all-gather's output -> operand map is followed by\n"
+    "`replica id:`, a map from the same domain to the position, within the replica group, of the\n"
+    "replica whose buffer holds the element.\n"
+    "With --physical every map is restated in element offsets of the buffers, through each array's\n"
+    "layout (tiles included; see `hlo-index layout`): output offset -> operand offset; padding slots\n"
+    "are outside the domains.\n"
+    "With --expect GOLDEN the output is compared with the file instead of printed: nothing is printed\n"
+    "when they are equal (exit 0), else a unified diff (exit 1); --update rewrites the file. With\n"
+    "--canonical-names, names are by stem and position (see the README), so goldens survive renumbering.\n"
+    "A summary line counts instructions, maps, undefined and approximate maps.\n\n"
+    "Examples:\n"
+    "  hlo-index analyze model.hlo\n"
+    "  hlo-index analyze model.hlo --instruction fusion.3 --direction both --one-line\n"
+    "  hlo-index analyze model.hlo --format json > maps.json\n"
+    "  hlo-index analyze tpu.hlo --instruction fusion.3 --physical   # offsets in the tiled buffers\n"
+    "  hlo-index analyze model.hlo --xla-compat     # XLA's own maps and simplification policy\n"
+    "  hlo-index analyze model.hlo --canonical-names --expect model.golden   # exit 1 and a diff if it changed";
+
 void setup_analyze_command(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<AnalyzeOptions>();
   CLI::App* cmd = app.add_subcommand("analyze", "Indexing maps of every instruction, fusions composed through");
-  cmd->footer(
-      "For every instruction (by default of every computation that is not a fusion body, in program\n"
-      "order) prints, per operand, the maps from the instruction's output to the operand elements it\n"
-      "reads (out2in) and/or from operand elements to the output elements they feed (in2out), in\n"
-      "XLA's text form. A fusion's maps are composed through its fused computation and simplified\n"
-      "after every step; maps equal as integer relations are printed once. Runtime variables (rt)\n"
-      "are offsets known only at run time, clamped as XLA clamps them; their source says which\n"
-      "operand holds them. UNDEFINED means hlo-index has no maps for that op yet; it never stops\n"
-      "the analysis. A map marked (approximate) is a superset of the exact relation. With\n"
-      "--xla-compat the maps are XLA's text and the mark goes on the header line instead:\n"
-      "`output -> operand (approximate):`, or `(3 maps, approximate: 1, 3)` when only some maps of\n"
-      "the set are (positions from 1). An all-gather's output -> operand map is followed by\n"
-      "`replica id:`, a map from the same domain to the position, within the replica group, of the\n"
-      "replica whose buffer holds the element.\n"
-      "With --physical every map is restated in element offsets of the buffers, through each array's\n"
-      "layout (tiles included; see `hlo-index layout`): output offset -> operand offset; padding slots\n"
-      "are outside the domains.\n"
-      "With --expect GOLDEN the output is compared with the file instead of printed: nothing is printed\n"
-      "when they are equal (exit 0), else a unified diff (exit 1); --update rewrites the file. With\n"
-      "--canonical-names, names are by stem and position (see the README), so goldens survive renumbering.\n"
-      "A summary line counts instructions, maps, undefined and approximate maps.\n\n"
-      "Examples:\n"
-      "  hlo-index analyze model.hlo\n"
-      "  hlo-index analyze model.hlo --instruction fusion.3 --direction both --one-line\n"
-      "  hlo-index analyze model.hlo --format json > maps.json\n"
-      "  hlo-index analyze tpu.hlo --instruction fusion.3 --physical   # offsets in the tiled buffers\n"
-      "  hlo-index analyze model.hlo --xla-compat     # XLA's own maps and simplification policy\n"
-      "  hlo-index analyze model.hlo --canonical-names --expect model.golden   # exit 1 and a diff if it changed");
+  cmd->footer(k_analyze_help);
   cmd->add_option("files", options->files, "HLO text files ('-' reads standard input)")->required();
   cmd->add_option("--computation", options->computations, "Only instructions of this computation (repeatable)");
   cmd->add_option("--instruction", options->instructions, "Only this instruction (repeatable)");
