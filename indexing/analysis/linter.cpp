@@ -3,15 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
-#include <functional>
 #include <limits>
 #include <set>
 #include <tuple>
 
 #include "indexing/analysis/coalescing.hpp"
 #include "indexing/analysis/utilisation.hpp"
-#include "indexing/layout_maps.hpp"
 #include "indexing/map_text.hpp"
 #include "layout/physical_layout.hpp"
 
