@@ -55,6 +55,8 @@ public:
   const std::vector<bool>& added() const { return m_added; }
 
 private:
+  using Point = std::pair<std::size_t, std::size_t>;
+
   void replace(std::size_t a0, std::size_t a1, std::size_t b0, std::size_t b1) {
     for (std::size_t i = a0; i < a1; ++i) m_removed[i] = true;
     for (std::size_t j = b0; j < b1; ++j) m_added[j] = true;
@@ -79,87 +81,130 @@ private:
   // m_max_exact_edits edits without meeting, the furthest point either search
   // reached. nullopt: the sequences have nothing in common, or the step budget
   // ran out.
-  std::optional<std::pair<std::size_t, std::size_t>> middle_snake(std::size_t a0, std::size_t a1, std::size_t b0,
-                                                                  std::size_t b1) {
-    const auto n = static_cast<std::ptrdiff_t>(a1 - a0), m = static_cast<std::ptrdiff_t>(b1 - b0);
-    const std::ptrdiff_t max_d = (n + m + 1) / 2;
+  std::optional<Point> middle_snake(std::size_t a0, std::size_t a1, std::size_t b0, std::size_t b1) {
+    Search s = start_search(a0, a1, b0, b1);
+    Point met;
+    for (std::ptrdiff_t d = 0; d < s.limit; ++d) {
+      Step step = forward_step(s, d, met);
+      if (step == Step::kGoOn) step = backward_step(s, d, met);
+      if (step == Step::kMet) return met;
+      if (step == Step::kOutOfBudget) return std::nullopt;
+      if (d + 1 == m_max_exact_edits) return furthest(s, d);
+    }
+    return std::nullopt;
+  }
+
+  // One middle-snake search over [a0, a1) x [b0, b1).
+  struct Search {
+    std::size_t a0 = 0, b0 = 0;
+    std::ptrdiff_t n = 0, m = 0, delta = 0, limit = 0, offset = 0;
+    bool odd = false;  // the forward search detects the overlap
+    // Diagonals that ran off the edit graph are not searched again.
+    std::ptrdiff_t k1_start = 0, k1_end = 0, k2_start = 0, k2_end = 0;
+  };
+  // A round of one search: go on, the searches met, or the step budget ran out.
+  enum class Step { kGoOn, kMet, kOutOfBudget };
+
+  Search start_search(std::size_t a0, std::size_t a1, std::size_t b0, std::size_t b1) {
+    Search s;
+    s.a0 = a0;
+    s.b0 = b0;
+    s.n = static_cast<std::ptrdiff_t>(a1 - a0);
+    s.m = static_cast<std::ptrdiff_t>(b1 - b0);
+    const std::ptrdiff_t max_d = (s.n + s.m + 1) / 2;
     // Diagonals -limit - 1 .. limit + 1: all the search can reach, as d < limit.
-    const std::ptrdiff_t limit = std::min(max_d, m_max_exact_edits), offset = limit + 1;
-    const auto length = static_cast<std::size_t>(2 * limit + 3);
+    s.limit = std::min(max_d, m_max_exact_edits);
+    s.offset = s.limit + 1;
+    const auto length = static_cast<std::size_t>(2 * s.limit + 3);
     if (m_forward.size() < length) m_forward.resize(length), m_backward.resize(length);
     std::fill_n(m_forward.begin(), length, -1);
     std::fill_n(m_backward.begin(), length, -1);
-    std::vector<std::ptrdiff_t>& forward = m_forward;
-    std::vector<std::ptrdiff_t>& backward = m_backward;
-    auto at = [offset](std::vector<std::ptrdiff_t>& v, std::ptrdiff_t k) -> std::ptrdiff_t& {
-      return v[static_cast<std::size_t>(offset + k)];
-    };
-    at(forward, 1) = 0;
-    at(backward, 1) = 0;
-    const std::ptrdiff_t delta = n - m;
-    const bool odd = (delta % 2) != 0;  // the forward search detects the overlap
-    auto a = [&](std::ptrdiff_t x) { return m_a[a0 + static_cast<std::size_t>(x)]; };
-    auto b = [&](std::ptrdiff_t y) { return m_b[b0 + static_cast<std::size_t>(y)]; };
-    // Diagonals that ran off the edit graph are not searched again.
-    std::ptrdiff_t k1_start = 0, k1_end = 0, k2_start = 0, k2_end = 0;
-    for (std::ptrdiff_t d = 0; d < limit; ++d) {
-      for (std::ptrdiff_t k1 = -d + k1_start; k1 <= d - k1_end; k1 += 2) {
-        std::ptrdiff_t x1 = (k1 == -d || (k1 != d && at(forward, k1 - 1) < at(forward, k1 + 1)))
-                                ? at(forward, k1 + 1)
-                                : at(forward, k1 - 1) + 1;
-        std::ptrdiff_t y1 = x1 - k1;
-        if (!spend(1)) return std::nullopt;
-        const std::ptrdiff_t x_start = x1;
-        while (x1 < n && y1 < m && a(x1) == b(y1)) ++x1, ++y1;
-        if (!spend(static_cast<std::uint64_t>(x1 - x_start))) return std::nullopt;
-        at(forward, k1) = x1;
-        if (x1 > n) {
-          k1_end += 2;
-        } else if (y1 > m) {
-          k1_start += 2;
-        } else if (odd) {
-          const std::ptrdiff_t k2 = delta - k1;
-          if (k2 >= -limit - 1 && k2 <= limit + 1 && at(backward, k2) != -1 && x1 >= n - at(backward, k2))
-            return std::pair{a0 + static_cast<std::size_t>(x1), b0 + static_cast<std::size_t>(y1)};
+    front(m_forward, s, 1) = 0;
+    front(m_backward, s, 1) = 0;
+    s.delta = s.n - s.m;
+    s.odd = (s.delta % 2) != 0;
+    return s;
+  }
+
+  static std::ptrdiff_t& front(std::vector<std::ptrdiff_t>& v, const Search& s, std::ptrdiff_t k) {
+    return v[static_cast<std::size_t>(s.offset + k)];
+  }
+  std::uint32_t a(const Search& s, std::ptrdiff_t x) const { return m_a[s.a0 + static_cast<std::size_t>(x)]; }
+  std::uint32_t b(const Search& s, std::ptrdiff_t y) const { return m_b[s.b0 + static_cast<std::size_t>(y)]; }
+  static Point point(const Search& s, std::ptrdiff_t x, std::ptrdiff_t y) {
+    return {s.a0 + static_cast<std::size_t>(x), s.b0 + static_cast<std::size_t>(y)};
+  }
+
+  // forward[k] is the furthest x reached with d edits on diagonal k = x - y.
+  Step forward_step(Search& s, std::ptrdiff_t d, Point& met) {
+    for (std::ptrdiff_t k1 = -d + s.k1_start; k1 <= d - s.k1_end; k1 += 2) {
+      std::ptrdiff_t x1 = (k1 == -d || (k1 != d && front(m_forward, s, k1 - 1) < front(m_forward, s, k1 + 1)))
+                              ? front(m_forward, s, k1 + 1)
+                              : front(m_forward, s, k1 - 1) + 1;
+      std::ptrdiff_t y1 = x1 - k1;
+      if (!spend(1)) return Step::kOutOfBudget;
+      const std::ptrdiff_t x_start = x1;
+      while (x1 < s.n && y1 < s.m && a(s, x1) == b(s, y1)) ++x1, ++y1;
+      if (!spend(static_cast<std::uint64_t>(x1 - x_start))) return Step::kOutOfBudget;
+      front(m_forward, s, k1) = x1;
+      if (x1 > s.n) {
+        s.k1_end += 2;
+      } else if (y1 > s.m) {
+        s.k1_start += 2;
+      } else if (s.odd) {
+        const std::ptrdiff_t k2 = s.delta - k1;
+        if (k2 >= -s.limit - 1 && k2 <= s.limit + 1 && front(m_backward, s, k2) != -1 &&
+            x1 >= s.n - front(m_backward, s, k2)) {
+          met = point(s, x1, y1);
+          return Step::kMet;
         }
       }
-      for (std::ptrdiff_t k2 = -d + k2_start; k2 <= d - k2_end; k2 += 2) {
-        std::ptrdiff_t x2 = (k2 == -d || (k2 != d && at(backward, k2 - 1) < at(backward, k2 + 1)))
-                                ? at(backward, k2 + 1)
-                                : at(backward, k2 - 1) + 1;
-        std::ptrdiff_t y2 = x2 - k2;
-        if (!spend(1)) return std::nullopt;
-        const std::ptrdiff_t x_start = x2;
-        while (x2 < n && y2 < m && a(n - x2 - 1) == b(m - y2 - 1)) ++x2, ++y2;
-        if (!spend(static_cast<std::uint64_t>(x2 - x_start))) return std::nullopt;
-        at(backward, k2) = x2;
-        if (x2 > n) {
-          k2_end += 2;
-        } else if (y2 > m) {
-          k2_start += 2;
-        } else if (!odd) {
-          const std::ptrdiff_t k1 = delta - k2;
-          if (k1 >= -limit - 1 && k1 <= limit + 1 && at(forward, k1) != -1) {
-            const std::ptrdiff_t x1 = at(forward, k1), y1 = x1 - k1;
-            if (x1 >= n - x2) return std::pair{a0 + static_cast<std::size_t>(x1), b0 + static_cast<std::size_t>(y1)};
+    }
+    return Step::kGoOn;
+  }
+
+  // backward[k]: the same from the end, on the reversed sequences.
+  Step backward_step(Search& s, std::ptrdiff_t d, Point& met) {
+    for (std::ptrdiff_t k2 = -d + s.k2_start; k2 <= d - s.k2_end; k2 += 2) {
+      std::ptrdiff_t x2 = (k2 == -d || (k2 != d && front(m_backward, s, k2 - 1) < front(m_backward, s, k2 + 1)))
+                              ? front(m_backward, s, k2 + 1)
+                              : front(m_backward, s, k2 - 1) + 1;
+      std::ptrdiff_t y2 = x2 - k2;
+      if (!spend(1)) return Step::kOutOfBudget;
+      const std::ptrdiff_t x_start = x2;
+      while (x2 < s.n && y2 < s.m && a(s, s.n - x2 - 1) == b(s, s.m - y2 - 1)) ++x2, ++y2;
+      if (!spend(static_cast<std::uint64_t>(x2 - x_start))) return Step::kOutOfBudget;
+      front(m_backward, s, k2) = x2;
+      if (x2 > s.n) {
+        s.k2_end += 2;
+      } else if (y2 > s.m) {
+        s.k2_start += 2;
+      } else if (!s.odd) {
+        const std::ptrdiff_t k1 = s.delta - k2;
+        if (k1 >= -s.limit - 1 && k1 <= s.limit + 1 && front(m_forward, s, k1) != -1) {
+          const std::ptrdiff_t x1 = front(m_forward, s, k1), y1 = x1 - k1;
+          if (x1 >= s.n - x2) {
+            met = point(s, x1, y1);
+            return Step::kMet;
           }
         }
       }
-      if (d + 1 == m_max_exact_edits) {
-        // Too costly: split where either search got furthest (x + y from its end).
-        std::ptrdiff_t best = -1, best_x = 0, best_y = 0;
-        for (std::ptrdiff_t k = -d + k1_start; k <= d - k1_end; k += 2) {
-          const std::ptrdiff_t x = at(forward, k), y = x - k;
-          if (x <= n && y >= 0 && y <= m && x + y > best) best = x + y, best_x = x, best_y = y;
-        }
-        for (std::ptrdiff_t k = -d + k2_start; k <= d - k2_end; k += 2) {
-          const std::ptrdiff_t x = at(backward, k), y = x - k;
-          if (x <= n && y >= 0 && y <= m && x + y > best) best = x + y, best_x = n - x, best_y = m - y;
-        }
-        if (best >= 0) return std::pair{a0 + static_cast<std::size_t>(best_x), b0 + static_cast<std::size_t>(best_y)};
-        return std::nullopt;
-      }
     }
+    return Step::kGoOn;
+  }
+
+  // Too costly: split where either search got furthest (x + y from its end).
+  std::optional<Point> furthest(Search& s, std::ptrdiff_t d) {
+    std::ptrdiff_t best = -1, best_x = 0, best_y = 0;
+    for (std::ptrdiff_t k = -d + s.k1_start; k <= d - s.k1_end; k += 2) {
+      const std::ptrdiff_t x = front(m_forward, s, k), y = x - k;
+      if (x <= s.n && y >= 0 && y <= s.m && x + y > best) best = x + y, best_x = x, best_y = y;
+    }
+    for (std::ptrdiff_t k = -d + s.k2_start; k <= d - s.k2_end; k += 2) {
+      const std::ptrdiff_t x = front(m_backward, s, k), y = x - k;
+      if (x <= s.n && y >= 0 && y <= s.m && x + y > best) best = x + y, best_x = s.n - x, best_y = s.m - y;
+    }
+    if (best >= 0) return point(s, best_x, best_y);
     return std::nullopt;
   }
 

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "app/exit_codes.hpp"
+#include "indexing/analysis/module_input.hpp"
 #include "indexing/layout_maps.hpp"
 #include "indexing/map_builders.hpp"
 #include "indexing/map_text.hpp"
@@ -209,118 +210,144 @@ bool holds(const IndexingMap& map, std::span<const std::int64_t> dims) {
   return true;
 }
 
-class LayoutReport {
-public:
-  LayoutReport(const LayoutOptions& options, std::ostream& out, std::ostream& err)
-      : m_options(options), m_out(out), m_err(err) {}
+// A layout with its two maps and the answers to --index and --offset.
+struct LayoutAnswers {
+  PhysicalLayout layout;
+  IndexingMap to_offset, to_logical;
+  struct IndexAnswer {
+    std::vector<std::int64_t> index, physical;
+    std::int64_t offset = 0;
+  };
+  struct OffsetAnswer {
+    std::int64_t offset = 0;
+    std::optional<std::vector<std::int64_t>> index;  // none: padding
+  };
+  std::vector<IndexAnswer> indices;
+  std::vector<OffsetAnswer> offsets;
+};
 
-  // Returns false on an input error (already reported).
-  bool report(const Target& target, json* j_out) {
-    std::optional<PhysicalLayout> l;
-    try {
-      l = PhysicalLayout::of(target.shape);
-    } catch (const layout::LayoutError& e) {
-      std::string message = fmt::format("cannot lay out {}: {}", hlo::to_string(target.shape), e.what());
-      if (target.source && target.where) {
-        parser::DiagnosticEngine diagnostics;
-        diagnostics.error_at(*target.source, target.where, message);
-        m_err << parser::render(diagnostics);
-      } else {
-        m_err << "hlo-index layout: error: " << message << "\n";
+std::optional<PhysicalLayout> layout_of(const Target& target, std::ostream& err) {
+  try {
+    return PhysicalLayout::of(target.shape);
+  } catch (const layout::LayoutError& e) {
+    std::string message = fmt::format("cannot lay out {}: {}", hlo::to_string(target.shape), e.what());
+    if (target.source && target.where) {
+      parser::DiagnosticEngine diagnostics;
+      diagnostics.error_at(*target.source, target.where, message);
+      err << parser::render(diagnostics);
+    } else {
+      err << "hlo-index layout: error: " << message << "\n";
+    }
+    return std::nullopt;
+  }
+}
+
+// The --index arguments, checked against the layout; errors reported.
+std::optional<std::vector<std::vector<std::int64_t>>> checked_indices(const LayoutOptions& options,
+                                                                      const PhysicalLayout& l, std::ostream& err) {
+  std::vector<std::vector<std::int64_t>> indices;
+  for (const std::string& index_text : options.indices) {
+    auto index = parse_index(index_text, l.logical_dims().size(), err);
+    if (!index) return std::nullopt;
+    for (std::size_t d = 0; d < index->size(); ++d)
+      if ((*index)[d] < 0 || (*index)[d] >= l.logical_dims()[d]) {
+        err << fmt::format("hlo-index layout: error: --index {}: entry {} is outside [0, {}]\n", index_text, d,
+                           l.logical_dims()[d] - 1);
+        return std::nullopt;
       }
+    indices.push_back(std::move(*index));
+  }
+  return indices;
+}
+
+bool check_offsets(const LayoutOptions& options, const PhysicalLayout& l, std::ostream& err) {
+  for (std::int64_t offset : options.offsets)
+    if (offset < 0 || offset >= l.allocated_elements()) {
+      err << fmt::format("hlo-index layout: error: --offset {} is outside the buffer [0, {}]\n", offset,
+                         l.allocated_elements() - 1);
       return false;
     }
-    // Queries are checked before anything is printed.
-    std::vector<std::vector<std::int64_t>> indices;
-    for (const std::string& index_text : m_options.indices) {
-      auto index = parse_index(index_text, l->logical_dims().size(), m_err);
-      if (!index) return false;
-      for (std::size_t d = 0; d < index->size(); ++d)
-        if ((*index)[d] < 0 || (*index)[d] >= l->logical_dims()[d]) {
-          m_err << fmt::format("hlo-index layout: error: --index {}: entry {} is outside [0, {}]\n", index_text, d,
-                               l->logical_dims()[d] - 1);
-          return false;
-        }
-      indices.push_back(std::move(*index));
-    }
-    for (std::int64_t offset : m_options.offsets)
-      if (offset < 0 || offset >= l->allocated_elements()) {
-        m_err << fmt::format("hlo-index layout: error: --offset {} is outside the buffer [0, {}]\n", offset,
-                             l->allocated_elements() - 1);
-        return false;
-      }
-    IndexingMap to_offset = indexing::logical_to_physical(*l);
-    IndexingMap to_logical = indexing::physical_to_logical(*l);
-    const bool text = j_out == nullptr;
-    json j;
-    if (text) {
-      m_out << fmt::format("shape {}{}\n", target.label.empty() ? "" : "element " + target.label + ": ",
-                           hlo::to_string(target.shape));
-      m_out << words_of(*l, target.shape);
-      indexing::MapPrintOptions print;
-      print.layout = m_options.one_line ? indexing::MapLayout::kOneLine : indexing::MapLayout::kMultiLine;
-      print.indent = "  ";
-      m_out << "logical index -> physical offset:\n"
-            << (m_options.one_line ? "  " : "") << indexing::print_map(to_offset, print) << "\n";
-      m_out << "physical offset -> logical index (padding slots are outside the domain):\n"
-            << (m_options.one_line ? "  " : "") << indexing::print_map(to_logical, print) << "\n";
-    } else {
-      if (!target.label.empty()) j["tuple_index"] = target.label;
-      j["shape"] = hlo::to_string(target.shape);
-      j["element_type"] = std::string(hlo::element_type_name(target.shape.type));
-      j["element_bits"] = l->element_bits();
-      j["minor_to_major"] = l->minor_to_major();
-      json tiles = json::array();
-      for (const hlo::Tile& t : l->tiles()) tiles.push_back(t.dims);
-      j["tiles"] = tiles;
-      j["physical_dims"] = l->physical_dims();
-      j["memory_space"] = l->memory_space();
-      j["logical_elements"] = l->logical_elements();
-      j["allocated_elements"] = l->allocated_elements();
-      j["padding_elements"] = l->allocated_elements() - l->logical_elements();
-      j["padding_ratio"] = padding_ratio(*l);
-      j["allocated_bytes"] = l->allocated_bytes();
-      j["logical_to_physical"] = indexing::print_map(to_offset);
-      j["physical_to_logical"] = indexing::print_map(to_logical);
-    }
-    json queries = json::array();
-    for (const auto& index : indices) {
-      std::int64_t offset = evaluate_results(to_offset, index)[0];
-      std::vector<std::int64_t> physical;
-      for (const auto& e : l->physical_index(indexing::build::dims(index.size())))
-        physical.push_back(simplify::evaluate(e, {index, {}, {}}));
-      if (text) {
-        m_out << fmt::format("element ({}): physical index ({}), offset {}, bit offset {}\n", join(index, ", "),
-                             join(physical, ", "), offset, offset * l->element_bits());
-      } else {
-        queries.push_back(json{{"index", index}, {"physical_index", physical}, {"offset", offset}});
-      }
-    }
-    for (std::int64_t offset : m_options.offsets) {
-      const std::int64_t point[] = {offset};
-      bool element = holds(to_logical, point);
-      std::vector<std::int64_t> index = element ? evaluate_results(to_logical, point) : std::vector<std::int64_t>{};
-      if (text) {
-        m_out << (element ? fmt::format("offset {}: element ({})\n", offset, join(index, ", "))
-                          : fmt::format("offset {}: padding\n", offset));
-      } else {
-        json q{{"offset", offset}, {"padding", !element}};
-        if (element) q["index"] = index;
-        queries.push_back(std::move(q));
-      }
-    }
-    if (!text) {
-      if (!queries.empty()) j["queries"] = std::move(queries);
-      j_out->push_back(std::move(j));
-    }
-    return true;
-  }
+  return true;
+}
 
-private:
-  const LayoutOptions& m_options;
-  std::ostream& m_out;
-  std::ostream& m_err;
-};
+// Queries are checked before anything is printed; nullopt on an input error (reported).
+std::optional<LayoutAnswers> answer(const Target& target, const LayoutOptions& options, std::ostream& err) {
+  std::optional<PhysicalLayout> l = layout_of(target, err);
+  if (!l) return std::nullopt;
+  auto indices = checked_indices(options, *l, err);
+  if (!indices || !check_offsets(options, *l, err)) return std::nullopt;
+  LayoutAnswers a{*l, indexing::logical_to_physical(*l), indexing::physical_to_logical(*l), {}, {}};
+  for (const auto& index : *indices) {
+    LayoutAnswers::IndexAnswer q{index, {}, evaluate_results(a.to_offset, index)[0]};
+    for (const auto& e : l->physical_index(indexing::build::dims(index.size())))
+      q.physical.push_back(simplify::evaluate(e, {index, {}, {}}));
+    a.indices.push_back(std::move(q));
+  }
+  for (std::int64_t offset : options.offsets) {
+    const std::int64_t point[] = {offset};
+    LayoutAnswers::OffsetAnswer q{offset, std::nullopt};
+    if (holds(a.to_logical, point)) q.index = evaluate_results(a.to_logical, point);
+    a.offsets.push_back(std::move(q));
+  }
+  return a;
+}
+
+void render_text(const Target& target, const LayoutAnswers& a, const LayoutOptions& options, std::ostream& out) {
+  out << fmt::format("shape {}{}\n", target.label.empty() ? "" : "element " + target.label + ": ",
+                     hlo::to_string(target.shape));
+  out << words_of(a.layout, target.shape);
+  indexing::MapPrintOptions print;
+  print.layout = options.one_line ? indexing::MapLayout::kOneLine : indexing::MapLayout::kMultiLine;
+  print.indent = "  ";
+  out << "logical index -> physical offset:\n"
+      << (options.one_line ? "  " : "") << indexing::print_map(a.to_offset, print) << "\n";
+  out << "physical offset -> logical index (padding slots are outside the domain):\n"
+      << (options.one_line ? "  " : "") << indexing::print_map(a.to_logical, print) << "\n";
+  for (const auto& q : a.indices) {
+    out << fmt::format("element ({}): physical index ({}), offset {}, bit offset {}\n", join(q.index, ", "),
+                       join(q.physical, ", "), q.offset, q.offset * a.layout.element_bits());
+  }
+  for (const auto& q : a.offsets) {
+    out << (q.index ? fmt::format("offset {}: element ({})\n", q.offset, join(*q.index, ", "))
+                    : fmt::format("offset {}: padding\n", q.offset));
+  }
+}
+
+json layout_json(const Target& target, const PhysicalLayout& l) {
+  json j;
+  if (!target.label.empty()) j["tuple_index"] = target.label;
+  j["shape"] = hlo::to_string(target.shape);
+  j["element_type"] = std::string(hlo::element_type_name(target.shape.type));
+  j["element_bits"] = l.element_bits();
+  j["minor_to_major"] = l.minor_to_major();
+  json tiles = json::array();
+  for (const hlo::Tile& t : l.tiles()) tiles.push_back(t.dims);
+  j["tiles"] = tiles;
+  j["physical_dims"] = l.physical_dims();
+  j["memory_space"] = l.memory_space();
+  j["logical_elements"] = l.logical_elements();
+  j["allocated_elements"] = l.allocated_elements();
+  j["padding_elements"] = l.allocated_elements() - l.logical_elements();
+  j["padding_ratio"] = padding_ratio(l);
+  j["allocated_bytes"] = l.allocated_bytes();
+  return j;
+}
+
+json render_json(const Target& target, const LayoutAnswers& a) {
+  json j = layout_json(target, a.layout);
+  j["logical_to_physical"] = indexing::print_map(a.to_offset);
+  j["physical_to_logical"] = indexing::print_map(a.to_logical);
+  json queries = json::array();
+  for (const auto& q : a.indices)
+    queries.push_back(json{{"index", q.index}, {"physical_index", q.physical}, {"offset", q.offset}});
+  for (const auto& q : a.offsets) {
+    json o{{"offset", q.offset}, {"padding", !q.index}};
+    if (q.index) o["index"] = *q.index;
+    queries.push_back(std::move(o));
+  }
+  if (!queries.empty()) j["queries"] = std::move(queries);
+  return j;
+}
 
 }  // namespace
 
@@ -362,86 +389,117 @@ void setup_layout_command(CLI::App& app, int& exit_code) {
   cmd->callback([options, &exit_code] { exit_code = run_layout_command(*options, std::cout, std::cerr); });
 }
 
-int run_layout_command(const LayoutOptions& options, std::ostream& out, std::ostream& err) {
-  std::vector<Target> targets;
-  std::vector<hlo::Module> modules;  // keeps the sources of FILE targets alive
-  bool is_file = options.target == "-" || options.target.find('[') == std::string::npos;
-  if (!is_file) {
-    if (!options.instruction.empty() || !options.computation.empty()) {
-      err << "hlo-index layout: error: --instruction and --computation need an HLO file, not a shape\n";
-      return k_exit_input_error;
-    }
-    auto shape = parse_shape_argument(options.target, err);
-    if (!shape) return k_exit_input_error;
-    targets.push_back({"", std::move(*shape)});
-  } else {
-    if (options.instruction.empty()) {
-      err << fmt::format(
-          "hlo-index layout: error: '{}' is not a shape; for an HLO file, name the instruction with "
-          "--instruction NAME\n",
-          options.target);
-      return k_exit_input_error;
-    }
-    parser::DiagnosticEngine diagnostics;
-    auto source = parser::read_source(options.target, diagnostics);
-    if (source) modules = parser::parse_hlo(source, diagnostics, {options.allow_truncated});
-    err << parser::render(diagnostics);
-    if (diagnostics.has_errors()) return k_exit_input_error;
-    auto strip = [](std::string_view n) { return n.starts_with('%') ? n.substr(1) : n; };
-    std::vector<std::string> found;
-    for (const hlo::Module& m : modules)
-      for (const hlo::Computation& c : m.computations) {
-        if (!options.computation.empty() && c.name != strip(options.computation)) continue;
-        for (const hlo::Instruction& i : c.instructions)
-          if (i.name == strip(options.instruction)) {
-            found.push_back(std::string(c.name));
-            const char* where = m.source->text().data() <= i.name.data() &&
-                                        i.name.data() < m.source->text().data() + m.source->text().size()
-                                    ? i.name.data()
-                                    : nullptr;
-            targets.push_back({"", m.shape_of(i), m.source.get(), where});
-          }
-      }
-    if (targets.empty()) {
-      err << fmt::format("hlo-index layout: error: no instruction named '{}'{}\n", strip(options.instruction),
-                         options.computation.empty() ? "" : " in computation " + options.computation);
-      return k_exit_input_error;
-    }
-    if (targets.size() > 1) {
-      err << fmt::format(
-          "hlo-index layout: error: '{}' names instructions in computations {}; pick one with "
-          "--computation\n",
-          strip(options.instruction), fmt::join(found, ", "));
-      return k_exit_input_error;
-    }
-  }
+namespace {
 
-  Target chosen = targets[0];
-  if (!select_tuple_element(options.tuple_index, chosen.shape, err)) return k_exit_input_error;
+std::string_view strip_sigil(std::string_view name) { return name.starts_with('%') ? name.substr(1) : name; }
+
+// The instructions named --instruction (in --computation) of the modules.
+std::vector<Target> instruction_targets(const LayoutOptions& options, const std::vector<hlo::Module>& modules,
+                                        std::vector<std::string>& computations) {
+  std::vector<Target> targets;
+  for (const hlo::Module& m : modules)
+    for (const hlo::Computation& c : m.computations) {
+      if (!options.computation.empty() && c.name != strip_sigil(options.computation)) continue;
+      for (const hlo::Instruction& i : c.instructions)
+        if (i.name == strip_sigil(options.instruction)) {
+          computations.push_back(std::string(c.name));
+          const char* where = m.source->text().data() <= i.name.data() &&
+                                      i.name.data() < m.source->text().data() + m.source->text().size()
+                                  ? i.name.data()
+                                  : nullptr;
+          targets.push_back({"", m.shape_of(i), m.source.get(), where});
+        }
+    }
+  return targets;
+}
+
+// TARGET as an HLO file: the one instruction named; errors reported.
+std::optional<Target> file_target(const LayoutOptions& options, std::vector<hlo::Module>& modules, std::ostream& err) {
+  if (options.instruction.empty()) {
+    err << fmt::format(
+        "hlo-index layout: error: '{}' is not a shape; for an HLO file, name the instruction with "
+        "--instruction NAME\n",
+        options.target);
+    return std::nullopt;
+  }
+  analysis::LoadedFile loaded = analysis::load_file(options.target, options.allow_truncated, err);
+  if (loaded.errors != 0) return std::nullopt;
+  modules = std::move(loaded.modules);
+  std::vector<std::string> found;
+  std::vector<Target> targets = instruction_targets(options, modules, found);
+  if (targets.empty()) {
+    err << fmt::format("hlo-index layout: error: no instruction named '{}'{}\n", strip_sigil(options.instruction),
+                       options.computation.empty() ? "" : " in computation " + options.computation);
+    return std::nullopt;
+  }
+  if (targets.size() > 1) {
+    err << fmt::format(
+        "hlo-index layout: error: '{}' names instructions in computations {}; pick one with "
+        "--computation\n",
+        strip_sigil(options.instruction), fmt::join(found, ", "));
+    return std::nullopt;
+  }
+  return targets[0];
+}
+
+std::optional<Target> shape_target(const LayoutOptions& options, std::ostream& err) {
+  if (!options.instruction.empty() || !options.computation.empty()) {
+    err << "hlo-index layout: error: --instruction and --computation need an HLO file, not a shape\n";
+    return std::nullopt;
+  }
+  auto shape = parse_shape_argument(options.target, err);
+  if (!shape) return std::nullopt;
+  return Target{"", std::move(*shape)};
+}
+
+// The arrays to report: the target's, or its --tuple-index element's, leaves.
+std::optional<std::vector<Target>> arrays_of(Target chosen, const LayoutOptions& options, std::ostream& err) {
+  if (!select_tuple_element(options.tuple_index, chosen.shape, err)) return std::nullopt;
   std::vector<std::int64_t> path(options.tuple_index);
   std::vector<Target> arrays;
   collect_arrays(chosen.shape, path, arrays, chosen);
   if (arrays.size() != 1 && (!options.indices.empty() || !options.offsets.empty() || !options.padded_dims.empty())) {
     err << "hlo-index layout: error: --index, --offset and --padded-dims need one array; this is a tuple (pick an "
            "element with --tuple-index)\n";
-    return k_exit_input_error;
+    return std::nullopt;
   }
-  if (arrays.size() == 1 && !apply_padded_dims(options.padded_dims, arrays[0].shape, err)) return k_exit_input_error;
+  if (arrays.size() == 1 && !apply_padded_dims(options.padded_dims, arrays[0].shape, err)) return std::nullopt;
+  return arrays;
+}
 
-  LayoutReport report(options, out, err);
+// Prints every array's report; false on an input error (reported).
+bool report_arrays(const std::vector<Target>& arrays, const LayoutOptions& options, std::ostream& out,
+                   std::ostream& err) {
   json j_arrays = json::array();
   const bool text = options.format == "text";
   for (std::size_t k = 0; k < arrays.size(); ++k) {
     if (text && k > 0) out << "\n";
     try {
-      if (!report.report(arrays[k], text ? nullptr : &j_arrays)) return k_exit_input_error;
+      const std::optional<LayoutAnswers> a = answer(arrays[k], options, err);
+      if (!a) return false;
+      if (text)
+        render_text(arrays[k], *a, options, out);
+      else
+        j_arrays.push_back(render_json(arrays[k], *a));
     } catch (const simplify::ArithmeticOverflow& e) {
       err << "hlo-index layout: error: " << e.what() << "\n";
-      return k_exit_input_error;
+      return false;
     }
   }
   if (!text) out << json{{"arrays", std::move(j_arrays)}}.dump(2) << "\n";
-  return k_exit_ok;
+  return true;
+}
+
+}  // namespace
+
+int run_layout_command(const LayoutOptions& options, std::ostream& out, std::ostream& err) {
+  std::vector<hlo::Module> modules;  // keeps the sources of FILE targets alive
+  const bool is_file = options.target == "-" || options.target.find('[') == std::string::npos;
+  const std::optional<Target> target = is_file ? file_target(options, modules, err) : shape_target(options, err);
+  if (!target) return k_exit_input_error;
+  const std::optional<std::vector<Target>> arrays = arrays_of(*target, options, err);
+  if (!arrays) return k_exit_input_error;
+  return report_arrays(*arrays, options, out, err) ? k_exit_ok : k_exit_input_error;
 }
 
 }  // namespace hlo_index::app

@@ -14,9 +14,25 @@
 #include "app/exit_codes.hpp"
 #include "app/isl_limit.hpp"
 #include "app/sarif.hpp"
-#include "parser/parse.hpp"
+#include "indexing/analysis/computation_walk.hpp"
+#include "indexing/analysis/linter.hpp"
+#include "indexing/analysis/module_input.hpp"
 
 namespace hlo_index::app {
+
+using analysis::analysed_computations;
+using analysis::baseline_key;
+using analysis::find_lint_rule;
+using analysis::k_lint_rule_count;
+using analysis::lint_rules;
+using analysis::linted_instruction;
+using analysis::Linter;
+using analysis::LintFinding;
+using analysis::LintRule;
+using analysis::LintRuleInfo;
+using analysis::LintRuleSet;
+using analysis::LintThresholds;
+using analysis::rule_info;
 
 namespace {
 
@@ -308,49 +324,32 @@ void setup_lint_command(CLI::App& app, int& exit_code) {
   cmd->callback([options, &exit_code] { exit_code = run_lint_command(*options, std::cout, std::cerr); });
 }
 
-int run_lint_command(const LintOptions& options, std::ostream& out, std::ostream& err) {
-  if (options.list_rules) {
-    list_rules(out);
-    return k_exit_ok;
-  }
+namespace {
+
+// Checks the command line; prints what is wrong. The rules to run, or nullopt.
+std::optional<LintRuleSet> checked_options(const LintOptions& options, std::ostream& err) {
   if (options.files.empty()) {
     err << "hlo-index: error: lint needs at least one file (see --help)\n";
-    return k_exit_input_error;
+    return std::nullopt;
   }
   const std::optional<LintRuleSet> rules = selected_rules(options, err);
   const bool thresholds_ok = check_thresholds(options.thresholds, err);
   if (options.format != "text" && options.format != "json" && options.format != "sarif") {
     err << fmt::format("hlo-index: error: unknown format '{}' (text, json or sarif)\n", options.format);
-    return k_exit_input_error;
+    return std::nullopt;
   }
-  if (!rules || !thresholds_ok) return k_exit_input_error;
-  std::optional<std::set<std::string>> baseline;
-  if (!options.baseline.empty() && options.write_baseline.empty()) {
-    baseline = read_baseline(options.baseline, err);
-    if (!baseline) return k_exit_input_error;
-  }
+  if (!thresholds_ok) return std::nullopt;
+  return rules;
+}
 
-  std::vector<hlo::Module> modules;
-  bool input_errors = false;
-  for (const std::string& file : options.files) {
-    parser::DiagnosticEngine diagnostics;
-    auto source = parser::read_source(file, diagnostics);
-    if (source) {
-      for (hlo::Module& m : parser::parse_hlo(source, diagnostics, {options.allow_truncated}))
-        modules.push_back(std::move(m));
-    }
-    err << parser::render(diagnostics);
-    input_errors = input_errors || diagnostics.has_errors();
-  }
-  if (input_errors) return k_exit_input_error;
-
-  ScopedIslLimit limit(options.isl_max_operations);
+// The findings of every module, sorted.
+std::vector<LintFinding> lint_modules(const std::vector<hlo::Module>& modules, LintRuleSet rules,
+                                      const LintOptions& options, Totals& totals) {
   std::vector<LintFinding> findings;
-  Totals totals;
   totals.modules = modules.size();
   for (const hlo::Module& module : modules) {
-    Linter linter(module, *rules, options.thresholds);
-    for (std::uint32_t ci : linted_computations(module)) {
+    Linter linter(module, rules, options.thresholds);
+    for (std::uint32_t ci : analysed_computations(module)) {
       const hlo::Computation& c = module.computations[ci];
       for (std::uint32_t ii = 0; ii < c.instructions.size(); ++ii) {
         if (!linted_instruction(c.instructions[ii], options.all_instructions)) continue;
@@ -360,27 +359,57 @@ int run_lint_command(const LintOptions& options, std::ostream& out, std::ostream
     }
   }
   std::sort(findings.begin(), findings.end());
-  if (!options.write_baseline.empty()) {
-    return write_baseline(options.write_baseline, findings, err) ? k_exit_ok : k_exit_input_error;
-  }
-  if (baseline) {
-    const auto kept = std::remove_if(findings.begin(), findings.end(),
-                                     [&](const LintFinding& f) { return baseline->count(baseline_key(f)) != 0; });
-    totals.suppressed = static_cast<std::size_t>(findings.end() - kept);
-    findings.erase(kept, findings.end());
-  }
-  for (const LintFinding& f : findings) ++totals.by_rule[static_cast<std::size_t>(f.rule)];
+  return findings;
+}
 
-  if (options.format == "text") {
+void drop_baseline(const std::set<std::string>& baseline, std::vector<LintFinding>& findings, Totals& totals) {
+  const auto kept = std::remove_if(findings.begin(), findings.end(),
+                                   [&](const LintFinding& f) { return baseline.count(baseline_key(f)) != 0; });
+  totals.suppressed = static_cast<std::size_t>(findings.end() - kept);
+  findings.erase(kept, findings.end());
+}
+
+void print_findings(const std::vector<LintFinding>& findings, const Totals& totals, LintRuleSet rules,
+                    const std::string& format, std::ostream& out) {
+  if (format == "text") {
     for (const LintFinding& f : findings) out << text_line(f);
-  } else if (options.format == "json") {
+  } else if (format == "json") {
     json list = json::array();
     for (const LintFinding& f : findings) list.push_back(finding_json(f));
-    json document{{"findings", std::move(list)}, {"summary", summary_json(findings, totals, *rules)}};
+    json document{{"findings", std::move(list)}, {"summary", summary_json(findings, totals, rules)}};
     out << document.dump(2) << "\n";
   } else {
     out << sarif_log(findings).dump(2) << "\n";
   }
+}
+
+}  // namespace
+
+int run_lint_command(const LintOptions& options, std::ostream& out, std::ostream& err) {
+  if (options.list_rules) {
+    list_rules(out);
+    return k_exit_ok;
+  }
+  const std::optional<LintRuleSet> rules = checked_options(options, err);
+  if (!rules) return k_exit_input_error;
+  std::optional<std::set<std::string>> baseline;
+  if (!options.baseline.empty() && options.write_baseline.empty()) {
+    baseline = read_baseline(options.baseline, err);
+    if (!baseline) return k_exit_input_error;
+  }
+  const std::optional<std::vector<hlo::Module>> modules =
+      analysis::load_modules(options.files, options.allow_truncated, err);
+  if (!modules) return k_exit_input_error;
+
+  ScopedIslLimit limit(options.isl_max_operations);
+  Totals totals;
+  std::vector<LintFinding> findings = lint_modules(*modules, *rules, options, totals);
+  if (!options.write_baseline.empty()) {
+    return write_baseline(options.write_baseline, findings, err) ? k_exit_ok : k_exit_input_error;
+  }
+  if (baseline) drop_baseline(*baseline, findings, totals);
+  for (const LintFinding& f : findings) ++totals.by_rule[static_cast<std::size_t>(f.rule)];
+  print_findings(findings, totals, *rules, options.format, out);
   err << summary_text(findings, totals, options.all_instructions);
   return findings.empty() ? k_exit_ok : k_exit_lint_findings;
 }

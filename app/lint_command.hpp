@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "app/lint_rules.hpp"
+#include "indexing/analysis/lint_rules.hpp"
 
 namespace hlo_index::app {
 
@@ -19,7 +19,7 @@ struct LintOptions {
   std::vector<std::string> files;
   std::vector<std::string> enable;   // rule ids; empty: every rule
   std::vector<std::string> disable;  // rule ids
-  LintThresholds thresholds;
+  analysis::LintThresholds thresholds;
   bool all_instructions = false;  // every instruction, not only fusions
   std::string format = "text";    // text | json | sarif
   std::string baseline;           // drop the findings listed in this file

@@ -6,6 +6,7 @@
 #include <iterator>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "app/exit_codes.hpp"
@@ -83,8 +84,20 @@ void setup_map_command(CLI::App& app, int& exit_code) {
   cmd->callback([options, &exit_code] { exit_code = run_map_command(*options, std::cin, std::cout, std::cerr); });
 }
 
-int run_map_command(const MapOptions& options, std::istream& in, std::ostream& out, std::ostream& err) {
-  ScopedIslLimit limit(options.isl_max_operations);
+namespace {
+
+// The answer of one operation: maps, counts or equality.
+struct MapResult {
+  std::optional<std::vector<IndexingMap>> maps;
+  struct Counts {
+    indexing::Count domain, image, relation;
+  };
+  std::optional<Counts> counts;
+  std::optional<std::optional<bool>> equal;  // inner nullopt: the isl budget ran out
+};
+
+// The maps of the command line or standard input, parsed; errors reported.
+std::optional<std::vector<IndexingMap>> read_maps(const MapOptions& options, std::istream& in, std::ostream& err) {
   std::vector<std::string> texts = options.maps;
   std::vector<std::string> names;
   if (texts.empty() || (texts.size() == 1 && texts[0] == "-")) {
@@ -97,7 +110,7 @@ int run_map_command(const MapOptions& options, std::istream& in, std::ostream& o
   if (texts.size() != needed) {
     err << fmt::format("hlo-index map {}: expected {} map{}, got {}\n", options.operation, needed,
                        needed == 1 ? "" : "s", texts.size());
-    return k_exit_input_error;
+    return std::nullopt;
   }
   std::vector<IndexingMap> maps;
   parser::DiagnosticEngine diagnostics;
@@ -108,70 +121,87 @@ int run_map_command(const MapOptions& options, std::istream& in, std::ostream& o
   }
   if (diagnostics.has_errors()) {
     err << parser::render(diagnostics);
-    return k_exit_input_error;
+    return std::nullopt;
   }
+  return maps;
+}
 
+// Throws std::invalid_argument or simplify::ArithmeticOverflow on bad input.
+MapResult apply(const MapOptions& options, std::vector<IndexingMap> maps) {
   indexing::MapSimplifyOptions simplify_options;
   simplify_options.verify = options.verify;
+  MapResult result;
+  if (options.operation == "simplify") {
+    indexing::simplify(maps[0], simplify_options);
+    result.maps = std::vector<IndexingMap>{maps[0]};
+  } else if (options.operation == "compose") {
+    IndexingMap c = indexing::compose(maps[0], maps[1]);
+    if (options.simplify) indexing::simplify(c, simplify_options);
+    result.maps = std::vector<IndexingMap>{c};
+  } else if (options.operation == "inverse") {
+    result.maps = indexing::inverse(maps[0], options.simplify);
+  } else if (options.operation == "count") {
+    result.counts = MapResult::Counts{indexing::count_domain(maps[0]), indexing::count_image(maps[0]),
+                                      indexing::count_relation(maps[0])};
+  } else if (options.operation == "equal") {
+    result.equal = indexing::are_equal(maps[0], maps[1]);
+  }
+  return result;
+}
+
+void render_text(const MapResult& result, const MapOptions& options, std::ostream& out) {
   indexing::MapPrintOptions print_options;
   print_options.layout = options.multi_line ? indexing::MapLayout::kMultiLine : indexing::MapLayout::kOneLine;
-  const bool json = options.format == "json";
+  for (std::size_t i = 0; result.maps && i < result.maps->size(); ++i) {
+    out << (i > 0 ? "\n" : "") << indexing::print_map((*result.maps)[i], print_options) << "\n";
+  }
+  if (result.counts) {
+    out << "domain points: " << count_text(result.counts->domain) << "\n";
+    out << "image points: " << count_text(result.counts->image) << "\n";
+    out << "relation pairs: " << count_text(result.counts->relation) << "\n";
+  }
+  if (result.equal) {
+    const std::optional<bool>& equal = *result.equal;
+    out << (!equal.has_value() ? "unknown (isl budget exhausted)" : *equal ? "equal" : "not equal") << "\n";
+  }
+}
+
+void render_json(const MapResult& result, const MapOptions& options, std::ostream& out) {
   nlohmann::ordered_json j;
   j["operation"] = options.operation;
-
-  auto emit_maps = [&](const std::vector<IndexingMap>& result) {
-    if (json) {
-      nlohmann::ordered_json list = nlohmann::ordered_json::array();
-      bool exact = true;
-      for (const IndexingMap& m : result) {
-        list.push_back(indexing::print_map(m));
-        exact = exact && !m.approximate();
-      }
-      j["maps"] = list;
-      j["exact"] = exact;
-    } else {
-      for (std::size_t i = 0; i < result.size(); ++i) {
-        out << (i > 0 ? "\n" : "") << indexing::print_map(result[i], print_options) << "\n";
-      }
+  if (result.counts) {
+    j["domain"] = count_json(result.counts->domain);
+    j["image"] = count_json(result.counts->image);
+    j["relation"] = count_json(result.counts->relation);
+  } else if (result.equal) {
+    const std::optional<bool>& equal = *result.equal;
+    j["equal"] = equal.has_value() ? nlohmann::ordered_json(*equal) : nlohmann::ordered_json(nullptr);
+  } else if (result.maps) {
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    bool exact = true;
+    for (const IndexingMap& m : *result.maps) {
+      list.push_back(indexing::print_map(m));
+      exact = exact && !m.approximate();
     }
-  };
+    j["maps"] = list;
+    j["exact"] = exact;
+  }
+  out << j.dump(2) << "\n";
+}
 
+}  // namespace
+
+int run_map_command(const MapOptions& options, std::istream& in, std::ostream& out, std::ostream& err) {
+  ScopedIslLimit limit(options.isl_max_operations);
+  std::optional<std::vector<IndexingMap>> maps = read_maps(options, in, err);
+  if (!maps) return k_exit_input_error;
+  if (options.operation == "count" && (*maps)[0].is_undefined()) {
+    err << "hlo-index map count: an UNDEFINED map has no points to count\n";
+    return k_exit_input_error;
+  }
+  MapResult result;
   try {
-    if (options.operation == "simplify") {
-      indexing::simplify(maps[0], simplify_options);
-      emit_maps({maps[0]});
-    } else if (options.operation == "compose") {
-      IndexingMap c = indexing::compose(maps[0], maps[1]);
-      if (options.simplify) indexing::simplify(c, simplify_options);
-      emit_maps({c});
-    } else if (options.operation == "inverse") {
-      std::vector<IndexingMap> inv = indexing::inverse(maps[0], options.simplify);
-      emit_maps(inv);
-    } else if (options.operation == "count") {
-      if (maps[0].is_undefined()) {
-        err << "hlo-index map count: an UNDEFINED map has no points to count\n";
-        return k_exit_input_error;
-      }
-      indexing::Count domain = indexing::count_domain(maps[0]);
-      indexing::Count image = indexing::count_image(maps[0]);
-      indexing::Count relation = indexing::count_relation(maps[0]);
-      if (json) {
-        j["domain"] = count_json(domain);
-        j["image"] = count_json(image);
-        j["relation"] = count_json(relation);
-      } else {
-        out << "domain points: " << count_text(domain) << "\n";
-        out << "image points: " << count_text(image) << "\n";
-        out << "relation pairs: " << count_text(relation) << "\n";
-      }
-    } else if (options.operation == "equal") {
-      auto equal = indexing::are_equal(maps[0], maps[1]);
-      if (json) {
-        j["equal"] = equal.has_value() ? nlohmann::ordered_json(*equal) : nlohmann::ordered_json(nullptr);
-      } else {
-        out << (!equal.has_value() ? "unknown (isl budget exhausted)" : *equal ? "equal" : "not equal") << "\n";
-      }
-    }
+    result = apply(options, std::move(*maps));
   } catch (const std::invalid_argument& e) {
     err << "hlo-index map " << options.operation << ": error: " << e.what() << "\n";
     return k_exit_input_error;
@@ -179,7 +209,10 @@ int run_map_command(const MapOptions& options, std::istream& in, std::ostream& o
     err << "hlo-index map " << options.operation << ": error: " << e.what() << "\n";
     return k_exit_input_error;
   }
-  if (json) out << j.dump(2) << "\n";
+  if (options.format == "json")
+    render_json(result, options, out);
+  else
+    render_text(result, options, out);
   return k_exit_ok;
 }
 

@@ -8,7 +8,7 @@
 #include <ostream>
 
 #include "app/exit_codes.hpp"
-#include "parser/parse.hpp"
+#include "indexing/analysis/module_input.hpp"
 #include "parser/print.hpp"
 
 namespace hlo_index::app {
@@ -87,14 +87,10 @@ int run_parse_command(const ParseOptions& options, std::ostream& out, std::ostre
   std::size_t modules = 0, instructions = 0, failed_files = 0, printed = 0;
   nlohmann::ordered_json json_files = nlohmann::ordered_json::array();
   for (const std::string& file : options.files) {
-    parser::DiagnosticEngine diagnostics;
-    auto source = parser::read_source(file, diagnostics);
-    std::vector<hlo::Module> parsed;
-    if (source) parsed = parser::parse_hlo(source, diagnostics, {options.allow_truncated});
-    err << parser::render(diagnostics);
-    if (diagnostics.has_errors()) ++failed_files;
+    const analysis::LoadedFile loaded = analysis::load_file(file, options.allow_truncated, err);
+    if (loaded.errors != 0) ++failed_files;
     nlohmann::ordered_json json_modules = nlohmann::ordered_json::array();
-    for (const hlo::Module& module : parsed) {
+    for (const hlo::Module& module : loaded.modules) {
       ModuleStats s = stats_of(module);
       ++modules;
       instructions += s.instructions;
@@ -106,7 +102,7 @@ int run_parse_command(const ParseOptions& options, std::ostream& out, std::ostre
         print_text(out, file, s);
     }
     if (options.format == "json" && !options.print)
-      json_files.push_back({{"file", file}, {"errors", diagnostics.error_count()}, {"modules", json_modules}});
+      json_files.push_back({{"file", file}, {"errors", loaded.errors}, {"modules", json_modules}});
   }
   if (options.format == "json" && !options.print) {
     out << nlohmann::ordered_json{{"files", json_files}}.dump(2) << "\n";

@@ -6,6 +6,12 @@
 
 namespace hlo_index::app {
 
+using analysis::baseline_key;
+using analysis::lint_rules;
+using analysis::LintFinding;
+using analysis::LintRuleInfo;
+using analysis::rule_info;
+
 namespace {
 
 using json = nlohmann::ordered_json;

@@ -7,13 +7,13 @@
 #include <string_view>
 #include <vector>
 
-#include "app/lint_rules.hpp"
+#include "indexing/analysis/lint_rules.hpp"
 
 namespace hlo_index::app {
 
 /// The SARIF log of `findings` (sorted as they should appear). `ruleIndex` is
 /// the rule's position in lint_rules(); every rule is listed, enabled or not.
-nlohmann::ordered_json sarif_log(const std::vector<LintFinding>& findings);
+nlohmann::ordered_json sarif_log(const std::vector<analysis::LintFinding>& findings);
 
 /// A path as a SARIF artifact URI: relative paths stay relative references
 /// (`dumps/model.hlo`), absolute ones become `file:///...`; characters outside

@@ -19,7 +19,7 @@ std::int64_t add_saturating(std::int64_t a, std::int64_t b) {
 
 }  // namespace
 
-std::string utilisation_text(const indexing::OperandUtilisation& u) {
+std::string utilisation_text(const analysis::OperandUtilisation& u) {
   if (!u.defined()) return "utilisation: unknown (" + u.undefined_reason + ")";
   std::string text = fmt::format(
       "utilisation: {} of {} elements read ({:.3f}), {} reads ({:.2f} per element read), {} bytes, {} map{}",
@@ -30,7 +30,7 @@ std::string utilisation_text(const indexing::OperandUtilisation& u) {
   return text;
 }
 
-nlohmann::ordered_json utilisation_json(const indexing::OperandUtilisation& u) {
+nlohmann::ordered_json utilisation_json(const analysis::OperandUtilisation& u) {
   nlohmann::ordered_json j;
   if (!u.defined()) {
     j["undefined_reason"] = u.undefined_reason;
@@ -48,7 +48,7 @@ nlohmann::ordered_json utilisation_json(const indexing::OperandUtilisation& u) {
   return j;
 }
 
-void UtilisationSummary::add(const indexing::InstructionUtilisation& u) {
+void UtilisationSummary::add(const analysis::InstructionUtilisation& u) {
   m_bytes_written = add_saturating(m_bytes_written, u.bytes_written);
   for (const auto& op : u.operands) {
     ++m_operands;

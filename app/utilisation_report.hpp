@@ -6,18 +6,18 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "indexing/utilisation.hpp"
+#include "indexing/analysis/utilisation.hpp"
 
 namespace hlo_index::app {
 
 /// One line, e.g. `utilisation: 64 of 128 elements read (0.500), 64 reads (1.00 per element read), 256 bytes, 1 map`.
-std::string utilisation_text(const indexing::OperandUtilisation& u);
-nlohmann::ordered_json utilisation_json(const indexing::OperandUtilisation& u);
+std::string utilisation_text(const analysis::OperandUtilisation& u);
+nlohmann::ordered_json utilisation_json(const analysis::OperandUtilisation& u);
 
 /// Totals over the instructions of one module.
 class UtilisationSummary {
 public:
-  void add(const indexing::InstructionUtilisation& u);
+  void add(const analysis::InstructionUtilisation& u);
   std::string text(std::string_view module_name) const;
   nlohmann::ordered_json json() const;
 

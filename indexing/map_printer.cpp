@@ -34,16 +34,9 @@ void append_names(std::string& out, const Domain& d, VarKind kind, const simplif
   }
 }
 
-}  // namespace
-
-std::string print_map(const IndexingMap& map, const MapPrintOptions& options) {
-  const bool multi = options.layout == MapLayout::kMultiLine;
-  std::string out = multi ? options.indent : std::string();
-  if (map.is_undefined()) return out + "UNDEFINED";
-  if (map.is_known_empty()) return out + "KNOWN EMPTY";
-
+// `(d0, d1)[s0]{rt0} -> (results)`
+void append_signature(std::string& out, const IndexingMap& map, const simplify::VarNamer& namer) {
   const Domain& d = map.domain();
-  simplify::VarNamer namer = namer_for(d);
   out += '(';
   append_names(out, d, VarKind::kDim, namer);
   out += ')';
@@ -63,7 +56,11 @@ std::string print_map(const IndexingMap& map, const MapPrintOptions& options) {
     simplify::print(map.results()[i], out, namer);
   }
   out += ')';
+}
 
+// The variables' intervals in order, then the constraints (XLA sorts them
+// by their printed text).
+std::vector<std::string> domain_items(const Domain& d, const simplify::VarNamer& namer) {
   std::vector<std::string> items;
   for (int k = 0; k < simplify::k_var_kinds; ++k) {
     auto kind = static_cast<VarKind>(k);
@@ -81,46 +78,67 @@ std::string print_map(const IndexingMap& map, const MapPrintOptions& options) {
     append_interval(item, c.interval);
     constraints.push_back(std::move(item));
   }
-  // XLA sorts constraints by their printed text.
   std::sort(constraints.begin(), constraints.end());
   items.insert(items.end(), constraints.begin(), constraints.end());
+  return items;
+}
 
-  if (!items.empty()) {
-    if (multi) {
-      out += '\n' + options.indent + "domain:";
-      for (const std::string& item : items) out += '\n' + options.indent + item;
-    } else {
-      out += ", domain: ";
-      for (std::size_t i = 0; i < items.size(); ++i) {
-        if (i > 0) out += ", ";
-        out += items[i];
-      }
+void append_domain(std::string& out, const std::vector<std::string>& items, const MapPrintOptions& options) {
+  if (items.empty()) return;
+  if (options.layout == MapLayout::kMultiLine) {
+    out += '\n' + options.indent + "domain:";
+    for (const std::string& item : items) out += '\n' + options.indent + item;
+  } else {
+    out += ", domain: ";
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      if (i > 0) out += ", ";
+      out += items[i];
     }
   }
-  if (map.approximate() && options.approximate_marker) {
-    out += multi ? '\n' + options.indent + "(approximate)" : std::string(" (approximate)");
-  }
+}
+
+MapPrintOptions nested_options(const MapPrintOptions& options) {
   MapPrintOptions nested;
   nested.runtime_sources = false;
   nested.replica_id = false;
   nested.approximate_marker = options.approximate_marker;
-  if (options.runtime_sources && !map.runtime_sources().empty()) {
-    out += '\n' + options.indent + "runtime variables:";
-    for (std::size_t i = 0; i < map.runtime_sources().size(); ++i) {
-      const RuntimeSource& s = map.runtime_sources()[i];
-      out += '\n' + options.indent + "  ";
-      namer({VarKind::kRuntime, static_cast<std::uint32_t>(i)}, out);
-      out += ": " + s.source;
-      if (!s.map) continue;
-      out += "; " + print_map(*s.map, nested);
-      if (s.map->is_defined() && s.map->has_replica_id()) {
-        out += "; replica id: " + print_map(s.map->replica_id_map(), nested);
-      }
+  return nested;
+}
+
+void append_runtime_sources(std::string& out, const IndexingMap& map, const MapPrintOptions& options,
+                            const simplify::VarNamer& namer) {
+  const MapPrintOptions nested = nested_options(options);
+  out += '\n' + options.indent + "runtime variables:";
+  for (std::size_t i = 0; i < map.runtime_sources().size(); ++i) {
+    const RuntimeSource& s = map.runtime_sources()[i];
+    out += '\n' + options.indent + "  ";
+    namer({VarKind::kRuntime, static_cast<std::uint32_t>(i)}, out);
+    out += ": " + s.source;
+    if (!s.map) continue;
+    out += "; " + print_map(*s.map, nested);
+    if (s.map->is_defined() && s.map->has_replica_id()) {
+      out += "; replica id: " + print_map(s.map->replica_id_map(), nested);
     }
   }
+}
+
+}  // namespace
+
+std::string print_map(const IndexingMap& map, const MapPrintOptions& options) {
+  const bool multi = options.layout == MapLayout::kMultiLine;
+  std::string out = multi ? options.indent : std::string();
+  if (map.is_undefined()) return out + "UNDEFINED";
+  if (map.is_known_empty()) return out + "KNOWN EMPTY";
+  simplify::VarNamer namer = namer_for(map.domain());
+  append_signature(out, map, namer);
+  append_domain(out, domain_items(map.domain(), namer), options);
+  if (map.approximate() && options.approximate_marker) {
+    out += multi ? '\n' + options.indent + "(approximate)" : std::string(" (approximate)");
+  }
+  if (options.runtime_sources && !map.runtime_sources().empty()) append_runtime_sources(out, map, options, namer);
   if (options.replica_id && map.has_replica_id()) {
     out += '\n' + options.indent + "replica id:";
-    out += '\n' + options.indent + "  " + print_map(map.replica_id_map(), nested);
+    out += '\n' + options.indent + "  " + print_map(map.replica_id_map(), nested_options(options));
   }
   return out;
 }

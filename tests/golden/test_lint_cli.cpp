@@ -148,10 +148,10 @@ TEST_CASE("hlo-index lint: the SARIF log has the fields code-scanning UIs requir
   REQUIRE(log["runs"].size() == 1);
   const json& driver = log["runs"][0]["tool"]["driver"];
   CHECK(driver["name"] == "hlo-index");
-  REQUIRE(driver["rules"].size() == app::k_lint_rule_count);
-  for (std::size_t k = 0; k < app::k_lint_rule_count; ++k) {
+  REQUIRE(driver["rules"].size() == analysis::k_lint_rule_count);
+  for (std::size_t k = 0; k < analysis::k_lint_rule_count; ++k) {
     const json& rule = driver["rules"][k];
-    CHECK(rule["id"] == std::string(app::lint_rules()[k].id));
+    CHECK(rule["id"] == std::string(analysis::lint_rules()[k].id));
     CHECK(rule["shortDescription"]["text"].is_string());
     CHECK(rule["fullDescription"]["text"].is_string());
     CHECK(rule["defaultConfiguration"]["level"] == "warning");
@@ -160,7 +160,7 @@ TEST_CASE("hlo-index lint: the SARIF log has the fields code-scanning UIs requir
   REQUIRE(results.size() == 2);
   for (const json& r : results) {
     const std::size_t index = r["ruleIndex"].get<std::size_t>();
-    REQUIRE(index < app::k_lint_rule_count);
+    REQUIRE(index < analysis::k_lint_rule_count);
     CHECK(r["ruleId"] == driver["rules"][index]["id"]);
     CHECK(r["level"] == "warning");
     CHECK(r["message"]["text"].get<std::string>().find("%f reads operand 0 %p") != std::string::npos);
@@ -258,9 +258,9 @@ TEST_CASE("hlo-index lint: sizes take binary suffixes") {
 }
 
 TEST_CASE("hlo-index lint: human-readable byte counts") {
-  CHECK(app::human_bytes(32) == "32 B");
-  CHECK(app::human_bytes(4096) == "4 KiB");
-  CHECK(app::human_bytes(1536 * 1024) == "1.5 MiB");
-  CHECK(app::human_bytes(std::int64_t{64} << 20) == "64 MiB");
-  CHECK(app::human_bytes(std::int64_t{3} << 30) == "3 GiB");
+  CHECK(analysis::human_bytes(32) == "32 B");
+  CHECK(analysis::human_bytes(4096) == "4 KiB");
+  CHECK(analysis::human_bytes(1536 * 1024) == "1.5 MiB");
+  CHECK(analysis::human_bytes(std::int64_t{64} << 20) == "64 MiB");
+  CHECK(analysis::human_bytes(std::int64_t{3} << 30) == "3 GiB");
 }

@@ -2,18 +2,18 @@
 // on the reference notes' transpose and reduce examples and simple ops.
 #include <catch2/catch.hpp>
 
-#include "indexing/coalescing.hpp"
-#include "indexing/physical_indexing.hpp"
+#include "indexing/analysis/coalescing.hpp"
+#include "indexing/analysis/physical_indexing.hpp"
 #include "layout/physical_layout.hpp"
 #include "parser/parse.hpp"
 
 using namespace hlo_index;
-using indexing::ReadPattern;
+using analysis::ReadPattern;
 
 namespace {
 
 // Coalescing of operand `operand` of the entry root of `body`.
-indexing::Coalescing root_coalescing(const std::string& body, std::size_t operand = 0) {
+analysis::Coalescing root_coalescing(const std::string& body, std::size_t operand = 0) {
   const std::string hlo =
       "HloModule c\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
       "  ROOT s = f32[] add(a, b)\n}\n" +
@@ -26,11 +26,11 @@ indexing::Coalescing root_coalescing(const std::string& body, std::size_t operan
   const hlo::Computation& c = m.computations[m.entry];
   const hlo::Instruction& root = c.instructions[c.root];
   indexing::IndexingAnalysis analysis(m, {});
-  indexing::PhysicalIndexing physical(m);
+  analysis::PhysicalIndexing physical(m);
   auto maps = physical.apply(c, root, analysis.analyze(m.entry, c.root, true, false));
   const auto out = layout::PhysicalLayout::of(m.shape_of(root));
   const auto& operand_shape = m.shape_of(c.instructions[c.operands_of(root)[operand]]);
-  return indexing::coalescing(maps.output_to_input[0][operand], out.allocated_elements(),
+  return analysis::coalescing(maps.output_to_input[0][operand], out.allocated_elements(),
                               hlo::element_type_bits(operand_shape.type));
 }
 

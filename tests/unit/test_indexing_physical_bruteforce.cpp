@@ -41,11 +41,11 @@
 #include <utility>
 #include <vector>
 
+#include "indexing/analysis/physical_indexing.hpp"
 #include "indexing/indexing_map.hpp"
 #include "indexing/instruction_indexing.hpp"
 #include "indexing/layout_maps.hpp"
 #include "indexing/map_text.hpp"
-#include "indexing/physical_indexing.hpp"
 #include "layout/physical_layout.hpp"
 #include "parser/diagnostics.hpp"
 #include "parser/parse.hpp"
@@ -613,7 +613,7 @@ void check_logical(const OpCase& c, const Parsed& p, indexing::IndexingAnalysis&
 /// the reference in offsets: output offset -> operand offsets and back.
 void check_physical(const OpCase& c, const Parsed& p, indexing::IndexingAnalysis& analysis, Coverage& coverage) {
   const indexing::InstructionIndexing logical = analysis.analyze(p.computation, p.instruction, true, true);
-  indexing::PhysicalIndexing physical(p.module());
+  analysis::PhysicalIndexing physical(p.module());
   const indexing::InstructionIndexing offsets = physical.apply(p.entry(), p.root(), logical);
   REQUIRE(offsets.output_to_input.size() == 1);
   REQUIRE(offsets.output_to_input[0].size() == c.operands.size());

@@ -7,12 +7,12 @@
 #include <set>
 #include <sstream>
 
-#include "indexing/utilisation.hpp"
+#include "indexing/analysis/utilisation.hpp"
 #include "parser/parse.hpp"
 
 using namespace hlo_index;
+using analysis::InstructionUtilisation;
 using indexing::IndexingMap;
-using indexing::InstructionUtilisation;
 
 namespace {
 
@@ -26,7 +26,7 @@ InstructionUtilisation root_utilisation(const std::string& hlo) {
   const hlo::Computation& c = m.computations[m.entry];
   indexing::IndexingAnalysis analysis(m, {});
   auto indexing = analysis.analyze(m.entry, c.root, true, false);
-  return indexing::utilisation(m, c, c.instructions[c.root], indexing);
+  return analysis::utilisation(m, c, c.instructions[c.root], indexing);
 }
 
 std::string module_with(const std::string& body) {
@@ -167,7 +167,7 @@ TEST_CASE("utilisation: counts equal enumeration on every golden module", "[inde
         const hlo::Computation& c = m.computations[ci];
         for (std::uint32_t ii = 0; ii < c.instructions.size(); ++ii) {
           auto indexing = analysis.analyze(ci, ii, true, false);
-          auto u = indexing::utilisation(m, c, c.instructions[ii], indexing);
+          auto u = analysis::utilisation(m, c, c.instructions[ii], indexing);
           for (const auto& op : u.operands) {
             if (!op.defined()) continue;
             std::set<std::vector<std::int64_t>> image;

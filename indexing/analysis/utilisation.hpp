@@ -11,15 +11,15 @@
 #include "indexing/count.hpp"
 #include "indexing/instruction_indexing.hpp"
 
-namespace hlo_index::indexing {
+namespace hlo_index::analysis {
 
 struct OperandUtilisation {
   std::size_t operand = 0;
   std::int64_t operand_elements = 0;  // the operand's size (bounds for dynamic dimensions)
   std::int64_t element_bits = 0;
-  Count distinct_read;   // operand elements some output element reads
-  Count total_reads;     // sum over outputs and maps of (output element, operand element) pairs
-  std::size_t maps = 0;  // distinct maps the operand is read through
+  indexing::Count distinct_read;  // operand elements some output element reads
+  indexing::Count total_reads;    // sum over outputs and maps of (output element, operand element) pairs
+  std::size_t maps = 0;           // distinct maps the operand is read through
   /// The maps have runtime offsets: total_reads is for one value of them
   /// (each at the low end of its range; the number of reads does not depend
   /// on it for clamped offsets) and distinct_read is an upper bound, the
@@ -46,6 +46,6 @@ struct InstructionUtilisation {
 /// have its output_to_input part). Tuple-shaped operands get an undefined
 /// entry (they are not one array).
 InstructionUtilisation utilisation(const hlo::Module& module, const hlo::Computation& computation,
-                                   const hlo::Instruction& instruction, const InstructionIndexing& indexing);
+                                   const hlo::Instruction& instruction, const indexing::InstructionIndexing& indexing);
 
-}  // namespace hlo_index::indexing
+}  // namespace hlo_index::analysis

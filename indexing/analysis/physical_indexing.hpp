@@ -4,37 +4,50 @@
 // included). The basis for coalescing questions.
 #pragma once
 
+#include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
+#include <tuple>
 
+#include "indexing/analysis/map_interner.hpp"
 #include "indexing/instruction_indexing.hpp"
 #include "layout/physical_layout.hpp"
 
-namespace hlo_index::indexing {
+namespace hlo_index::analysis {
 
 class PhysicalIndexing {
 public:
-  explicit PhysicalIndexing(const hlo::Module& module, bool simplify = true) : m_module(module), m_simplify(simplify) {}
+  /// Memoises by ids of `maps`, which may be shared with other memos.
+  PhysicalIndexing(const hlo::Module& module, MapInterner& maps, bool simplify = true)
+      : m_module(module), m_simplify(simplify), m_maps(maps) {}
+  /// With an interner of its own.
+  explicit PhysicalIndexing(const hlo::Module& module, bool simplify = true)
+      : m_module(module), m_simplify(simplify), m_own_maps(std::make_unique<MapInterner>()), m_maps(*m_own_maps) {}
 
   /// `logical` is the analysis of `instruction` (of `computation`); every
   /// map becomes a map between physical offsets. An operand or output that
   /// cannot be laid out (a tuple, an unbounded dimension) gets UNDEFINED
   /// maps with the reason.
-  InstructionIndexing apply(const hlo::Computation& computation, const hlo::Instruction& instruction,
-                            InstructionIndexing logical);
+  indexing::InstructionIndexing apply(const hlo::Computation& computation, const hlo::Instruction& instruction,
+                                      indexing::InstructionIndexing logical);
 
   /// One set of maps from an array of shape `from` to one of shape `to`
   /// restated in offsets (memoised by map and layouts; UNDEFINED with the
   /// reason when a side cannot be laid out).
-  MapSet convert(const MapSet& set, const hlo::Shape& from, const hlo::Shape& to);
+  indexing::MapSet convert(const indexing::MapSet& set, const hlo::Shape& from, const hlo::Shape& to);
   /// The layout of a shape of the module, or null (a tuple, an unbounded dimension).
   const layout::PhysicalLayout* layout(const hlo::Shape& shape);
+  /// For a shape with a layout: an id equal for shapes that print the same.
+  std::uint32_t shape_id(const hlo::Shape& shape) { return layout_of(shape).shape_id; }
+  /// The interner the conversion memo is keyed by.
+  MapInterner& maps() { return m_maps; }
 
 private:
   // The layout of a shape, or the reason there is none.
   struct LayoutOrReason {
     std::optional<layout::PhysicalLayout> layout;
-    std::string key;  // the shape's text, for memo keys
+    std::uint32_t shape_id = 0;  // laid-out shapes only: by the shape's text
     std::string reason;
   };
   const LayoutOrReason& layout_of(const hlo::Shape& shape);
@@ -45,7 +58,11 @@ private:
   // their addresses identify them (printing shapes for keys cost more than the
   // conversions on wide tuples).
   std::map<const hlo::Shape*, LayoutOrReason> m_layouts;
-  std::map<std::string, IndexingMap> m_converted;  // by map text and the two shapes' layouts
+  std::map<std::string, std::uint32_t> m_shape_ids;  // by text: equal shapes at different addresses
+  std::unique_ptr<MapInterner> m_own_maps;
+  MapInterner& m_maps;
+  // By map id and the two shapes' ids.
+  std::map<std::tuple<MapInterner::Id, std::uint32_t, std::uint32_t>, indexing::IndexingMap> m_converted;
 };
 
-}  // namespace hlo_index::indexing
+}  // namespace hlo_index::analysis

@@ -1,9 +1,12 @@
-#include "indexing/physical_indexing.hpp"
+#include "indexing/analysis/physical_indexing.hpp"
 
 #include "indexing/layout_maps.hpp"
-#include "indexing/map_text.hpp"
 
-namespace hlo_index::indexing {
+namespace hlo_index::analysis {
+
+using indexing::IndexingMap;
+using indexing::InstructionIndexing;
+using indexing::MapSet;
 
 const PhysicalIndexing::LayoutOrReason& PhysicalIndexing::layout_of(const hlo::Shape& shape) {
   auto it = m_layouts.find(&shape);
@@ -14,7 +17,8 @@ const PhysicalIndexing::LayoutOrReason& PhysicalIndexing::layout_of(const hlo::S
   } else {
     try {
       entry.layout = layout::PhysicalLayout::of(shape);
-      entry.key = hlo::to_string(shape);
+      const auto id = static_cast<std::uint32_t>(m_shape_ids.size());
+      entry.shape_id = m_shape_ids.emplace(hlo::to_string(shape), id).first->second;
     } catch (const layout::LayoutError& e) {
       entry.reason = std::string("cannot lay out ").append(hlo::to_string(shape)).append(": ").append(e.what());
     }
@@ -41,12 +45,11 @@ MapSet PhysicalIndexing::convert(const MapSet& set, const hlo::Shape& from, cons
       continue;
     }
     // Real modules repeat the same op on the same shapes many times.
-    std::string key = print_map(map);
-    key.append("|").append(from_layout.key).append("|").append(to_layout.key);
+    const auto key = std::make_tuple(m_maps.intern(map), from_layout.shape_id, to_layout.shape_id);
     auto it = m_converted.find(key);
     if (it == m_converted.end())
       it = m_converted
-               .emplace(std::move(key), in_physical_offsets(map, *from_layout.layout, *to_layout.layout, m_simplify))
+               .emplace(key, indexing::in_physical_offsets(map, *from_layout.layout, *to_layout.layout, m_simplify))
                .first;
     result.push_back(it->second);
   }
@@ -72,4 +75,4 @@ InstructionIndexing PhysicalIndexing::apply(const hlo::Computation& computation,
   return logical;
 }
 
-}  // namespace hlo_index::indexing
+}  // namespace hlo_index::analysis

@@ -16,7 +16,7 @@
 
 #include "indexing/op_maps.hpp"
 
-namespace hlo_index::indexing {
+namespace hlo_index::analysis {
 
 enum class ReadPattern { kCoalesced, kBroadcast, kStrided, kIrregular };
 std::string_view pattern_name(ReadPattern pattern);
@@ -33,14 +33,17 @@ struct Coalescing {
 struct CoalescingOptions {
   std::int64_t group_size = 32;
   std::int64_t segment_bytes = 128;
-  std::int64_t max_groups = 64;        // groups evaluated: the first half, then evenly spread
-  std::int64_t max_range_points = 64;  // range-variable points tried per thread for its first read
+  std::int64_t max_groups = 64;  // groups evaluated: the first half, then evenly spread
+  // Range-variable points tried per thread for its first read: a thread's
+  // lowest offset is at its first point for every layout we know, and a dot
+  // over 6144 elements would cost groups x threads x 6144 evaluations.
+  std::int64_t max_range_points = 64;
 };
 
 /// `physical` is an output offset -> operand offset map set over an output
 /// buffer of `output_slots` elements; the operand has `operand_bits` bits
 /// per element.
-Coalescing coalescing(const MapSet& physical, std::int64_t output_slots, std::int64_t operand_bits,
+Coalescing coalescing(const indexing::MapSet& physical, std::int64_t output_slots, std::int64_t operand_bits,
                       const CoalescingOptions& options = {});
 
-}  // namespace hlo_index::indexing
+}  // namespace hlo_index::analysis

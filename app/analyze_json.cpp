@@ -1,0 +1,177 @@
+// `hlo-index analyze --format json`: one document, modules > computations >
+// instructions > outputs > operands, the maps as strings with their runtime
+// variables, replica ids and approximate positions in side lists.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "app/analyze_render.hpp"
+#include "indexing/map_text.hpp"
+
+namespace hlo_index::app {
+namespace {
+
+using analysis::InstructionReport;
+using analysis::OperandReport;
+using indexing::IndexingMap;
+using indexing::MapSet;
+using json = nlohmann::ordered_json;
+
+bool exact(const MapSet& set) {
+  return std::none_of(set.begin(), set.end(), [](const IndexingMap& m) { return m.is_undefined() || m.approximate(); });
+}
+
+std::string undefined_reason(const MapSet& set) {
+  for (const IndexingMap& m : set) {
+    if (m.is_undefined()) return m.undefined_reason().empty() ? "unknown" : m.undefined_reason();
+  }
+  return {};
+}
+
+json coalescing_json(const analysis::Coalescing& c) {
+  json j{{"pattern", std::string(analysis::pattern_name(c.pattern))}};
+  if (c.pattern == analysis::ReadPattern::kStrided) j["stride"] = c.stride;
+  j["segment_fraction"] = c.segment_fraction;
+  j["stride_share"] = c.stride_share;
+  j["groups_sampled"] = c.groups_sampled;
+  if (!c.reason.empty()) j["reason"] = c.reason;
+  return j;
+}
+
+// The maps of a set as strings; their runtime variables, replica ids and
+// (with --xla-compat, whose strings carry no marker) the positions of the
+// approximate ones go to the side lists.
+struct SideLists {
+  json runtime = json::array(), replica = json::array(), approximate = json::array();
+};
+
+json runtime_variable_json(const IndexingMap& m, std::size_t n, std::size_t r, const indexing::MapPrintOptions& p) {
+  const auto& s = m.runtime_sources()[r];
+  json v{{"map", n}, {"variable", fmt::format("rt{}", r)}, {"source", s.source}};
+  if (s.operand >= 0) v["operand"] = s.operand;
+  if (s.map) v["element"] = indexing::print_map(*s.map, p);
+  if (s.map && s.map->is_defined() && s.map->has_replica_id()) {
+    v["element_replica_id"] = indexing::print_map(s.map->replica_id_map(), p);
+  }
+  return v;
+}
+
+json maps_json(const MapSet& set, bool xla_compat, SideLists& side) {
+  json out = json::array();
+  indexing::MapPrintOptions p;
+  p.runtime_sources = false;
+  p.replica_id = false;
+  p.approximate_marker = !xla_compat;
+  for (std::size_t n = 0; n < set.size(); ++n) {
+    const IndexingMap& m = set[n];
+    out.push_back(m.is_undefined() ? std::string("UNDEFINED") : indexing::print_map(m, p));
+    for (std::size_t r = 0; r < m.runtime_sources().size(); ++r)
+      side.runtime.push_back(runtime_variable_json(m, n, r, p));
+    if (m.is_defined() && m.has_replica_id()) {
+      side.replica.push_back(json{{"map", n}, {"replica_id", indexing::print_map(m.replica_id_map(), p)}});
+    }
+    if (xla_compat && m.approximate()) side.approximate.push_back(n);
+  }
+  return out;
+}
+
+json operand_json(const InstructionReport& report, const OperandReport& op, bool xla_compat) {
+  json j;
+  j["index"] = op.operand;
+  j["name"] = report.operand_names[op.operand];
+  SideLists side_forward, side_backward;
+  if (report.output_to_input) j["output_to_input"] = maps_json(op.output_to_input, xla_compat, side_forward);
+  if (report.input_to_output) j["input_to_output"] = maps_json(op.input_to_output, xla_compat, side_backward);
+  j["exact"] = exact(op.output_to_input) && exact(op.input_to_output);
+  std::string reason = undefined_reason(op.output_to_input);
+  if (reason.empty()) reason = undefined_reason(op.input_to_output);
+  if (!reason.empty()) j["undefined_reason"] = reason;
+  auto side_list = [&j](const char* key, json& list) {
+    if (!list.empty()) j[key] = std::move(list);
+  };
+  side_list("output_to_input_runtime_variables", side_forward.runtime);
+  side_list("input_to_output_runtime_variables", side_backward.runtime);
+  side_list("output_to_input_replica_ids", side_forward.replica);
+  side_list("input_to_output_replica_ids", side_backward.replica);
+  side_list("output_to_input_approximate", side_forward.approximate);
+  side_list("input_to_output_approximate", side_backward.approximate);
+  if (!op.read_patterns.empty()) {
+    json list = json::array();
+    for (const auto& p : op.read_patterns) list.push_back(coalescing_json(p));
+    j["coalescing"] = std::move(list);
+  }
+  return j;
+}
+
+json utilisation_json(const InstructionReport& report) {
+  const analysis::InstructionUtilisation& u = *report.utilisation;
+  json list = json::array();
+  for (const auto& op : u.operands) {
+    json o{{"index", op.operand}, {"name", report.operand_names[op.operand]}};
+    o.update(app::utilisation_json(op));
+    list.push_back(std::move(o));
+  }
+  return json{
+      {"output_elements", u.output_elements}, {"bytes_written", u.bytes_written}, {"operands", std::move(list)}};
+}
+
+class JsonRenderer : public AnalyzeRenderer {
+public:
+  JsonRenderer(const AnalyzeOptions& options, std::ostream& out) : m_options(options), m_out(out) {}
+
+  void begin_computation(const hlo::Computation&) override { m_instructions = json::array(); }
+
+  void instruction(const hlo::Module& module, const InstructionReport& report) override {
+    const hlo::Computation& c = module.computations[report.computation];
+    const hlo::Instruction& i = c.instructions[report.instruction];
+    json outputs = json::array();
+    for (std::size_t k = 0; k < report.outputs.size(); ++k) {
+      json operands = json::array();
+      for (const OperandReport& op : report.outputs[k].operands)
+        operands.push_back(operand_json(report, op, m_options.xla_compat));
+      outputs.push_back(json{{"index", k}, {"operands", std::move(operands)}});
+    }
+    json j;
+    j["name"] = std::string(i.name);
+    j["opcode"] = std::string(module.opcode_text(i));
+    j["shape"] = hlo::to_string(module.shape_of(i));
+    if (auto kind = c.attribute(i, "kind")) j["kind"] = std::string(*kind);
+    j["outputs"] = std::move(outputs);
+    if (report.utilisation) j["utilisation"] = utilisation_json(report);
+    m_instructions.push_back(std::move(j));
+  }
+
+  void end_computation(const hlo::Computation& c) override {
+    m_computations.push_back(json{{"name", std::string(c.name)}, {"instructions", std::move(m_instructions)}});
+  }
+
+  void end_module(const hlo::Module& module, const UtilisationSummary* summary) override {
+    json j{{"name", std::string(module.name)}, {"computations", std::move(m_computations)}};
+    if (summary) j["utilisation_summary"] = summary->json();
+    m_modules.push_back(std::move(j));
+    m_computations = json::array();
+  }
+
+  void finish(const analysis::MapTotals& t) override {
+    json summary{
+        {"instructions", t.instructions}, {"maps", t.maps}, {"undefined", t.undefined}, {"approximate", t.approximate}};
+    json document{{"modules", std::move(m_modules)}, {"summary", std::move(summary)}};
+    if (m_options.physical) document["offsets"] = "physical";
+    m_out << document.dump(2) << "\n";
+  }
+
+private:
+  const AnalyzeOptions& m_options;
+  std::ostream& m_out;
+  json m_modules = json::array(), m_computations = json::array(), m_instructions = json::array();
+};
+
+}  // namespace
+
+std::unique_ptr<AnalyzeRenderer> make_json_renderer(const AnalyzeOptions& options, std::ostream& out) {
+  return std::make_unique<JsonRenderer>(options, out);
+}
+
+}  // namespace hlo_index::app

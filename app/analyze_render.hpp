@@ -1,0 +1,31 @@
+// The output forms of `hlo-index analyze`: the command walks the selected
+// instructions and hands each one's report to a renderer, which prints text
+// as it goes (analyze_text.cpp) or builds one JSON document (analyze_json.cpp).
+#pragma once
+
+#include <memory>
+#include <ostream>
+
+#include "app/analyze_command.hpp"
+#include "app/utilisation_report.hpp"
+#include "indexing/analysis/instruction_report.hpp"
+
+namespace hlo_index::app {
+
+class AnalyzeRenderer {
+public:
+  virtual ~AnalyzeRenderer() = default;
+  /// Before the first instruction shown of a computation.
+  virtual void begin_computation(const hlo::Computation& computation) = 0;
+  virtual void instruction(const hlo::Module& module, const analysis::InstructionReport& report) = 0;
+  /// After the last instruction shown of a computation (only if some was).
+  virtual void end_computation(const hlo::Computation& computation) = 0;
+  /// `summary`: with --utilisation.
+  virtual void end_module(const hlo::Module& module, const UtilisationSummary* summary) = 0;
+  virtual void finish(const analysis::MapTotals& totals) = 0;
+};
+
+std::unique_ptr<AnalyzeRenderer> make_text_renderer(const AnalyzeOptions& options, std::ostream& out);
+std::unique_ptr<AnalyzeRenderer> make_json_renderer(const AnalyzeOptions& options, std::ostream& out);
+
+}  // namespace hlo_index::app

@@ -1,0 +1,153 @@
+// `hlo-index analyze` as text: per instruction a header line, per output and
+// operand the maps in XLA's text form, read patterns, utilisation.
+#include <fmt/format.h>
+
+#include <string>
+#include <vector>
+
+#include "app/analyze_render.hpp"
+#include "indexing/map_text.hpp"
+
+namespace hlo_index::app {
+namespace {
+
+using analysis::InstructionReport;
+using analysis::OperandReport;
+using indexing::IndexingMap;
+using indexing::MapSet;
+
+std::string header(const hlo::Module& module, const hlo::Computation& c, const hlo::Instruction& i) {
+  std::string out = fmt::format("%{} = {} {}(", i.name, hlo::to_string(module.shape_of(i)), module.opcode_text(i));
+  if (i.opcode == hlo::Opcode::kParameter) out += std::to_string(i.parameter_number);
+  if (i.opcode == hlo::Opcode::kConstant) out += i.literal.size() <= 40 ? std::string(i.literal) : std::string("...");
+  auto operands = c.operands_of(i);
+  for (std::size_t k = 0; k < operands.size(); ++k) {
+    out.append(k ? ", %" : "%").append(c.instructions[operands[k]].name);
+  }
+  out += ")";
+  if (auto kind = c.attribute(i, "kind")) out.append(", kind=").append(*kind);
+  return out;
+}
+
+std::string coalescing_text(const analysis::Coalescing& c) {
+  if (c.pattern == analysis::ReadPattern::kIrregular && c.groups_sampled == 0)
+    return "coalescing: irregular (" + c.reason + ")";
+  std::string text = "coalescing: ";
+  text += analysis::pattern_name(c.pattern);
+  if (c.pattern == analysis::ReadPattern::kStrided) text += " " + std::to_string(c.stride);
+  if (!c.reason.empty()) text.append(" (").append(c.reason).append(")");
+  return text +
+         fmt::format(", {:.1f}% of a 32-thread group's reads in one 128-byte segment", 100.0 * c.segment_fraction);
+}
+
+class TextRenderer : public AnalyzeRenderer {
+public:
+  TextRenderer(const AnalyzeOptions& options, std::ostream& out) : m_options(options), m_out(out) {}
+
+  void begin_computation(const hlo::Computation& c) override {
+    m_out << fmt::format("computation {}{}\n", c.name, c.is_entry ? " (entry)" : "");
+  }
+
+  void instruction(const hlo::Module& module, const InstructionReport& report) override {
+    const hlo::Computation& c = module.computations[report.computation];
+    const hlo::Instruction& i = c.instructions[report.instruction];
+    const hlo::Shape& shape = module.shape_of(i);
+    m_out << header(module, c, i) << "\n";
+    for (std::size_t k = 0; k < report.outputs.size(); ++k) {
+      std::string indent = "  ";
+      if (shape.is_tuple) {
+        m_out << fmt::format("  output {}: {}\n", k, hlo::to_string(shape.elements[k]));
+        indent = "    ";
+      }
+      if (report.operand_names.empty()) m_out << indent << "(no operands)\n";
+      for (const OperandReport& op : report.outputs[k].operands) operand(report, op, indent);
+    }
+    if (report.utilisation) utilisation(report);
+  }
+
+  void end_computation(const hlo::Computation&) override {}
+
+  void end_module(const hlo::Module& module, const UtilisationSummary* summary) override {
+    if (summary) m_out << summary->text(module.name);
+  }
+
+  void finish(const analysis::MapTotals& t) override {
+    m_out << fmt::format("analysed {} instruction{}: {} map{}, {} undefined, {} approximate\n", t.instructions,
+                         t.instructions == 1 ? "" : "s", t.maps, t.maps == 1 ? "" : "s", t.undefined, t.approximate);
+  }
+
+private:
+  void operand(const InstructionReport& report, const OperandReport& op, const std::string& indent) {
+    m_out << fmt::format("{}operand {} %{}\n", indent, op.operand, report.operand_names[op.operand]);
+    const bool physical = m_options.physical;
+    if (report.output_to_input)
+      maps(physical ? "output offset -> operand offset" : "output -> operand", op.output_to_input, indent + "  ");
+    if (report.input_to_output)
+      maps(physical ? "operand offset -> output offset" : "operand -> output", op.input_to_output, indent + "  ");
+    for (std::size_t n = 0; n < op.read_patterns.size(); ++n) {
+      std::string which = op.read_patterns.size() > 1 ? fmt::format(" (map {})", n + 1) : std::string();
+      std::string line = coalescing_text(op.read_patterns[n]);
+      line.insert(std::string_view("coalescing").size(), which);
+      m_out << indent << "  " << line << "\n";
+    }
+  }
+
+  void utilisation(const InstructionReport& report) {
+    const analysis::InstructionUtilisation& u = *report.utilisation;
+    m_out << fmt::format("  utilisation: writes {} element{}, {} bytes\n", u.output_elements,
+                         u.output_elements == 1 ? "" : "s", u.bytes_written);
+    for (const auto& op : u.operands)
+      m_out << fmt::format("    operand {} %{}: {}\n", op.operand, report.operand_names[op.operand],
+                           utilisation_text(op));
+  }
+
+  // `(2 maps)`, and with --xla-compat, where the maps carry no marker of
+  // their own, which are approximate: `(approximate)`, `(2 maps, approximate)`
+  // when all are, `(3 maps, approximate: 1, 3)` (positions from 1) otherwise.
+  std::string set_note(const MapSet& set) const {
+    std::vector<std::size_t> approximate;
+    if (m_options.xla_compat) {
+      for (std::size_t n = 0; n < set.size(); ++n) {
+        if (set[n].approximate()) approximate.push_back(n + 1);
+      }
+    }
+    std::string note = set.size() > 1 ? fmt::format("{} maps", set.size()) : std::string();
+    if (!approximate.empty()) {
+      if (!note.empty()) note += ", ";
+      note += "approximate";
+      if (approximate.size() < set.size()) note += fmt::format(": {}", fmt::join(approximate, ", "));
+    }
+    return note.empty() ? note : " (" + note + ")";
+  }
+
+  void maps(std::string_view label, const MapSet& set, const std::string& indent) {
+    if (set.empty()) {
+      m_out << indent << label << ": not read\n";
+      return;
+    }
+    m_out << indent << label << set_note(set) << ":\n";
+    indexing::MapPrintOptions p;
+    p.layout = m_options.one_line ? indexing::MapLayout::kOneLine : indexing::MapLayout::kMultiLine;
+    p.indent = indent + "  ";
+    p.approximate_marker = !m_options.xla_compat;
+    for (const IndexingMap& m : set) {
+      if (m.is_undefined()) {
+        m_out << p.indent << "UNDEFINED: " << (m.undefined_reason().empty() ? "unknown" : m.undefined_reason()) << "\n";
+        continue;
+      }
+      // The multi-line form indents its first line itself.
+      m_out << (m_options.one_line ? p.indent : "") << indexing::print_map(m, p) << "\n";
+    }
+  }
+
+  const AnalyzeOptions& m_options;
+  std::ostream& m_out;
+};
+
+}  // namespace
+
+std::unique_ptr<AnalyzeRenderer> make_text_renderer(const AnalyzeOptions& options, std::ostream& out) {
+  return std::make_unique<TextRenderer>(options, out);
+}
+
+}  // namespace hlo_index::app

@@ -1,0 +1,79 @@
+#include "indexing/analysis/instruction_report.hpp"
+
+#include <algorithm>
+
+namespace hlo_index::analysis {
+
+namespace {
+
+using indexing::IndexingMap;
+using indexing::InstructionIndexing;
+using indexing::MapSet;
+
+// Moves the maps and read patterns into per-output operand lists, leaving
+// out the operands not asked for and, for each output of a tuple-shaped
+// instruction, the operands it does not read.
+void arrange(InstructionIndexing indexing, ReadPatternTable patterns, bool tuple, const ReportRequest& request,
+             InstructionReport& report) {
+  report.output_to_input = !indexing.output_to_input.empty();
+  report.input_to_output = !indexing.input_to_output.empty();
+  const std::size_t outputs = std::max(indexing.output_to_input.size(), indexing.input_to_output.size());
+  report.outputs.resize(outputs);
+  for (std::size_t k = 0; k < outputs; ++k) {
+    for (std::size_t j = 0; j < report.operand_names.size(); ++j) {
+      if (request.operand && *request.operand != j) continue;
+      OperandReport op{j, {}, {}, {}};
+      if (report.output_to_input) op.output_to_input = std::move(indexing.output_to_input[k][j]);
+      if (report.input_to_output && j < indexing.input_to_output[k].size())
+        op.input_to_output = std::move(indexing.input_to_output[k][j]);
+      if (tuple && op.output_to_input.empty() && op.input_to_output.empty()) continue;
+      if (k < patterns.size() && j < patterns[k].size()) op.read_patterns = std::move(patterns[k][j]);
+      report.outputs[k].operands.push_back(std::move(op));
+    }
+  }
+}
+
+void count(const MapSet& set, MapTotals& totals) {
+  for (const IndexingMap& m : set) {
+    ++totals.maps;
+    if (m.is_undefined()) ++totals.undefined;
+    if (m.approximate()) ++totals.approximate;
+  }
+}
+
+}  // namespace
+
+InstructionReport report_instruction(ModuleAnalysis& analysis, std::uint32_t computation, std::uint32_t instruction,
+                                     const ReportRequest& request) {
+  const hlo::Module& module = analysis.module();
+  const hlo::Computation& c = module.computations[computation];
+  const hlo::Instruction& instr = c.instructions[instruction];
+  InstructionReport report;
+  report.computation = computation;
+  report.instruction = instruction;
+  for (std::uint32_t operand : c.operands_of(instr)) report.operand_names.emplace_back(c.instructions[operand].name);
+  // Utilisation and read patterns both need the output -> operand maps.
+  const bool counts = request.utilisation || request.read_patterns;
+  InstructionIndexing indexing =
+      analysis.indexing(computation, instruction, request.output_to_input || counts, request.input_to_output);
+  if (request.utilisation) report.utilisation = utilisation(module, c, instr, indexing);
+  ReadPatternTable patterns;
+  if (request.read_patterns)
+    patterns = read_patterns(module, c, instr, indexing, analysis.offsets(), analysis.patterns());
+  if (!request.output_to_input) indexing.output_to_input.clear();
+  if (request.physical) indexing = analysis.physical().apply(c, instr, std::move(indexing));
+  arrange(std::move(indexing), std::move(patterns), module.shape_of(instr).is_tuple, request, report);
+  return report;
+}
+
+void MapTotals::add(const InstructionReport& report) {
+  ++instructions;
+  for (const OutputReport& output : report.outputs) {
+    for (const OperandReport& op : output.operands) {
+      count(op.output_to_input, *this);
+      count(op.input_to_output, *this);
+    }
+  }
+}
+
+}  // namespace hlo_index::analysis

@@ -1,0 +1,75 @@
+// The rules of `hlo-index lint`: their ids, explanations and default
+// thresholds, and the findings they produce (linter.hpp produces them).
+#pragma once
+
+#include <array>
+#include <bitset>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hlo_index::analysis {
+
+/// In the order of the rules table (and of SARIF's ruleIndex).
+enum class LintRule : std::uint8_t {
+  kUncoalescedRead,
+  kLowUtilisation,
+  kHighMultiplicity,
+  kDuplicatedRead,
+  kUnknownIndexing,
+  kApproximateIndexing,
+};
+inline constexpr std::size_t k_lint_rule_count = 6;
+using LintRuleSet = std::bitset<k_lint_rule_count>;
+
+struct LintRuleInfo {
+  LintRule rule;
+  std::string_view id;           // e.g. "uncoalesced-read"
+  std::string_view summary;      // one sentence
+  std::string_view description;  // what it checks and why it matters, thresholds included
+  std::string_view thresholds;   // the flags that tune it, with defaults ("" when none)
+};
+
+/// Every rule, in LintRule order.
+const std::array<LintRuleInfo, k_lint_rule_count>& lint_rules();
+const LintRuleInfo& rule_info(LintRule rule);
+std::optional<LintRule> find_lint_rule(std::string_view id);
+
+/// Operand rules only look at operands of at least `*_min_bytes` bytes (the
+/// operand's whole size, packed). Defaults as in `hlo-index lint --help`.
+struct LintThresholds {
+  std::int64_t uncoalesced_min_bytes = std::int64_t{1} << 20;
+  double min_utilisation = 0.5;  // low-utilisation: fires below this fraction
+  std::int64_t low_utilisation_min_bytes = std::int64_t{1} << 20;
+  double max_multiplicity = 8;  // high-multiplicity: fires above this many reads per element
+  std::int64_t high_multiplicity_min_bytes = std::int64_t{1} << 20;
+  std::size_t duplicated_read_min_maps = 2;  // duplicated-read: fires at this many distinct maps
+  std::int64_t duplicated_read_min_bytes = std::int64_t{1} << 20;
+};
+
+struct LintFinding {
+  LintRule rule = LintRule::kUnknownIndexing;
+  std::string file;      // as given on the command line
+  std::size_t line = 0;  // 1-based; 0 when the instruction is not in the text
+  std::size_t column = 0;
+  std::string module, computation, instruction;
+  std::optional<std::size_t> operand;  // none: a finding about the whole instruction
+  std::string operand_name;
+  std::string message;
+  nlohmann::ordered_json values = nlohmann::ordered_json::object();  // the numbers behind the message
+};
+
+/// Sorted by file, line, column, rule, then instruction and operand.
+bool operator<(const LintFinding& a, const LintFinding& b);
+
+/// The finding's identity without its position, so it survives edits:
+/// `RULE MODULE COMPUTATION INSTRUCTION OPERAND` (OPERAND `-` for none).
+std::string baseline_key(const LintFinding& finding);
+
+/// `1 MiB`, `1.5 GiB`, `512 B`: bytes for messages.
+std::string human_bytes(std::int64_t bytes);
+
+}  // namespace hlo_index::analysis

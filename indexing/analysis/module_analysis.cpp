@@ -1,0 +1,40 @@
+#include "indexing/analysis/module_analysis.hpp"
+
+#include <exception>
+
+namespace hlo_index::analysis {
+
+using indexing::IndexingMap;
+using indexing::MapSet;
+
+ModuleAnalysis::ModuleAnalysis(const hlo::Module& module, const indexing::AnalysisOptions& options)
+    : m_module(module),
+      m_simplify(options.simplify),
+      m_indexing(module, options),
+      m_offsets(module, m_maps),
+      m_patterns(m_maps) {}
+
+indexing::InstructionIndexing ModuleAnalysis::indexing(std::uint32_t computation, std::uint32_t instruction,
+                                                       bool output_to_input, bool input_to_output) {
+  try {
+    return m_indexing.analyze(computation, instruction, output_to_input, input_to_output);
+  } catch (const std::exception& e) {
+    // The analysis catches per-op failures itself; this is a last line of defence.
+    const hlo::Instruction& instr = m_module.computations[computation].instructions[instruction];
+    const hlo::Shape& shape = m_module.shape_of(instr);
+    const std::size_t outputs = shape.is_tuple ? shape.elements.size() : 1;
+    const std::vector<MapSet> sets(instr.operand_count, MapSet{IndexingMap::undefined(e.what())});
+    indexing::InstructionIndexing result;
+    if (output_to_input) result.output_to_input.assign(outputs, sets);
+    if (input_to_output) result.input_to_output.assign(outputs, sets);
+    return result;
+  }
+}
+
+PhysicalIndexing& ModuleAnalysis::physical() {
+  if (m_simplify) return m_offsets;
+  if (!m_unsimplified) m_unsimplified.emplace(m_module, m_maps, false);
+  return *m_unsimplified;
+}
+
+}  // namespace hlo_index::analysis

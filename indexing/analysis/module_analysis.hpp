@@ -1,0 +1,44 @@
+// The analyses of one module: indexing maps per instruction, the maps in
+// physical offsets, read patterns and utilisation, with one map interner
+// that keys every memo, kept across the module's instructions.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "indexing/analysis/map_interner.hpp"
+#include "indexing/analysis/physical_indexing.hpp"
+#include "indexing/analysis/read_patterns.hpp"
+#include "indexing/analysis/utilisation.hpp"
+#include "indexing/instruction_indexing.hpp"
+
+namespace hlo_index::analysis {
+
+class ModuleAnalysis {
+public:
+  ModuleAnalysis(const hlo::Module& module, const indexing::AnalysisOptions& options);
+
+  const hlo::Module& module() const { return m_module; }
+
+  /// The indexing of instruction `instruction` of computation `computation`
+  /// in the directions asked; an analysis that throws gives UNDEFINED maps
+  /// with the reason instead.
+  indexing::InstructionIndexing indexing(std::uint32_t computation, std::uint32_t instruction, bool output_to_input,
+                                         bool input_to_output);
+  /// Maps in physical offsets, simplified (the basis of read patterns).
+  PhysicalIndexing& offsets() { return m_offsets; }
+  /// Maps in physical offsets as the analysis options ask (simplified or not).
+  PhysicalIndexing& physical();
+  ReadPatternMemo& patterns() { return m_patterns; }
+
+private:
+  const hlo::Module& m_module;
+  bool m_simplify;
+  MapInterner m_maps;
+  indexing::IndexingAnalysis m_indexing;
+  PhysicalIndexing m_offsets;
+  std::optional<PhysicalIndexing> m_unsimplified;  // made when first asked for
+  ReadPatternMemo m_patterns;
+};
+
+}  // namespace hlo_index::analysis

@@ -1,0 +1,27 @@
+// Reading the input files of a command: each file's modules, with its
+// diagnostics rendered to a stream as the file is read.
+#pragma once
+
+#include <cstddef>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "parser/hlo_module.hpp"
+
+namespace hlo_index::analysis {
+
+struct LoadedFile {
+  std::vector<hlo::Module> modules;
+  std::size_t errors = 0;  // diagnostics of error severity
+};
+
+/// Reads and parses one file ('-': standard input); its diagnostics go to `err`.
+LoadedFile load_file(const std::string& path, bool allow_truncated, std::ostream& err);
+/// Every module of every file, or nullopt when some file had errors (all
+/// files are read and reported either way).
+std::optional<std::vector<hlo::Module>> load_modules(const std::vector<std::string>& paths, bool allow_truncated,
+                                                     std::ostream& err);
+
+}  // namespace hlo_index::analysis
