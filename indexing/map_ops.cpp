@@ -240,30 +240,6 @@ bool eliminate_determined_symbols(IndexingMap& map) {
   return changed;
 }
 
-bool rescale_symbols(IndexingMap& map) {
-  if (!map.is_defined()) return false;
-  bool changed = false;
-  for (bool again = true; again && map.is_defined();) {
-    again = false;
-    for (const Constraint& c : map.domain().constraints()) {
-      if (c.expr.kind() != Expr::Kind::kMod || !c.interval.is_point() || !c.expr.operand().is_variable()) continue;
-      Var s = c.expr.operand().variable();
-      if (s.kind != VarKind::kRange) continue;
-      std::int64_t m = c.expr.divisor(), r = c.interval.lo;
-      Interval b = map.domain().bounds(s);
-      Interval scaled{simplify::ceil_div(b.lo - r, m), simplify::floor_div(b.hi - r, m)};
-      Expr replacement = Expr::variable(s) * m + r;
-      Domain variables = variables_of(map.domain());
-      variables.set_bounds(s, scaled);
-      map = rewritten(map, std::move(variables), constraints_except(map.domain(), c),
-                      [&](Var v) { return v == s ? replacement : Expr::variable(v); });
-      changed = again = true;
-      break;
-    }
-  }
-  return changed;
-}
-
 namespace {
 
 // Results smaller than this are left to the rules: for them isl's form is

@@ -37,10 +37,6 @@ bool remove_unused_symbols(IndexingMap& map, bool runtime_too = false);
 /// its interval becomes a constraint on `c - e`. Returns true on change.
 bool eliminate_determined_symbols(IndexingMap& map);
 
-/// For a range variable s with a constraint `s mod c in [r, r]`, replaces
-/// s by `s * c + r` (its interval scaled down) and drops the constraint.
-bool rescale_symbols(IndexingMap& map);
-
 struct MapSimplifyOptions {
   /// Replace subexpressions whose range is a single value by the value.
   bool replace_points = true;
