@@ -7,6 +7,7 @@
 #include "indexing/exact_ops.hpp"
 #include "indexing/map_ops.hpp"
 #include "indexing/map_text.hpp"
+#include "indexing/simplify_map.hpp"
 #include "parser/attributes.hpp"
 
 namespace hlo_index::indexing {
@@ -151,113 +152,33 @@ std::string IndexingAnalysis::signature(std::uint32_t computation, std::uint32_t
   return key;
 }
 
-void IndexingAnalysis::simplify_single_op(Opcode opcode, IndexingMap& map) const {
-  if (!m_options.simplify) return;
-  if (m_options.style == MapStyle::kExact) {
-    simplify_final(map);
-    return;
-  }
-  // XLA's policy: reshapes and bitcasts keep point dimensions; windows are
-  // simplified fully; runtime-offset ops only drop unused symbols.
-  MapSimplifyOptions o;
-  o.use_isl = false;
-  o.remove_unused_runtime_variables = true;
+// XLA simplifies single ops only where its per-op policy says so.
+SimplifyPolicy xla_single_op_policy(Opcode opcode) {
   switch (opcode) {
     case Opcode::kReshape:
-    case Opcode::kBitcast:
-      o.replace_points = false;
-      o.remove_unused_symbols = false;
-      simplify(map, o);
-      break;
+    case Opcode::kBitcast: return SimplifyPolicy::kXlaKeepPoints;
     case Opcode::kReduceWindow:
-    case Opcode::kConvolution: simplify(map, o); break;
+    case Opcode::kConvolution: return SimplifyPolicy::kXlaCompatible;
     case Opcode::kDynamicSlice:
     case Opcode::kDynamicUpdateSlice:
-    case Opcode::kGather: remove_unused_symbols(map, true); break;
-    default: break;
+    case Opcode::kGather: return SimplifyPolicy::kXlaUnusedSymbolsOnly;
+    default: return SimplifyPolicy::kXlaNone;
   }
 }
 
-namespace {
-
-// Drops the runtime variables nothing mentions whose interval is still
-// their whole feasible range: they say nothing. One narrowed to fewer values
-// is a condition on the runtime value and stays, even where the results no
-// longer use it.
-void drop_free_runtime_variables(IndexingMap& map) {
-  if (!map.is_defined() || map.runtime_count() == 0) return;
-  const Domain& domain = map.domain();
-  const std::size_t n = map.runtime_count();
-  std::vector<bool> used(n, false);
-  auto mark = [&](Var v) {
-    if (v.kind == VarKind::kRuntime) used[v.index] = true;
-  };
-  for (const Expr& r : map.results()) simplify::for_each_variable(r, mark);
-  for (const Expr& r : map.replica_id()) simplify::for_each_variable(r, mark);
-  for (const Constraint& c : domain.constraints()) simplify::for_each_variable(c.expr, mark);
-  std::vector<std::uint32_t> renumbered(n);
-  std::vector<Variable> kept;
-  std::vector<RuntimeSource> sources;
-  for (std::size_t r = 0; r < n; ++r) {
-    const Interval bounds = domain.bounds({VarKind::kRuntime, static_cast<std::uint32_t>(r)});
-    const bool has_source = r < map.runtime_sources().size();
-    const bool free = !used[r] && has_source && bounds.contains(map.runtime_sources()[r].feasible);
-    renumbered[r] = static_cast<std::uint32_t>(kept.size());
-    if (free) continue;
-    kept.push_back(domain.variables(VarKind::kRuntime)[r]);
-    if (has_source) sources.push_back(map.runtime_sources()[r]);
-  }
-  if (kept.size() == n) return;
-  auto rename = [&](Var v) {
-    return v.kind == VarKind::kRuntime ? Expr::runtime(renumbered[v.index]) : Expr::variable(v);
-  };
-  std::vector<Expr> results;
-  for (const Expr& r : map.results()) results.push_back(simplify::substitute(r, rename));
-  IndexingMap out(Domain(domain.variables(VarKind::kDim), domain.variables(VarKind::kRange), kept), std::move(results));
-  for (const Constraint& c : domain.constraints()) out.add_constraint(simplify::substitute(c.expr, rename), c.interval);
-  out.runtime_sources() = std::move(sources);
-  if (out.is_defined()) {
-    for (const Expr& r : map.replica_id()) out.replica_id().push_back(simplify::substitute(r, rename));
-  }
-  if (map.approximate()) out.mark_approximate();
-  map = std::move(out);
+SimplifyPolicy IndexingAnalysis::single_op_policy(Opcode opcode) const {
+  if (!m_options.simplify) return SimplifyPolicy::kNone;
+  return m_options.style == MapStyle::kExact ? SimplifyPolicy::kExact : xla_single_op_policy(opcode);
 }
 
-// Simplifies a map and, in the exact style, the element maps of its
-// runtime sources (XLA leaves those as composed). A source that itself
-// depends on range or runtime variables cannot be tied to this map's
-// variables in the text form: the map is then marked approximate.
-void simplify_with_sources(IndexingMap& map, MapSimplifyOptions options, bool exact) {
-  if (exact) options.remove_unused_runtime_variables = false;
-  simplify(map, options);
-  if (!exact) return;
-  drop_free_runtime_variables(map);
-  for (RuntimeSource& s : map.runtime_sources()) {
-    if (!s.map) continue;
-    IndexingMap element = *s.map;
-    options.remove_unused_runtime_variables = true;
-    simplify(element, options);
-    if (element.range_count() != 0 || element.runtime_count() != 0) map.mark_approximate();
-    s.map = std::make_shared<const IndexingMap>(std::move(element));
-  }
+SimplifyPolicy IndexingAnalysis::step_policy() const {
+  if (!m_options.simplify) return SimplifyPolicy::kNone;
+  return m_options.style == MapStyle::kExact ? SimplifyPolicy::kExactRulesOnly : SimplifyPolicy::kXlaCompatible;
 }
 
-}  // namespace
-
-void IndexingAnalysis::simplify_step(IndexingMap& map) const {
-  if (!m_options.simplify) return;
-  MapSimplifyOptions o;
-  o.use_isl = false;
-  o.remove_unused_runtime_variables = true;
-  simplify_with_sources(map, o, m_options.style == MapStyle::kExact);
-}
-
-void IndexingAnalysis::simplify_final(IndexingMap& map) const {
-  if (!m_options.simplify) return;
-  MapSimplifyOptions o;
-  o.use_isl = m_options.style == MapStyle::kExact;
-  o.remove_unused_runtime_variables = true;
-  simplify_with_sources(map, o, m_options.style == MapStyle::kExact);
+SimplifyPolicy IndexingAnalysis::final_policy() const {
+  if (!m_options.simplify) return SimplifyPolicy::kNone;
+  return m_options.style == MapStyle::kExact ? SimplifyPolicy::kExact : SimplifyPolicy::kXlaCompatible;
 }
 
 std::vector<MapSet> IndexingAnalysis::op_maps(std::uint32_t computation, std::uint32_t instruction, std::size_t index,
@@ -284,7 +205,7 @@ std::vector<MapSet> IndexingAnalysis::op_maps(std::uint32_t computation, std::ui
     for (MapSet& set : sets) {
       MapSet simplified;
       for (IndexingMap& m : set) {
-        simplify_single_op(instr.opcode, m);
+        simplify(m, single_op_policy(instr.opcode));
         insert_unique(simplified, std::move(m), m_options.style == MapStyle::kExact);
       }
       set = std::move(simplified);
@@ -373,7 +294,7 @@ std::vector<MapSet> IndexingAnalysis::fused_output_to_input(std::uint32_t callee
   state[{body.root, output}].push_back(IndexingMap::identity(dimension_sizes(out_shape)));
   std::vector<MapSet> result(parameter_count(body));
   const auto order = post_order(body);
-  auto step = [this](IndexingMap& m) { simplify_step(m); };
+  auto step = [policy = step_policy()](IndexingMap& m) { simplify(m, policy); };
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const std::uint32_t i = *it;
     const hlo::Instruction& instr = body.instructions[i];
@@ -397,7 +318,7 @@ std::vector<MapSet> IndexingAnalysis::fused_output_to_input(std::uint32_t callee
     }
   }
   for (MapSet& set : result) {
-    for (IndexingMap& m : set) simplify_final(m);
+    for (IndexingMap& m : set) simplify(m, final_policy());
     relabel_sources(body, set, m_options.style);
     MapSet unique;
     for (IndexingMap& m : set) insert_unique(unique, std::move(m), m_options.style == MapStyle::kExact);
@@ -423,7 +344,7 @@ std::vector<MapSet> IndexingAnalysis::fused_input_to_output(std::uint32_t callee
       state[{i, 0}].push_back(IndexingMap::identity(dimension_sizes(m_module.shape_of(instr))));
     }
   }
-  auto step = [this](IndexingMap& m) { simplify_step(m); };
+  auto step = [policy = step_policy()](IndexingMap& m) { simplify(m, policy); };
   for (std::uint32_t i : post_order(body)) {
     for (auto s = state.lower_bound({i, 0}); s != state.end() && s->first.first == i; ++s) {
       const MapSet& producer = s->second;  // insertions below are under other keys
@@ -455,7 +376,7 @@ std::vector<MapSet> IndexingAnalysis::fused_input_to_output(std::uint32_t callee
     auto it = state.find({body.root, q});
     if (it == state.end()) continue;
     for (IndexingMap m : it->second) {
-      simplify_final(m);
+      simplify(m, final_policy());
       insert_unique(result[q], std::move(m), m_options.style == MapStyle::kExact);
     }
     relabel_sources(body, result[q], m_options.style);
