@@ -1,7 +1,6 @@
 #include "indexing/instruction_indexing.hpp"
 
 #include <algorithm>
-#include <array>
 #include <exception>
 
 #include "indexing/exact_ops.hpp"
@@ -9,6 +8,7 @@
 #include "indexing/map_text.hpp"
 #include "indexing/simplify_map.hpp"
 #include "parser/attributes.hpp"
+#include "parser/op_traits.hpp"
 
 namespace hlo_index::indexing {
 
@@ -16,35 +16,7 @@ using hlo::Opcode;
 
 namespace {
 
-// Attributes that change an op's maps; everything else (metadata,
-// backend_config, sharding, ...) does not.
-constexpr std::array<std::string_view, 21> k_indexing_attributes = {"batch_group_count",
-                                                                    "collapsed_slice_dims",
-                                                                    "dim_labels",
-                                                                    "dimensions",
-                                                                    "dynamic_slice_sizes",
-                                                                    "feature_group_count",
-                                                                    "index",
-                                                                    "index_vector_dim",
-                                                                    "iota_dimension",
-                                                                    "lhs_batch_dims",
-                                                                    "lhs_contracting_dims",
-                                                                    "offset_dims",
-                                                                    "operand_batching_dims",
-                                                                    "padding",
-                                                                    "rhs_batch_dims",
-                                                                    "rhs_contracting_dims",
-                                                                    "slice",
-                                                                    "slice_sizes",
-                                                                    "start_index_map",
-                                                                    "start_indices_batching_dims",
-                                                                    "window"};
-
-bool has_runtime_offsets(Opcode op) {
-  return op == Opcode::kDynamicSlice || op == Opcode::kDynamicUpdateSlice || op == Opcode::kGather;
-}
-
-bool is_call(Opcode op) { return op == Opcode::kFusion || op == Opcode::kCall; }
+bool is_call(Opcode op) { return hlo::op_traits(op).maps == hlo::MapFamily::kCall; }
 
 // Post order from the root: every instruction after its operands.
 std::vector<std::uint32_t> post_order(const hlo::Computation& c) {
@@ -144,27 +116,29 @@ std::string IndexingAnalysis::signature(std::uint32_t computation, std::uint32_t
   key.append(forward ? ">" : "<").append(std::to_string(index)).append("|");
   key.append(hlo::to_string(m_module.shape_of(i)));
   for (std::uint32_t o : c.operands_of(i)) key.append("|").append(hlo::to_string(m_module.shape_of(c.instructions[o])));
+  const auto memo_attributes = hlo::op_traits(i.opcode).memo_attributes;
   for (const hlo::Attribute& a : c.attributes_of(i)) {
-    if (std::find(k_indexing_attributes.begin(), k_indexing_attributes.end(), a.name) != k_indexing_attributes.end()) {
+    if (std::find(memo_attributes.begin(), memo_attributes.end(), a.name) != memo_attributes.end()) {
       key.append("|").append(a.name).append("=").append(a.value);
     }
   }
   return key;
 }
 
-// XLA simplifies single ops only where its per-op policy says so.
+namespace {
+
+// XLA simplifies the maps of a single op only where its per-op policy says so.
 SimplifyPolicy xla_single_op_policy(Opcode opcode) {
-  switch (opcode) {
-    case Opcode::kReshape:
-    case Opcode::kBitcast: return SimplifyPolicy::kXlaKeepPoints;
-    case Opcode::kReduceWindow:
-    case Opcode::kConvolution: return SimplifyPolicy::kXlaCompatible;
-    case Opcode::kDynamicSlice:
-    case Opcode::kDynamicUpdateSlice:
-    case Opcode::kGather: return SimplifyPolicy::kXlaUnusedSymbolsOnly;
-    default: return SimplifyPolicy::kXlaNone;
+  switch (hlo::op_traits(opcode).xla_simplify) {
+    case hlo::XlaSimplify::kNone: break;
+    case hlo::XlaSimplify::kKeepPoints: return SimplifyPolicy::kXlaKeepPoints;
+    case hlo::XlaSimplify::kFull: return SimplifyPolicy::kXlaCompatible;
+    case hlo::XlaSimplify::kUnusedSymbolsOnly: return SimplifyPolicy::kXlaUnusedSymbolsOnly;
   }
+  return SimplifyPolicy::kXlaNone;
 }
+
+}  // namespace
 
 SimplifyPolicy IndexingAnalysis::single_op_policy(Opcode opcode) const {
   if (!m_options.simplify) return SimplifyPolicy::kNone;
@@ -190,7 +164,7 @@ std::vector<MapSet> IndexingAnalysis::op_maps(std::uint32_t computation, std::ui
   try {
     if (is_call(instr.opcode)) return called_maps(computation, instruction, index, forward);
     // Signatures grow with the operand list; wide ops (tuples) are cheap to rebuild.
-    const bool memoised = !has_runtime_offsets(instr.opcode) && instr.operand_count <= 8;
+    const bool memoised = !hlo::op_traits(instr.opcode).runtime_offsets && instr.operand_count <= 8;
     std::string key;
     if (memoised) {
       key = signature(computation, instruction, index, forward);

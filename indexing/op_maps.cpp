@@ -1,12 +1,14 @@
-// Dispatch, and the ops whose maps are a permutation, a shift or a
-// selection of dimensions: elementwise, broadcast, transpose, reverse,
-// slice, concatenate, tuples and all-gather.
+// Dispatch (by the op's hlo::MapFamily, through k_family_maps), and the ops
+// whose maps are a permutation, a shift or a selection of dimensions:
+// elementwise, broadcast, transpose, reverse, slice, concatenate, tuples and
+// all-gather.
 #include "indexing/op_maps.hpp"
 
 #include <algorithm>
 
 #include "indexing/op_maps_internal.hpp"
 #include "parser/attributes.hpp"
+#include "parser/op_traits.hpp"
 
 namespace hlo_index::indexing {
 
@@ -25,78 +27,6 @@ std::vector<MapSet> one_each(std::vector<IndexingMap> maps) {
 namespace {
 
 using detail::one_each;
-
-bool is_elementwise(Opcode op) {
-  switch (op) {
-    case Opcode::kAbs:
-    case Opcode::kAcos:
-    case Opcode::kAcosh:
-    case Opcode::kAdd:
-    case Opcode::kAnd:
-    case Opcode::kAsin:
-    case Opcode::kAsinh:
-    case Opcode::kAtan:
-    case Opcode::kAtan2:
-    case Opcode::kAtanh:
-    case Opcode::kCbrt:
-    case Opcode::kCeil:
-    case Opcode::kClamp:
-    case Opcode::kClz:
-    case Opcode::kCompare:
-    case Opcode::kComplex:
-    case Opcode::kConvert:
-    case Opcode::kCopy:
-    case Opcode::kCos:
-    case Opcode::kCosh:
-    case Opcode::kDivide:
-    case Opcode::kErf:
-    case Opcode::kExp:
-    case Opcode::kExpm1:
-    case Opcode::kFloor:
-    case Opcode::kImag:
-    case Opcode::kIsFinite:
-    case Opcode::kLog:
-    case Opcode::kLog1p:
-    case Opcode::kLogistic:
-    case Opcode::kMap:
-    case Opcode::kMaximum:
-    case Opcode::kMinimum:
-    case Opcode::kMultiply:
-    case Opcode::kNegate:
-    case Opcode::kNot:
-    case Opcode::kOr:
-    case Opcode::kPopcnt:
-    case Opcode::kPower:
-    case Opcode::kReal:
-    case Opcode::kReducePrecision:
-    case Opcode::kRemainder:
-    case Opcode::kRoundNearestAfz:
-    case Opcode::kRoundNearestEven:
-    case Opcode::kRsqrt:
-    case Opcode::kSelect:
-    case Opcode::kShiftLeft:
-    case Opcode::kShiftRightArithmetic:
-    case Opcode::kShiftRightLogical:
-    case Opcode::kSign:
-    case Opcode::kSin:
-    case Opcode::kSinh:
-    case Opcode::kSqrt:
-    case Opcode::kStochasticConvert:
-    case Opcode::kSubtract:
-    case Opcode::kTan:
-    case Opcode::kTanh:
-    case Opcode::kXor:
-    // Collectives that combine the same index across replicas.
-    case Opcode::kAllReduce:
-    case Opcode::kAllReduceStart:
-    case Opcode::kAllReduceDone: return true;
-    default: return false;
-  }
-}
-
-bool has_no_operand_maps(Opcode op) {
-  return op == Opcode::kConstant || op == Opcode::kIota || op == Opcode::kParameter;
-}
 
 // Elementwise: the identity, except that a scalar operand of a non-scalar
 // op (select's predicate, clamp's bounds) is read by every element.
@@ -343,73 +273,103 @@ std::vector<MapSet> i2o_all_gather(const OpContext& op, std::size_t operand) {
   return sets;
 }
 
-}  // namespace
-
-std::vector<MapSet> output_to_input(const OpContext& op, std::size_t output, MapStyle style) {
-  const Opcode code = op.opcode();
-  if (output >= op.output_count()) throw Unsupported("the instruction has no output " + std::to_string(output));
-  if (has_no_operand_maps(code)) return {};
-  if (is_elementwise(code)) {
-    if (op.shape().is_tuple) throw Unsupported("a tuple-shaped elementwise op");
-    return o2i_elementwise(op);
-  }
-  switch (code) {
-    case Opcode::kBroadcast: return o2i_broadcast(op);
-    case Opcode::kTranspose: return o2i_transpose(op);
-    case Opcode::kReverse: return reverse_maps(op);
-    case Opcode::kSlice: return o2i_slice(op);
-    case Opcode::kConcatenate: return o2i_concatenate(op);
-    case Opcode::kReshape: return detail::o2i_reshape(op);
-    case Opcode::kBitcast: return detail::o2i_bitcast(op, style);
-    case Opcode::kBitcastConvert: return detail::o2i_bitcast_convert(op);
-    case Opcode::kReduce: return detail::o2i_reduce(op, output);
-    case Opcode::kDot: return detail::o2i_dot(op);
-    case Opcode::kPad: return detail::o2i_pad(op, style);
-    case Opcode::kReduceWindow: return detail::o2i_reduce_window(op, output);
-    case Opcode::kConvolution: return detail::o2i_convolution(op, style);
-    case Opcode::kDynamicSlice: return detail::o2i_dynamic_slice(op, style);
-    case Opcode::kDynamicUpdateSlice: return detail::o2i_dynamic_update_slice(op, style);
-    case Opcode::kGather: return detail::o2i_gather(op, style);
-    case Opcode::kGetTupleElement: return gte_maps(op, output, false);
-    case Opcode::kTuple: return o2i_tuple(op, output);
-    case Opcode::kAllGather: return o2i_all_gather(op, output);
-    default: break;
-  }
+[[noreturn]] void no_maps(const OpContext& op) {
   throw Unsupported(
       std::string("no indexing maps for '").append(op.module.opcode_text(op.instruction())).append("' yet"));
 }
 
+std::vector<MapSet> o2i_elementwise_array(const OpContext& op) {
+  if (op.shape().is_tuple) throw Unsupported("a tuple-shaped elementwise op");
+  return o2i_elementwise(op);
+}
+
+std::vector<MapSet> i2o_elementwise_array(const OpContext& op, std::size_t operand, MapStyle style) {
+  if (op.shape().is_tuple) throw Unsupported("a tuple-shaped elementwise op");
+  return i2o_elementwise(op, operand, style);
+}
+
+// The maps of one family, both directions: output (or operand) `index`.
+struct FamilyMaps {
+  hlo::MapFamily family;
+  std::vector<MapSet> (*output_to_input)(const OpContext& op, std::size_t output, MapStyle style);
+  std::vector<MapSet> (*input_to_output)(const OpContext& op, std::size_t operand, MapStyle style);
+};
+
+using F = hlo::MapFamily;
+using Op = const OpContext&;
+using Index = std::size_t;
+using Style = MapStyle;
+using Sets = std::vector<MapSet>;
+
+// clang-format off
+// In the order of hlo::MapFamily (checked below).
+constexpr FamilyMaps k_family_maps[] = {
+    {F::kNone, [](Op op, Index, Style) -> Sets { no_maps(op); }, [](Op op, Index, Style) -> Sets { no_maps(op); }},
+    {F::kNoOperands, [](Op, Index, Style) { return Sets{}; }, [](Op op, Index, Style) -> Sets { no_maps(op); }},
+    {F::kElementwise, [](Op op, Index, Style) { return o2i_elementwise_array(op); }, i2o_elementwise_array},
+    {F::kBroadcast, [](Op op, Index, Style) { return o2i_broadcast(op); },
+                    [](Op op, Index, Style) { return i2o_broadcast(op); }},
+    {F::kTranspose, [](Op op, Index, Style) { return o2i_transpose(op); },
+                    [](Op op, Index, Style) { return i2o_transpose(op); }},
+    {F::kReverse, [](Op op, Index, Style) { return reverse_maps(op); },
+                  [](Op op, Index, Style) { return reverse_maps(op); }},
+    {F::kSlice, [](Op op, Index, Style) { return o2i_slice(op); }, [](Op op, Index, Style) { return i2o_slice(op); }},
+    {F::kConcatenate, [](Op op, Index, Style) { return o2i_concatenate(op); },
+                      [](Op op, Index operand, Style) { return i2o_concatenate(op, operand); }},
+    {F::kReshape, [](Op op, Index, Style) { return detail::o2i_reshape(op); },
+                  [](Op op, Index, Style) { return detail::i2o_reshape(op); }},
+    {F::kBitcast, [](Op op, Index, Style style) { return detail::o2i_bitcast(op, style); },
+                  [](Op op, Index, Style style) { return detail::i2o_bitcast(op, style); }},
+    {F::kBitcastConvert, [](Op op, Index, Style) { return detail::o2i_bitcast_convert(op); },
+                         [](Op op, Index, Style) { return detail::i2o_bitcast_convert(op); }},
+    {F::kReduce, [](Op op, Index output, Style) { return detail::o2i_reduce(op, output); },
+                 [](Op op, Index operand, Style) { return detail::i2o_reduce(op, operand); }},
+    {F::kDot, [](Op op, Index, Style) { return detail::o2i_dot(op); },
+              [](Op op, Index operand, Style) { return detail::i2o_dot(op, operand); }},
+    {F::kPad, [](Op op, Index, Style style) { return detail::o2i_pad(op, style); }, detail::i2o_pad},
+    {F::kReduceWindow, [](Op op, Index output, Style) { return detail::o2i_reduce_window(op, output); },
+                       [](Op op, Index operand, Style) { return detail::i2o_reduce_window(op, operand); }},
+    {F::kConvolution, [](Op op, Index, Style style) { return detail::o2i_convolution(op, style); },
+                      detail::i2o_convolution},
+    {F::kDynamicSlice, [](Op op, Index, Style style) { return detail::o2i_dynamic_slice(op, style); },
+                       detail::i2o_dynamic_slice},
+    {F::kDynamicUpdateSlice, [](Op op, Index, Style style) { return detail::o2i_dynamic_update_slice(op, style); },
+                             detail::i2o_dynamic_update_slice},
+    {F::kGather, [](Op op, Index, Style style) { return detail::o2i_gather(op, style); }, detail::i2o_gather},
+    {F::kGetTupleElement, [](Op op, Index output, Style) { return gte_maps(op, output, false); },
+                          [](Op op, Index, Style) { return gte_maps(op, 0, true); }},
+    {F::kTuple, [](Op op, Index output, Style) { return o2i_tuple(op, output); },
+                [](Op op, Index operand, Style) { return i2o_tuple(op, operand); }},
+    {F::kAllGather, [](Op op, Index output, Style) { return o2i_all_gather(op, output); },
+                    [](Op op, Index operand, Style) { return i2o_all_gather(op, operand); }},
+    // Calls are composed by IndexingAnalysis; a single call has no maps of its own.
+    {F::kCall, [](Op op, Index, Style) -> Sets { no_maps(op); }, [](Op op, Index, Style) -> Sets { no_maps(op); }},
+};
+// clang-format on
+
+constexpr bool covers_every_family() {
+  constexpr auto n = static_cast<std::size_t>(F::kCount);
+  if (std::size(k_family_maps) != n) return false;
+  for (std::size_t k = 0; k < n; ++k)
+    if (static_cast<std::size_t>(k_family_maps[k].family) != k) return false;
+  return true;
+}
+static_assert(covers_every_family(), "k_family_maps needs one row per hlo::MapFamily, in its order");
+
+const FamilyMaps& family_maps(const OpContext& op) {
+  return k_family_maps[static_cast<std::size_t>(hlo::op_traits(op.opcode()).maps)];
+}
+
+}  // namespace
+
+std::vector<MapSet> output_to_input(const OpContext& op, std::size_t output, MapStyle style) {
+  if (output >= op.output_count()) throw Unsupported("the instruction has no output " + std::to_string(output));
+  return family_maps(op).output_to_input(op, output, style);
+}
+
 std::vector<MapSet> input_to_output(const OpContext& op, std::size_t operand, MapStyle style) {
-  const Opcode code = op.opcode();
   if (operand >= op.operand_count()) throw Unsupported("the instruction has no operand " + std::to_string(operand));
-  if (is_elementwise(code)) {
-    if (op.shape().is_tuple) throw Unsupported("a tuple-shaped elementwise op");
-    return i2o_elementwise(op, operand, style);
-  }
-  switch (code) {
-    case Opcode::kBroadcast: return i2o_broadcast(op);
-    case Opcode::kTranspose: return i2o_transpose(op);
-    case Opcode::kReverse: return reverse_maps(op);
-    case Opcode::kSlice: return i2o_slice(op);
-    case Opcode::kConcatenate: return i2o_concatenate(op, operand);
-    case Opcode::kReshape: return detail::i2o_reshape(op);
-    case Opcode::kBitcast: return detail::i2o_bitcast(op, style);
-    case Opcode::kBitcastConvert: return detail::i2o_bitcast_convert(op);
-    case Opcode::kReduce: return detail::i2o_reduce(op, operand);
-    case Opcode::kDot: return detail::i2o_dot(op, operand);
-    case Opcode::kPad: return detail::i2o_pad(op, operand, style);
-    case Opcode::kReduceWindow: return detail::i2o_reduce_window(op, operand);
-    case Opcode::kConvolution: return detail::i2o_convolution(op, operand, style);
-    case Opcode::kDynamicSlice: return detail::i2o_dynamic_slice(op, operand, style);
-    case Opcode::kDynamicUpdateSlice: return detail::i2o_dynamic_update_slice(op, operand, style);
-    case Opcode::kGather: return detail::i2o_gather(op, operand, style);
-    case Opcode::kGetTupleElement: return gte_maps(op, 0, true);
-    case Opcode::kTuple: return i2o_tuple(op, operand);
-    case Opcode::kAllGather: return i2o_all_gather(op, operand);
-    default: break;
-  }
-  throw Unsupported(
-      std::string("no indexing maps for '").append(op.module.opcode_text(op.instruction())).append("' yet"));
+  return family_maps(op).input_to_output(op, operand, style);
 }
 
 }  // namespace hlo_index::indexing

@@ -13,11 +13,14 @@
 #include <vector>
 
 #include "parser/attributes.hpp"
+#include "parser/op_traits.hpp"
 
 namespace hlo_index::parser {
 namespace {
 
 using hlo::ElementType;
+using hlo::ElementwiseForm;
+using hlo::ElementwiseType;
 using hlo::Opcode;
 using hlo::Shape;
 using Dims = std::vector<std::int64_t>;
@@ -173,80 +176,6 @@ std::optional<std::int64_t> group_size(std::string_view groups) {
 
 //===--- The rules ---===//
 
-// How the element type of an elementwise op's result follows from its operands.
-enum class TypeRule { kSame, kPred, kAny, kComplexPart, kMakeComplex, kAbs };
-
-// How the dimensions of an elementwise op's result follow from its operands.
-enum class Form {
-  kNone,    // not an elementwise op
-  kUnary,   // the operand's
-  kBinary,  // XLA's broadcasting without broadcast_dimensions (below)
-  kEqual,   // two operands of equal dimensions (stochastic-convert)
-  kSelect,  // on_true's; the predicate may be a scalar
-  kClamp,   // the operand's, or min's / max's for a scalar operand
-};
-
-struct ElementwiseOp {
-  Form form = Form::kNone;
-  TypeRule type = TypeRule::kSame;
-};
-
-// The elementwise opcodes XLA defines.
-ElementwiseOp elementwise(Opcode opcode) {
-  switch (opcode) {
-    case Opcode::kCeil:
-    case Opcode::kCbrt:
-    case Opcode::kClz:
-    case Opcode::kCopy:
-    case Opcode::kCos:
-    case Opcode::kErf:
-    case Opcode::kExp:
-    case Opcode::kExpm1:
-    case Opcode::kFloor:
-    case Opcode::kLog:
-    case Opcode::kLog1p:
-    case Opcode::kLogistic:
-    case Opcode::kNegate:
-    case Opcode::kNot:
-    case Opcode::kPopcnt:
-    case Opcode::kReducePrecision:
-    case Opcode::kRoundNearestAfz:
-    case Opcode::kRoundNearestEven:
-    case Opcode::kRsqrt:
-    case Opcode::kSign:
-    case Opcode::kSin:
-    case Opcode::kSqrt:
-    case Opcode::kTan:
-    case Opcode::kTanh: return {Form::kUnary, TypeRule::kSame};
-    case Opcode::kAbs: return {Form::kUnary, TypeRule::kAbs};
-    case Opcode::kReal:
-    case Opcode::kImag: return {Form::kUnary, TypeRule::kComplexPart};
-    case Opcode::kIsFinite: return {Form::kUnary, TypeRule::kPred};
-    case Opcode::kConvert: return {Form::kUnary, TypeRule::kAny};
-    case Opcode::kStochasticConvert: return {Form::kEqual, TypeRule::kAny};
-    case Opcode::kAdd:
-    case Opcode::kAnd:
-    case Opcode::kAtan2:
-    case Opcode::kDivide:
-    case Opcode::kMaximum:
-    case Opcode::kMinimum:
-    case Opcode::kMultiply:
-    case Opcode::kOr:
-    case Opcode::kPower:
-    case Opcode::kRemainder:
-    case Opcode::kShiftLeft:
-    case Opcode::kShiftRightArithmetic:
-    case Opcode::kShiftRightLogical:
-    case Opcode::kSubtract:
-    case Opcode::kXor: return {Form::kBinary, TypeRule::kSame};
-    case Opcode::kCompare: return {Form::kBinary, TypeRule::kPred};
-    case Opcode::kComplex: return {Form::kBinary, TypeRule::kMakeComplex};
-    case Opcode::kSelect: return {Form::kSelect, TypeRule::kSame};
-    case Opcode::kClamp: return {Form::kClamp, TypeRule::kSame};
-    default: return {};
-  }
-}
-
 // The dimensions of a binary elementwise op as XLA infers them when no
 // broadcast_dimensions are given (HLO has none): equal ranks broadcast
 // dimensions of size 1, a scalar broadcasts to the other shape.
@@ -274,33 +203,11 @@ public:
         m_operands(operands),
         m_attributes(attributes) {}
 
-  Outcome check() {
+  Outcome check() const {
     if (m_opcode == Opcode::kUnknown || !is_static(m_result)) return {};
     for (const Shape* s : m_operands)
       if (!s || !is_static(*s)) return {};
-    if (ElementwiseOp op = elementwise(m_opcode); op.form != Form::kNone) return check_elementwise(op);
-    switch (m_opcode) {
-      case Opcode::kBitcastConvert: return check_bitcast_convert();
-      case Opcode::kBroadcast: return check_broadcast();
-      case Opcode::kTranspose: return check_transpose();
-      case Opcode::kReverse: return unary_array() ? expect(*operand(0), "the operand") : Outcome{};
-      case Opcode::kSlice: return check_slice();
-      case Opcode::kReshape: return check_reshape();
-      case Opcode::kBitcast: return check_bitcast();
-      case Opcode::kConcatenate: return check_concatenate();
-      case Opcode::kDot: return check_dot();
-      case Opcode::kReduce: return check_reduce();
-      case Opcode::kPad: return check_pad();
-      case Opcode::kReduceWindow: return check_reduce_window();
-      case Opcode::kConvolution: return check_convolution();
-      case Opcode::kDynamicSlice: return check_dynamic_slice();
-      case Opcode::kDynamicUpdateSlice: return check_dynamic_update_slice();
-      case Opcode::kGather: return check_gather();
-      case Opcode::kGetTupleElement: return check_get_tuple_element();
-      case Opcode::kTuple: return check_tuple();
-      case Opcode::kAllGather: return check_all_gather();
-      default: return {};  // iota (any shape) and everything not listed
-    }
+    return (this->*rule(hlo::op_traits(m_opcode).result))();
   }
 
 private:
@@ -343,8 +250,11 @@ private:
 
   //===--- Elementwise ---===//
 
-  Outcome check_elementwise(const ElementwiseOp& op) const {
-    const std::size_t arity = op.form == Form::kUnary ? 1 : op.form == Form::kBinary || op.form == Form::kEqual ? 2 : 3;
+  Outcome check_elementwise() const {
+    const hlo::ElementwiseShape op = hlo::op_traits(m_opcode).elementwise;
+    const std::size_t arity = op.form == ElementwiseForm::kUnary                                          ? 1
+                              : op.form == ElementwiseForm::kBinary || op.form == ElementwiseForm::kEqual ? 2
+                                                                                                          : 3;
     if (m_operands.size() != arity || m_result.is_tuple) return {};
     for (std::size_t k = 0; k < arity; ++k)
       if (!operand(k)) return {};
@@ -356,18 +266,17 @@ private:
     const Shape* typed = operand(0);
     Dims dims = typed->dims;
     switch (op.form) {
-      case Form::kNone:
-      case Form::kUnary: break;
-      case Form::kBinary: {
+      case ElementwiseForm::kUnary: break;
+      case ElementwiseForm::kBinary: {
         auto joined = broadcast_binary(operand(0)->dims, operand(1)->dims);
         if (!joined) return incompatible(0, 1);
         dims = std::move(*joined);
         break;
       }
-      case Form::kEqual:
+      case ElementwiseForm::kEqual:
         if (operand(1)->dims != dims) return incompatible(0, 1);
         break;
-      case Form::kSelect: {
+      case ElementwiseForm::kSelect: {
         const Shape &pred = *operand(0), &on_true = *operand(1), &on_false = *operand(2);
         if (on_true.dims != on_false.dims) return incompatible(1, 2);
         if (pred.rank() != 0 && pred.dims != on_true.dims) return incompatible(0, 1);
@@ -375,7 +284,7 @@ private:
         dims = on_true.dims;
         break;
       }
-      case Form::kClamp: {
+      case ElementwiseForm::kClamp: {
         // A scalar min or max clamps any operand; a scalar operand takes min's or max's dimensions.
         const Shape &min = *operand(0), &x = *operand(1), &max = *operand(2);
         typed = &x;
@@ -395,17 +304,17 @@ private:
     }
     ElementType type = typed->type;
     switch (op.type) {
-      case TypeRule::kSame: break;
-      case TypeRule::kPred: type = ElementType::kPred; break;
-      case TypeRule::kAny: type = m_result.type; break;
-      case TypeRule::kAbs:
-      case TypeRule::kComplexPart:
+      case ElementwiseType::kSame: break;
+      case ElementwiseType::kPred: type = ElementType::kPred; break;
+      case ElementwiseType::kAny: type = m_result.type; break;
+      case ElementwiseType::kAbs:
+      case ElementwiseType::kComplexPart:
         if (type == ElementType::kC64)
           type = ElementType::kF32;
         else if (type == ElementType::kC128)
           type = ElementType::kF64;
         break;
-      case TypeRule::kMakeComplex:
+      case ElementwiseType::kMakeComplex:
         if (type == ElementType::kF32)
           type = ElementType::kC64;
         else if (type == ElementType::kF64)
@@ -789,6 +698,53 @@ private:
     std::string source = devices ? fmt::format("the operand gathered along dimension {} by groups of {}", d, *devices)
                                  : fmt::format("the operand outside the gathered dimension {}", d);
     return expect(single ? std::move(elements.front()) : tuple(std::move(elements)), source);
+  }
+
+  //===--- Dispatch ---===//
+
+  using Rule = Outcome (Rules::*)() const;
+
+  Outcome no_rule() const { return {}; }  // iota (any shape) and the ops without a rule
+
+  Outcome check_reverse() const { return unary_array() ? expect(*operand(0), "the operand") : Outcome{}; }
+
+  // The rule of each hlo::ShapeRule (op_traits.hpp says which op has which).
+  static Rule rule(hlo::ShapeRule r) {
+    using S = hlo::ShapeRule;
+    struct Row {
+      S name;
+      Rule rule;
+    };
+    static constexpr Row k_rules[] = {
+        {S::kNone, &Rules::no_rule},
+        {S::kElementwise, &Rules::check_elementwise},
+        {S::kBitcastConvert, &Rules::check_bitcast_convert},
+        {S::kBroadcast, &Rules::check_broadcast},
+        {S::kTranspose, &Rules::check_transpose},
+        {S::kReverse, &Rules::check_reverse},
+        {S::kSlice, &Rules::check_slice},
+        {S::kReshape, &Rules::check_reshape},
+        {S::kBitcast, &Rules::check_bitcast},
+        {S::kConcatenate, &Rules::check_concatenate},
+        {S::kDot, &Rules::check_dot},
+        {S::kReduce, &Rules::check_reduce},
+        {S::kPad, &Rules::check_pad},
+        {S::kReduceWindow, &Rules::check_reduce_window},
+        {S::kConvolution, &Rules::check_convolution},
+        {S::kDynamicSlice, &Rules::check_dynamic_slice},
+        {S::kDynamicUpdateSlice, &Rules::check_dynamic_update_slice},
+        {S::kGather, &Rules::check_gather},
+        {S::kGetTupleElement, &Rules::check_get_tuple_element},
+        {S::kTuple, &Rules::check_tuple},
+        {S::kAllGather, &Rules::check_all_gather},
+    };
+    static_assert(std::size(k_rules) == static_cast<std::size_t>(S::kCount), "one rule per hlo::ShapeRule");
+    static_assert([] {
+      for (std::size_t k = 0; k < std::size(k_rules); ++k)
+        if (static_cast<std::size_t>(k_rules[k].name) != k) return false;
+      return true;
+    }());
+    return k_rules[static_cast<std::size_t>(r)].rule;
   }
 
   Opcode m_opcode;
