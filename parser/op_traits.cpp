@@ -70,13 +70,10 @@ constexpr OpRow k_op_table[] = {
                                   .elementwise = {F::kEqual, T::kAny}}},
     {Opcode::kSelect, {.maps = M::kElementwise, .result = S::kElementwise, .elementwise = {F::kSelect, T::kSame}}},
     {Opcode::kClamp, {.maps = M::kElementwise, .result = S::kElementwise, .elementwise = {F::kClamp, T::kSame}}},
-    // Elementwise maps whose result shape is not checked (yet): the inverse
-    // and hyperbolic functions were never added to the shape rules; map takes
-    // its element type from to_apply; all-reduce is variadic.
-    {Opcode::kAcos, {.maps = M::kElementwise}}, {Opcode::kAcosh, {.maps = M::kElementwise}},
-    {Opcode::kAsin, {.maps = M::kElementwise}}, {Opcode::kAsinh, {.maps = M::kElementwise}},
-    {Opcode::kAtan, {.maps = M::kElementwise}}, {Opcode::kAtanh, {.maps = M::kElementwise}},
-    {Opcode::kCosh, {.maps = M::kElementwise}}, {Opcode::kSinh, {.maps = M::kElementwise}},
+    {Opcode::kAcos, unary()}, {Opcode::kAcosh, unary()}, {Opcode::kAsin, unary()}, {Opcode::kAsinh, unary()},
+    {Opcode::kAtan, unary()}, {Opcode::kAtanh, unary()}, {Opcode::kCosh, unary()}, {Opcode::kSinh, unary()},
+    // Elementwise maps whose result shape is not checked: map takes its
+    // element type from to_apply; all-reduce is variadic.
     {Opcode::kMap, {.maps = M::kElementwise}},
     // Collectives that combine the same index across replicas.
     {Opcode::kAllReduce, {.maps = M::kElementwise}}, {Opcode::kAllReduceStart, {.maps = M::kElementwise}},
