@@ -1,6 +1,8 @@
 #include "indexing/exact_ops.hpp"
 
 #include <algorithm>
+#include <array>
+#include <optional>
 #include <set>
 
 #include "indexing/isl_bridge.hpp"
@@ -209,81 +211,115 @@ bool tighten_domain(IndexingMap& map) {
   return within_isl_budget([&] { return tighten_domain_within_budget(map); }, [] { return false; });
 }
 
-bool remove_unused_symbols(IndexingMap& map, bool runtime_too) {
-  if (!map.is_defined()) return false;
-  Domain& domain = map.domain();
-  std::vector<bool> used[simplify::k_var_kinds];
+namespace {
+
+// Per variable kind, per variable: whether the map needs it.
+using UsedVariables = std::array<std::vector<bool>, simplify::k_var_kinds>;
+
+bool is_used(const UsedVariables& used, Var v) { return used[static_cast<std::size_t>(v.kind)][v.index]; }
+
+// Dimensions (and runtime variables unless `runtime_too`) always; the
+// variables of the results and the replica id; then every variable of a
+// constraint that involves a used one, until nothing grows.
+UsedVariables used_variables(const IndexingMap& map, bool runtime_too) {
+  const Domain& domain = map.domain();
+  UsedVariables used;
   for (int k = 0; k < simplify::k_var_kinds; ++k) {
     bool kept = k == static_cast<int>(VarKind::kDim) || (k == static_cast<int>(VarKind::kRuntime) && !runtime_too);
-    used[k].assign(domain.count(static_cast<VarKind>(k)), kept);
+    used[static_cast<std::size_t>(k)].assign(domain.count(static_cast<VarKind>(k)), kept);
   }
-  auto mark = [&](Var v) { used[static_cast<int>(v.kind)][v.index] = true; };
+  auto mark = [&](Var v) { used[static_cast<std::size_t>(v.kind)][v.index] = true; };
   for (const Expr& r : map.results()) simplify::for_each_variable(r, mark);
   for (const Expr& r : map.replica_id()) simplify::for_each_variable(r, mark);
-  // A constraint that involves a used variable makes all of its variables used.
   for (bool grew = true; grew;) {
     grew = false;
     for (const Constraint& c : domain.constraints()) {
       bool touches_used = false, touches_unused = false;
-      simplify::for_each_variable(
-          c.expr, [&](Var v) { (used[static_cast<int>(v.kind)][v.index] ? touches_used : touches_unused) = true; });
+      simplify::for_each_variable(c.expr, [&](Var v) { (is_used(used, v) ? touches_used : touches_unused) = true; });
       if (touches_used && touches_unused) {
         simplify::for_each_variable(c.expr, mark);
         grew = true;
       }
     }
   }
-  bool any_unused = false;
-  for (int k = 1; k < simplify::k_var_kinds; ++k) {
-    for (bool u : used[k]) any_unused = any_unused || !u;
-  }
-  if (!any_unused) return false;
+  return used;
+}
 
-  // Constraints on unused variables only: the map is empty if they cannot hold.
+bool any_unused_symbol(const UsedVariables& used) {
+  for (int k = 1; k < simplify::k_var_kinds; ++k) {
+    for (bool u : used[static_cast<std::size_t>(k)])
+      if (!u) return true;
+  }
+  return false;
+}
+
+// The constraints that mention unused variables only.
+std::vector<Constraint> unused_only_constraints(const Domain& domain, const UsedVariables& used) {
   std::vector<Constraint> unused_only;
   for (const Constraint& c : domain.constraints()) {
     bool touches_used = false;
-    simplify::for_each_variable(c.expr,
-                                [&](Var v) { touches_used = touches_used || used[static_cast<int>(v.kind)][v.index]; });
+    simplify::for_each_variable(c.expr, [&](Var v) { touches_used = touches_used || is_used(used, v); });
     if (!touches_used) unused_only.push_back(c);
   }
+  return unused_only;
+}
+
+// Whether `constraints` cannot hold over the variables of `domain`.
+std::optional<bool> cannot_hold(const Domain& domain, const std::vector<Constraint>& constraints) {
+  Domain probe(domain.variables(VarKind::kDim), domain.variables(VarKind::kRange), domain.variables(VarKind::kRuntime));
+  for (const Constraint& c : constraints) (void)probe.add_constraint(c.expr, c.interval);
+  return is_empty(IndexingMap(probe, {}));
+}
+
+// The map over its used variables only, renumbered, without `dropped`.
+IndexingMap without_unused(const IndexingMap& map, const UsedVariables& used, const std::vector<Constraint>& dropped) {
+  const Domain& domain = map.domain();
+  std::vector<std::uint32_t> new_index[simplify::k_var_kinds];
+  Domain kept;
+  for (int k = 0; k < simplify::k_var_kinds; ++k) {
+    auto kind = static_cast<VarKind>(k);
+    const auto& vars = domain.variables(kind);
+    const std::vector<bool>& used_k = used[static_cast<std::size_t>(k)];
+    std::uint32_t next = 0;
+    for (std::size_t i = 0; i < vars.size(); ++i) {
+      new_index[k].push_back(used_k[i] ? next++ : UINT32_MAX);
+      if (used_k[i]) kept.variables(kind).push_back(vars[i]);
+    }
+  }
+  std::vector<Constraint> constraints;
+  for (const Constraint& c : domain.constraints()) {
+    if (std::find(dropped.begin(), dropped.end(), c) == dropped.end()) constraints.push_back(c);
+  }
+  std::vector<RuntimeSource> sources;
+  const auto& old_sources = map.runtime_sources();
+  const std::vector<bool>& used_runtime = used[static_cast<std::size_t>(VarKind::kRuntime)];
+  for (std::size_t i = 0; i < old_sources.size() && i < used_runtime.size(); ++i) {
+    if (used_runtime[i]) sources.push_back(old_sources[i]);
+  }
+  IndexingMap out = rewritten(map, std::move(kept), constraints, [&](Var v) {
+    return Expr::variable({v.kind, new_index[static_cast<int>(v.kind)][v.index]});
+  });
+  out.runtime_sources() = std::move(sources);
+  return out;
+}
+
+}  // namespace
+
+bool remove_unused_symbols(IndexingMap& map, bool runtime_too) {
+  if (!map.is_defined()) return false;
+  const UsedVariables used = used_variables(map, runtime_too);
+  if (!any_unused_symbol(used)) return false;
+  // Constraints on unused variables only: the map is empty if they cannot hold.
+  const std::vector<Constraint> unused_only = unused_only_constraints(map.domain(), used);
   if (!unused_only.empty()) {
-    Domain probe(domain.variables(VarKind::kDim), domain.variables(VarKind::kRange),
-                 domain.variables(VarKind::kRuntime));
-    for (const Constraint& c : unused_only) (void)probe.add_constraint(c.expr, c.interval);
-    IndexingMap probe_map(probe, {});
-    auto empty = is_empty(probe_map);
+    auto empty = cannot_hold(map.domain(), unused_only);
     if (!empty.has_value()) return false;  // cannot decide: keep everything
     if (*empty) {
       map.set_known_empty();
       return true;
     }
   }
-
-  std::vector<std::uint32_t> new_index[simplify::k_var_kinds];
-  Domain kept;
-  for (int k = 0; k < simplify::k_var_kinds; ++k) {
-    auto kind = static_cast<VarKind>(k);
-    const auto& vars = domain.variables(kind);
-    std::uint32_t next = 0;
-    for (std::size_t i = 0; i < vars.size(); ++i) {
-      new_index[k].push_back(used[k][i] ? next++ : UINT32_MAX);
-      if (used[k][i]) kept.variables(kind).push_back(vars[i]);
-    }
-  }
-  std::vector<Constraint> constraints;
-  for (const Constraint& c : domain.constraints()) {
-    if (std::find(unused_only.begin(), unused_only.end(), c) == unused_only.end()) constraints.push_back(c);
-  }
-  std::vector<RuntimeSource> sources;
-  const auto& old_sources = map.runtime_sources();
-  for (std::size_t i = 0; i < old_sources.size() && i < used[2].size(); ++i) {
-    if (used[2][i]) sources.push_back(old_sources[i]);
-  }
-  map = rewritten(map, std::move(kept), constraints, [&](Var v) {
-    return Expr::variable({v.kind, new_index[static_cast<int>(v.kind)][v.index]});
-  });
-  map.runtime_sources() = std::move(sources);
+  map = without_unused(map, used, unused_only);
   return true;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <span>
 #include <stdexcept>
 
@@ -33,7 +34,10 @@ IndexingMap rewritten(const IndexingMap& map, Domain variables, std::span<const 
   return out;
 }
 
-IndexingMap compose(const IndexingMap& first, const IndexingMap& second) {
+namespace {
+
+// compose() when either map is UNDEFINED or KNOWN EMPTY; nothing otherwise.
+std::optional<IndexingMap> compose_degenerate(const IndexingMap& first, const IndexingMap& second) {
   if (first.is_undefined() || second.is_undefined()) {
     return IndexingMap::undefined(first.is_undefined() ? first.undefined_reason() : second.undefined_reason());
   }
@@ -44,6 +48,27 @@ IndexingMap compose(const IndexingMap& first, const IndexingMap& second) {
     out.results().assign(second.results().size(), Expr());
     return out;
   }
+  return std::nullopt;
+}
+
+// Runtime sources line up with the runtime variables of the composition:
+// second's (now read at first's coordinates), then first's.
+std::vector<RuntimeSource> composed_sources(const IndexingMap& first, const IndexingMap& second) {
+  std::vector<RuntimeSource> sources;
+  for (const RuntimeSource& s : second.runtime_sources()) {
+    RuntimeSource composed = s;
+    composed.map = nullptr;
+    if (s.map) composed.map = std::make_shared<const IndexingMap>(compose(first, *s.map));
+    sources.push_back(std::move(composed));
+  }
+  for (const RuntimeSource& s : first.runtime_sources()) sources.push_back(s);
+  return sources;
+}
+
+}  // namespace
+
+IndexingMap compose(const IndexingMap& first, const IndexingMap& second) {
+  if (auto degenerate = compose_degenerate(first, second)) return std::move(*degenerate);
   if (first.results().size() != second.dim_count()) {
     throw std::invalid_argument("cannot compose: the first map has " + std::to_string(first.results().size()) +
                                 " results but the second has " + std::to_string(second.dim_count()) + " dimensions");
@@ -79,17 +104,7 @@ IndexingMap compose(const IndexingMap& first, const IndexingMap& second) {
   for (std::size_t i = 0; i < first_results.size(); ++i) {
     out.add_constraint(first_results[i], sd.bounds({VarKind::kDim, static_cast<std::uint32_t>(i)}));
   }
-  // Runtime sources line up with the runtime variables: second's (now read
-  // at first's coordinates), then first's.
-  std::vector<RuntimeSource> sources;
-  for (const RuntimeSource& s : second.runtime_sources()) {
-    RuntimeSource composed = s;
-    composed.map = nullptr;
-    if (s.map) composed.map = std::make_shared<const IndexingMap>(compose(first, *s.map));
-    sources.push_back(std::move(composed));
-  }
-  for (const RuntimeSource& s : first.runtime_sources()) sources.push_back(s);
-  if (!sources.empty()) out.runtime_sources() = std::move(sources);
+  if (auto sources = composed_sources(first, second); !sources.empty()) out.runtime_sources() = std::move(sources);
   // Replica ids: first's (the collective nearer the domain) renamed like
   // first's results, then second's read at first's coordinates.
   if (out.is_defined()) {

@@ -10,6 +10,7 @@
 #include <charconv>
 #include <cstdint>
 #include <tuple>
+#include <variant>
 #include <vector>
 
 #include "parser/attributes.hpp"
@@ -250,80 +251,94 @@ private:
 
   //===--- Elementwise ---===//
 
-  Outcome check_elementwise() const {
-    const hlo::ElementwiseShape op = hlo::op_traits(m_opcode).elementwise;
-    const std::size_t arity = op.form == ElementwiseForm::kUnary                                          ? 1
-                              : op.form == ElementwiseForm::kBinary || op.form == ElementwiseForm::kEqual ? 2
-                                                                                                          : 3;
-    if (m_operands.size() != arity || m_result.is_tuple) return {};
-    for (std::size_t k = 0; k < arity; ++k)
-      if (!operand(k)) return {};
-    auto incompatible = [&](std::size_t a, std::size_t b) {
-      return fail(fmt::format("{} operands {} and {} have incompatible dimensions: {} and {}", m_name, a, b,
-                              text(*operand(a)), text(*operand(b))));
-    };
-    // The operand that gives the result's type, and the result's dimensions.
-    const Shape* typed = operand(0);
-    Dims dims = typed->dims;
-    switch (op.form) {
+  static std::size_t arity(ElementwiseForm form) {
+    switch (form) {
+      case ElementwiseForm::kUnary: return 1;
+      case ElementwiseForm::kBinary:
+      case ElementwiseForm::kEqual: return 2;
+      case ElementwiseForm::kSelect:
+      case ElementwiseForm::kClamp: break;
+    }
+    return 3;
+  }
+
+  Outcome incompatible(std::size_t a, std::size_t b) const {
+    return fail(fmt::format("{} operands {} and {} have incompatible dimensions: {} and {}", m_name, a, b,
+                            text(*operand(a)), text(*operand(b))));
+  }
+
+  // The result's dimensions, and the operand that gives the result's type.
+  struct Inferred {
+    const Shape* typed;
+    Dims dims;
+  };
+
+  // A scalar min or max clamps any operand; a scalar operand takes min's or max's dimensions.
+  std::variant<Inferred, ResultShapeError> clamp_dims() const {
+    const Shape &min = *operand(0), &x = *operand(1), &max = *operand(2);
+    auto fits = [&](const Shape& bound) { return bound.rank() == 0 || bound.dims == x.dims; };
+    if (fits(min) && fits(max)) return Inferred{&x, x.dims};
+    if (x.rank() != 0) return *incompatible(fits(min) ? 1 : 0, fits(min) ? 2 : 1);
+    if (min.dims == max.dims || max.rank() == 0) return Inferred{&x, min.dims};
+    if (min.rank() == 0) return Inferred{&x, max.dims};
+    return *incompatible(0, 2);
+  }
+
+  std::variant<Inferred, ResultShapeError> elementwise_dims(ElementwiseForm form) const {
+    const Shape& first = *operand(0);
+    switch (form) {
       case ElementwiseForm::kUnary: break;
       case ElementwiseForm::kBinary: {
-        auto joined = broadcast_binary(operand(0)->dims, operand(1)->dims);
-        if (!joined) return incompatible(0, 1);
-        dims = std::move(*joined);
-        break;
+        auto joined = broadcast_binary(first.dims, operand(1)->dims);
+        if (!joined) return *incompatible(0, 1);
+        return Inferred{&first, std::move(*joined)};
       }
       case ElementwiseForm::kEqual:
-        if (operand(1)->dims != dims) return incompatible(0, 1);
+        if (operand(1)->dims != first.dims) return *incompatible(0, 1);
         break;
       case ElementwiseForm::kSelect: {
-        const Shape &pred = *operand(0), &on_true = *operand(1), &on_false = *operand(2);
-        if (on_true.dims != on_false.dims) return incompatible(1, 2);
-        if (pred.rank() != 0 && pred.dims != on_true.dims) return incompatible(0, 1);
-        typed = &on_true;
-        dims = on_true.dims;
-        break;
+        const Shape &pred = first, &on_true = *operand(1), &on_false = *operand(2);
+        if (on_true.dims != on_false.dims) return *incompatible(1, 2);
+        if (pred.rank() != 0 && pred.dims != on_true.dims) return *incompatible(0, 1);
+        return Inferred{&on_true, on_true.dims};
       }
-      case ElementwiseForm::kClamp: {
-        // A scalar min or max clamps any operand; a scalar operand takes min's or max's dimensions.
-        const Shape &min = *operand(0), &x = *operand(1), &max = *operand(2);
-        typed = &x;
-        auto fits = [&](const Shape& bound) { return bound.rank() == 0 || bound.dims == x.dims; };
-        if (fits(min) && fits(max))
-          dims = x.dims;
-        else if (x.rank() != 0)
-          return incompatible(fits(min) ? 1 : 0, fits(min) ? 2 : 1);
-        else if (min.dims == max.dims || max.rank() == 0)
-          dims = min.dims;
-        else if (min.rank() == 0)
-          dims = max.dims;
-        else
-          return incompatible(0, 2);
-        break;
-      }
+      case ElementwiseForm::kClamp: return clamp_dims();
     }
-    ElementType type = typed->type;
-    switch (op.type) {
+    return Inferred{&first, first.dims};
+  }
+
+  // The result's element type from the typed operand's; nothing where XLA's
+  // rule does not apply (complex of a non-float), which is then not checked.
+  std::optional<ElementType> elementwise_type(ElementwiseType rule, ElementType type) const {
+    switch (rule) {
       case ElementwiseType::kSame: break;
-      case ElementwiseType::kPred: type = ElementType::kPred; break;
-      case ElementwiseType::kAny: type = m_result.type; break;
+      case ElementwiseType::kPred: return ElementType::kPred;
+      case ElementwiseType::kAny: return m_result.type;
       case ElementwiseType::kAbs:
       case ElementwiseType::kComplexPart:
-        if (type == ElementType::kC64)
-          type = ElementType::kF32;
-        else if (type == ElementType::kC128)
-          type = ElementType::kF64;
+        if (type == ElementType::kC64) return ElementType::kF32;
+        if (type == ElementType::kC128) return ElementType::kF64;
         break;
       case ElementwiseType::kMakeComplex:
-        if (type == ElementType::kF32)
-          type = ElementType::kC64;
-        else if (type == ElementType::kF64)
-          type = ElementType::kC128;
-        else
-          return {};
-        break;
+        if (type == ElementType::kF32) return ElementType::kC64;
+        if (type == ElementType::kF64) return ElementType::kC128;
+        return std::nullopt;
     }
-    return expect(array(type, std::move(dims)), arity == 1 ? "the operand" : "the operands");
+    return type;
+  }
+
+  Outcome check_elementwise() const {
+    const hlo::ElementwiseShape op = hlo::op_traits(m_opcode).elementwise;
+    const std::size_t n = arity(op.form);
+    if (m_operands.size() != n || m_result.is_tuple) return {};
+    for (std::size_t k = 0; k < n; ++k)
+      if (!operand(k)) return {};
+    auto dims = elementwise_dims(op.form);
+    if (auto* error = std::get_if<ResultShapeError>(&dims)) return std::move(*error);
+    Inferred& inferred = std::get<Inferred>(dims);
+    auto type = elementwise_type(op.type, inferred.typed->type);
+    if (!type) return {};
+    return expect(array(*type, std::move(inferred.dims)), n == 1 ? "the operand" : "the operands");
   }
 
   // Equal widths keep the dimensions; a narrower result adds a minor dimension
