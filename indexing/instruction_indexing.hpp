@@ -5,7 +5,8 @@
 //
 // Maps are grouped in sets per operand and deduplicated as integer
 // relations (isl decides equality when the text differs). Per-op maps are
-// memoised by op signature (opcode, shapes with layouts, attributes), fused
+// memoised by op signature (opcode, shapes with layouts, and the attributes
+// hlo::op_traits names as changing the maps), fused
 // bodies by computation, since real modules repeat the same layer often.
 // Nothing here throws for a bad or unsupported instruction: its maps are
 // UNDEFINED with the reason.
