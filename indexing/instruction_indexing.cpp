@@ -135,7 +135,7 @@ SimplifyPolicy xla_single_op_policy(Opcode opcode) {
     case hlo::XlaSimplify::kFull: return SimplifyPolicy::kXlaCompatible;
     case hlo::XlaSimplify::kUnusedSymbolsOnly: return SimplifyPolicy::kXlaUnusedSymbolsOnly;
   }
-  return SimplifyPolicy::kXlaNone;
+  return SimplifyPolicy::kNone;
 }
 
 }  // namespace

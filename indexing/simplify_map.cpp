@@ -178,8 +178,7 @@ void tighten_domain_twice(IndexingMap& map) {
 
 void simplify(IndexingMap& map, SimplifyPolicy policy) {
   switch (policy) {
-    case SimplifyPolicy::kNone:
-    case SimplifyPolicy::kXlaNone: return;
+    case SimplifyPolicy::kNone: return;
     case SimplifyPolicy::kExact: simplify_with_sources(map, whole_map(true), true); return;
     case SimplifyPolicy::kExactRulesOnly: simplify_with_sources(map, whole_map(false), true); return;
     case SimplifyPolicy::kXlaCompatible: simplify(map, whole_map(false)); return;

@@ -17,7 +17,7 @@ namespace hlo_index::indexing {
 
 /// What "simplify" means at each place that asks for it.
 enum class SimplifyPolicy {
-  /// Leave the map as built (--no-simplify).
+  /// Leave the map as built (--no-simplify; XLA's policy for most single ops).
   kNone,
   /// Rules, then isl (exact intervals, no redundant constraints, isl's form
   /// of large results); runtime variables dropped only where they say
@@ -35,9 +35,6 @@ enum class SimplifyPolicy {
   /// XLA's policy for the ops with runtime offsets (dynamic-slice,
   /// dynamic-update-slice, gather): only unused symbols, runtime ones too.
   kXlaUnusedSymbolsOnly,
-  /// XLA's policy for every other single op: none (unlike kNone, still
-  /// what XLA does when simplification is on).
-  kXlaNone,
   /// Layout maps: the rules keep tile digits (floordiv / mod by tile sizes)
   /// readable, then isl makes the domain exact.
   kRulesThenExactDomain,
