@@ -1,6 +1,8 @@
 #include "indexing/exact_ops.hpp"
 
 #include <algorithm>
+#include <array>
+#include <optional>
 #include <set>
 
 #include "indexing/isl_bridge.hpp"
@@ -10,6 +12,20 @@
 namespace hlo_index::indexing {
 
 namespace {
+
+// The variables of a domain, without its constraints.
+Domain variables_of(const Domain& d) {
+  return Domain(d.variables(VarKind::kDim), d.variables(VarKind::kRange), d.variables(VarKind::kRuntime));
+}
+
+// All constraints but `skip`.
+std::vector<Constraint> constraints_except(const Domain& d, const Constraint& skip) {
+  std::vector<Constraint> out;
+  for (const Constraint& c : d.constraints()) {
+    if (!(c == skip)) out.push_back(c);
+  }
+  return out;
+}
 
 unsigned count_of(const IndexingMap& m, VarKind k) { return static_cast<unsigned>(m.domain().count(k)); }
 
@@ -126,114 +142,6 @@ std::optional<bool> are_equal(const IndexingMap& a, const IndexingMap& b) {
 
 namespace {
 
-// Variables of an inverse map, in the order of its graph's set dimensions:
-// results become dimensions, runtime variables stay, and (for a
-// non-function) the original dimensions become range variables.
-std::vector<Var> inverse_vars(std::size_t results, std::size_t runtimes, std::size_t dims_as_ranges) {
-  std::vector<Var> vars;
-  for (std::uint32_t i = 0; i < results; ++i) vars.push_back({VarKind::kDim, i});
-  for (std::uint32_t i = 0; i < runtimes; ++i) vars.push_back({VarKind::kRuntime, i});
-  for (std::uint32_t i = 0; i < dims_as_ranges; ++i) vars.push_back({VarKind::kRange, i});
-  return vars;
-}
-
-// Sound (interval arithmetic) intervals of the results.
-std::vector<Variable> result_intervals(const IndexingMap& map) {
-  simplify::RangeEvaluator ranges(map.domain(), true);
-  std::vector<Variable> out;
-  for (const Expr& r : map.results()) out.push_back({ranges(r), ""});
-  return out;
-}
-
-// (r)[s...]{rt} -> (s...): every original index for every result index.
-IndexingMap over_approximate_inverse(const IndexingMap& map) {
-  std::vector<Expr> results;
-  for (std::uint32_t i = 0; i < map.dim_count(); ++i) results.push_back(Expr::range(i));
-  IndexingMap out(
-      Domain(result_intervals(map), map.domain().variables(VarKind::kDim), map.domain().variables(VarKind::kRuntime)),
-      std::move(results));
-  out.runtime_sources() = map.runtime_sources();
-  out.mark_approximate();
-  return out;
-}
-
-// The reversed map, built symbolically: dimensions r (one per result, with
-// sound intervals), range variables for the original dimensions then the
-// original range variables, the same runtime variables, and constraints
-// r_k = results[k]. Its graph with results = the original dimensions is
-// the inverse relation once the range variables are projected out.
-Domain reversed_domain(const IndexingMap& map) {
-  const auto n_dim = static_cast<std::uint32_t>(map.dim_count());
-  std::vector<Variable> ranges = map.domain().variables(VarKind::kDim);
-  const auto& inner = map.domain().variables(VarKind::kRange);
-  ranges.insert(ranges.end(), inner.begin(), inner.end());
-  Domain reversed(result_intervals(map), ranges, map.domain().variables(VarKind::kRuntime));
-  auto rename = [&](Var v) {
-    switch (v.kind) {
-      case VarKind::kDim: return Expr::range(v.index);
-      case VarKind::kRange: return Expr::range(n_dim + v.index);
-      case VarKind::kRuntime: break;
-    }
-    return Expr::variable(v);
-  };
-  for (const Constraint& c : map.domain().constraints()) {
-    (void)reversed.add_constraint(simplify::substitute(c.expr, rename), c.interval);
-  }
-  for (std::size_t k = 0; k < map.results().size(); ++k) {
-    Expr e = simplify::substitute(map.results()[k], rename) - Expr::dim(static_cast<std::uint32_t>(k));
-    (void)reversed.add_constraint(e, Interval::point(0));
-  }
-  return reversed;
-}
-
-std::vector<IndexingMap> inverse_within_budget(const IndexingMap& map) {
-  const std::size_t n_res = map.results().size(), n_rt = map.runtime_count(), n_dim = map.dim_count();
-  std::vector<Expr> original_dims;
-  for (std::uint32_t i = 0; i < n_dim; ++i) original_dims.push_back(Expr::range(i));
-  // Graph [r, s (original d, original s), rt, d']; projected: [r, rt, d'].
-  isl::set inverse_graph = project_out(graph_set(reversed_domain(map), original_dims), static_cast<unsigned>(n_res),
-                                       static_cast<unsigned>(n_dim + map.range_count()));
-  std::vector<IndexingMap> out;
-  if (inverse_graph.is_empty()) return out;
-  std::vector<Var> in_vars = inverse_vars(n_res, n_rt, 0);
-  if (auto functions = function_pieces(inverse_graph, static_cast<unsigned>(n_res + n_rt), in_vars)) {
-    for (const FunctionPiece& f : *functions) {
-      for (Domain& piece : symbolic_pieces(f.domain, in_vars)) out.emplace_back(std::move(piece), f.results);
-    }
-  } else {
-    for (Domain& piece : symbolic_pieces(inverse_graph, inverse_vars(n_res, n_rt, n_dim))) {
-      out.emplace_back(std::move(piece), original_dims);
-      eliminate_determined_symbols(out.back());
-    }
-  }
-  for (IndexingMap& m : out) m.runtime_sources() = map.runtime_sources();
-  return out;
-}
-
-}  // namespace
-
-std::vector<IndexingMap> inverse(const IndexingMap& map, bool simplify_pieces) {
-  if (map.is_undefined()) return {IndexingMap::undefined(map.undefined_reason())};
-  std::vector<IndexingMap> out;
-  if (!map.is_known_empty()) {
-    out = within_isl_budget([&] { return inverse_within_budget(map); },
-                            [&] { return std::vector<IndexingMap>{over_approximate_inverse(map)}; });
-  }
-  if (out.empty()) {
-    // KNOWN EMPTY, with the inverse's variable and result counts.
-    std::vector<Variable> dims(map.results().size(), Variable{{0, -1}, ""});
-    std::vector<Variable> runtimes(map.runtime_count(), Variable{{0, -1}, ""});
-    out.emplace_back(Domain(dims, {}, runtimes), std::vector<Expr>(map.dim_count()));
-    out.back().set_known_empty();
-  }
-  if (simplify_pieces) {
-    for (IndexingMap& m : out) simplify(m);
-  }
-  return out;
-}
-
-namespace {
-
 // `v mod c in [a, b]` on a bare variable: the rules already keep v's
 // interval exact for it (merge_mod_constraints aligns the bounds), and
 // interval evaluation already drops it when it is implied.
@@ -301,6 +209,152 @@ bool tighten_domain_within_budget(IndexingMap& map) {
 bool tighten_domain(IndexingMap& map) {
   if (!map.is_defined() || map.domain().constraints().empty()) return false;
   return within_isl_budget([&] { return tighten_domain_within_budget(map); }, [] { return false; });
+}
+
+namespace {
+
+// Per variable kind, per variable: whether the map needs it.
+using UsedVariables = std::array<std::vector<bool>, simplify::k_var_kinds>;
+
+bool is_used(const UsedVariables& used, Var v) { return used[static_cast<std::size_t>(v.kind)][v.index]; }
+
+// Dimensions (and runtime variables unless `runtime_too`) always; the
+// variables of the results and the replica id; then every variable of a
+// constraint that involves a used one, until nothing grows.
+UsedVariables used_variables(const IndexingMap& map, bool runtime_too) {
+  const Domain& domain = map.domain();
+  UsedVariables used;
+  for (int k = 0; k < simplify::k_var_kinds; ++k) {
+    bool kept = k == static_cast<int>(VarKind::kDim) || (k == static_cast<int>(VarKind::kRuntime) && !runtime_too);
+    used[static_cast<std::size_t>(k)].assign(domain.count(static_cast<VarKind>(k)), kept);
+  }
+  auto mark = [&](Var v) { used[static_cast<std::size_t>(v.kind)][v.index] = true; };
+  for (const Expr& r : map.results()) simplify::for_each_variable(r, mark);
+  for (const Expr& r : map.replica_id()) simplify::for_each_variable(r, mark);
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const Constraint& c : domain.constraints()) {
+      bool touches_used = false, touches_unused = false;
+      simplify::for_each_variable(c.expr, [&](Var v) { (is_used(used, v) ? touches_used : touches_unused) = true; });
+      if (touches_used && touches_unused) {
+        simplify::for_each_variable(c.expr, mark);
+        grew = true;
+      }
+    }
+  }
+  return used;
+}
+
+bool any_unused_symbol(const UsedVariables& used) {
+  for (int k = 1; k < simplify::k_var_kinds; ++k) {
+    for (bool u : used[static_cast<std::size_t>(k)])
+      if (!u) return true;
+  }
+  return false;
+}
+
+// The constraints that mention unused variables only.
+std::vector<Constraint> unused_only_constraints(const Domain& domain, const UsedVariables& used) {
+  std::vector<Constraint> unused_only;
+  for (const Constraint& c : domain.constraints()) {
+    bool touches_used = false;
+    simplify::for_each_variable(c.expr, [&](Var v) { touches_used = touches_used || is_used(used, v); });
+    if (!touches_used) unused_only.push_back(c);
+  }
+  return unused_only;
+}
+
+// Whether `constraints` cannot hold over the variables of `domain`.
+std::optional<bool> cannot_hold(const Domain& domain, const std::vector<Constraint>& constraints) {
+  Domain probe(domain.variables(VarKind::kDim), domain.variables(VarKind::kRange), domain.variables(VarKind::kRuntime));
+  for (const Constraint& c : constraints) (void)probe.add_constraint(c.expr, c.interval);
+  return is_empty(IndexingMap(probe, {}));
+}
+
+// The map over its used variables only, renumbered, without `dropped`.
+IndexingMap without_unused(const IndexingMap& map, const UsedVariables& used, const std::vector<Constraint>& dropped) {
+  const Domain& domain = map.domain();
+  std::vector<std::uint32_t> new_index[simplify::k_var_kinds];
+  Domain kept;
+  for (int k = 0; k < simplify::k_var_kinds; ++k) {
+    auto kind = static_cast<VarKind>(k);
+    const auto& vars = domain.variables(kind);
+    const std::vector<bool>& used_k = used[static_cast<std::size_t>(k)];
+    std::uint32_t next = 0;
+    for (std::size_t i = 0; i < vars.size(); ++i) {
+      new_index[k].push_back(used_k[i] ? next++ : UINT32_MAX);
+      if (used_k[i]) kept.variables(kind).push_back(vars[i]);
+    }
+  }
+  std::vector<Constraint> constraints;
+  for (const Constraint& c : domain.constraints()) {
+    if (std::find(dropped.begin(), dropped.end(), c) == dropped.end()) constraints.push_back(c);
+  }
+  std::vector<RuntimeSource> sources;
+  const auto& old_sources = map.runtime_sources();
+  const std::vector<bool>& used_runtime = used[static_cast<std::size_t>(VarKind::kRuntime)];
+  for (std::size_t i = 0; i < old_sources.size() && i < used_runtime.size(); ++i) {
+    if (used_runtime[i]) sources.push_back(old_sources[i]);
+  }
+  IndexingMap out = rewritten(map, std::move(kept), constraints, [&](Var v) {
+    return Expr::variable({v.kind, new_index[static_cast<int>(v.kind)][v.index]});
+  });
+  out.runtime_sources() = std::move(sources);
+  return out;
+}
+
+}  // namespace
+
+bool remove_unused_symbols(IndexingMap& map, bool runtime_too) {
+  if (!map.is_defined()) return false;
+  const UsedVariables used = used_variables(map, runtime_too);
+  if (!any_unused_symbol(used)) return false;
+  // Constraints on unused variables only: the map is empty if they cannot hold.
+  const std::vector<Constraint> unused_only = unused_only_constraints(map.domain(), used);
+  if (!unused_only.empty()) {
+    auto empty = cannot_hold(map.domain(), unused_only);
+    if (!empty.has_value()) return false;  // cannot decide: keep everything
+    if (*empty) {
+      map.set_known_empty();
+      return true;
+    }
+  }
+  map = without_unused(map, used, unused_only);
+  return true;
+}
+
+bool eliminate_determined_symbols(IndexingMap& map) {
+  if (!map.is_defined()) return false;
+  bool changed = false;
+  for (bool again = true; again;) {
+    again = false;
+    const auto constraints = map.domain().constraints();
+    for (const Constraint& c : constraints) {
+      if (!c.interval.is_point()) continue;
+      std::vector<simplify::Term> terms;
+      std::int64_t constant;
+      simplify::decompose_linear(c.expr, terms, constant);
+      for (const simplify::Term& t : terms) {
+        if (!t.atom.is_variable() || t.atom.variable().kind != VarKind::kRange) continue;
+        if (t.coefficient != 1 && t.coefficient != -1) continue;
+        Var s = t.atom.variable();
+        Expr rest = c.expr - t.atom * t.coefficient;
+        if (simplify::uses_variable(rest, s)) continue;
+        // t.coefficient * s + rest == value  =>  s == (value - rest) / coefficient.
+        Expr value = (Expr::constant(c.interval.lo) - rest) * t.coefficient;
+        Interval bounds = map.domain().bounds(s);
+        IndexingMap next = rewritten(map, variables_of(map.domain()), constraints_except(map.domain(), c),
+                                     [&](Var v) { return v == s ? value : Expr::variable(v); });
+        next.add_constraint(value, bounds);  // s's interval, now on its value
+        map = std::move(next);
+        changed = again = true;
+        break;
+      }
+      if (again) break;
+    }
+  }
+  if (changed) remove_unused_symbols(map);
+  return changed;
 }
 
 }  // namespace hlo_index::indexing

@@ -1,11 +1,16 @@
 // Exact (isl-decided) questions about indexing maps. Each runs under an isl
-// operation budget; std::nullopt means the budget ran out.
+// operation budget; std::nullopt means the budget ran out. Also the
+// variable clean-ups that need such a question. Calls map_ops and isl,
+// never the simplification pipeline (simplify_map.hpp, above it).
 #pragma once
 
 #include <optional>
-#include <vector>
 
 #include "indexing/indexing_map.hpp"
+// Transitional: inverse() moved to inverse.hpp (it simplifies its pieces, a
+// layer above this one); app/ still reaches it through this header. Drop
+// this include once app/ includes inverse.hpp.
+#include "indexing/inverse.hpp"  // IWYU pragma: export
 
 namespace hlo_index::indexing {
 
@@ -19,15 +24,23 @@ std::optional<bool> is_empty(const IndexingMap& map);
 /// whatever their arity (a KNOWN EMPTY typed as text has none).
 std::optional<bool> are_equal(const IndexingMap& a, const IndexingMap& b);
 
-/// The inverse relation { (r, rt) -> d } as maps from the result space
-/// (dimension intervals: the exact image) to the original dimensions. One
-/// map per convex piece; where the inverse is not a function, the
-/// undetermined dimensions become range variables. When the budget runs out,
-/// a single over-approximating map (every dimension a range variable) marked
-/// approximate. `simplify_pieces`: simplify each map (the default).
-std::vector<IndexingMap> inverse(const IndexingMap& map, bool simplify_pieces = true);
+/// Variable clean-ups that ask isl whether what they drop can hold.
+/// Drops range variables (and runtime variables when `runtime_too`) that
+/// neither the results nor a constraint involving a used variable mention
+/// (with the constraints that only mention unused ones, after checking they
+/// can hold), renumbering the rest. Returns true if something was removed.
+/// Runtime variables are kept by default: they are inputs of the relation
+/// { (d, rt) -> r }, so dropping one changes what the map is a function of
+/// (XLA drops them; its compatibility mode asks for that).
+bool remove_unused_symbols(IndexingMap& map, bool runtime_too = false);
 
-/// Makes the domain exact where rules cannot: KNOWN EMPTY if it has no
+/// A range variable fixed by an equality constraint `s + e in [c, c]`
+/// (coefficient +-1, e free of s) is replaced by `c - e` everywhere, and
+/// its interval becomes a constraint on `c - e`. Returns true on change.
+bool eliminate_determined_symbols(IndexingMap& map);
+
+/// Makes the domain exact where rules cannot (reached through simplify()'s
+/// policies by everything but the pipeline itself): KNOWN EMPTY if it has no
 /// integer point, constraints implied by the others removed, every variable
 /// interval narrowed to the exact projection of the domain. Returns true on
 /// change; leaves the map alone when the budget runs out.

@@ -1,13 +1,14 @@
 #include "indexing/instruction_indexing.hpp"
 
 #include <algorithm>
-#include <array>
 #include <exception>
 
 #include "indexing/exact_ops.hpp"
 #include "indexing/map_ops.hpp"
 #include "indexing/map_text.hpp"
+#include "indexing/simplify_map.hpp"
 #include "parser/attributes.hpp"
+#include "parser/op_traits.hpp"
 
 namespace hlo_index::indexing {
 
@@ -15,35 +16,7 @@ using hlo::Opcode;
 
 namespace {
 
-// Attributes that change an op's maps; everything else (metadata,
-// backend_config, sharding, ...) does not.
-constexpr std::array<std::string_view, 21> k_indexing_attributes = {"batch_group_count",
-                                                                    "collapsed_slice_dims",
-                                                                    "dim_labels",
-                                                                    "dimensions",
-                                                                    "dynamic_slice_sizes",
-                                                                    "feature_group_count",
-                                                                    "index",
-                                                                    "index_vector_dim",
-                                                                    "iota_dimension",
-                                                                    "lhs_batch_dims",
-                                                                    "lhs_contracting_dims",
-                                                                    "offset_dims",
-                                                                    "operand_batching_dims",
-                                                                    "padding",
-                                                                    "rhs_batch_dims",
-                                                                    "rhs_contracting_dims",
-                                                                    "slice",
-                                                                    "slice_sizes",
-                                                                    "start_index_map",
-                                                                    "start_indices_batching_dims",
-                                                                    "window"};
-
-bool has_runtime_offsets(Opcode op) {
-  return op == Opcode::kDynamicSlice || op == Opcode::kDynamicUpdateSlice || op == Opcode::kGather;
-}
-
-bool is_call(Opcode op) { return op == Opcode::kFusion || op == Opcode::kCall; }
+bool is_call(Opcode op) { return hlo::op_traits(op).maps == hlo::MapFamily::kCall; }
 
 // Post order from the root: every instruction after its operands.
 std::vector<std::uint32_t> post_order(const hlo::Computation& c) {
@@ -143,121 +116,43 @@ std::string IndexingAnalysis::signature(std::uint32_t computation, std::uint32_t
   key.append(forward ? ">" : "<").append(std::to_string(index)).append("|");
   key.append(hlo::to_string(m_module.shape_of(i)));
   for (std::uint32_t o : c.operands_of(i)) key.append("|").append(hlo::to_string(m_module.shape_of(c.instructions[o])));
+  const auto memo_attributes = hlo::op_traits(i.opcode).memo_attributes;
   for (const hlo::Attribute& a : c.attributes_of(i)) {
-    if (std::find(k_indexing_attributes.begin(), k_indexing_attributes.end(), a.name) != k_indexing_attributes.end()) {
+    if (std::find(memo_attributes.begin(), memo_attributes.end(), a.name) != memo_attributes.end()) {
       key.append("|").append(a.name).append("=").append(a.value);
     }
   }
   return key;
 }
 
-void IndexingAnalysis::simplify_single_op(Opcode opcode, IndexingMap& map) const {
-  if (!m_options.simplify) return;
-  if (m_options.style == MapStyle::kExact) {
-    simplify_final(map);
-    return;
-  }
-  // XLA's policy: reshapes and bitcasts keep point dimensions; windows are
-  // simplified fully; runtime-offset ops only drop unused symbols.
-  MapSimplifyOptions o;
-  o.use_isl = false;
-  o.remove_unused_runtime_variables = true;
-  switch (opcode) {
-    case Opcode::kReshape:
-    case Opcode::kBitcast:
-      o.replace_points = false;
-      o.remove_unused_symbols = false;
-      simplify(map, o);
-      break;
-    case Opcode::kReduceWindow:
-    case Opcode::kConvolution: simplify(map, o); break;
-    case Opcode::kDynamicSlice:
-    case Opcode::kDynamicUpdateSlice:
-    case Opcode::kGather: remove_unused_symbols(map, true); break;
-    default: break;
-  }
-}
-
 namespace {
 
-// Drops the runtime variables nothing mentions whose interval is still
-// their whole feasible range: they say nothing. One narrowed to fewer values
-// is a condition on the runtime value and stays, even where the results no
-// longer use it.
-void drop_free_runtime_variables(IndexingMap& map) {
-  if (!map.is_defined() || map.runtime_count() == 0) return;
-  const Domain& domain = map.domain();
-  const std::size_t n = map.runtime_count();
-  std::vector<bool> used(n, false);
-  auto mark = [&](Var v) {
-    if (v.kind == VarKind::kRuntime) used[v.index] = true;
-  };
-  for (const Expr& r : map.results()) simplify::for_each_variable(r, mark);
-  for (const Expr& r : map.replica_id()) simplify::for_each_variable(r, mark);
-  for (const Constraint& c : domain.constraints()) simplify::for_each_variable(c.expr, mark);
-  std::vector<std::uint32_t> renumbered(n);
-  std::vector<Variable> kept;
-  std::vector<RuntimeSource> sources;
-  for (std::size_t r = 0; r < n; ++r) {
-    const Interval bounds = domain.bounds({VarKind::kRuntime, static_cast<std::uint32_t>(r)});
-    const bool has_source = r < map.runtime_sources().size();
-    const bool free = !used[r] && has_source && bounds.contains(map.runtime_sources()[r].feasible);
-    renumbered[r] = static_cast<std::uint32_t>(kept.size());
-    if (free) continue;
-    kept.push_back(domain.variables(VarKind::kRuntime)[r]);
-    if (has_source) sources.push_back(map.runtime_sources()[r]);
+// XLA simplifies the maps of a single op only where its per-op policy says so.
+SimplifyPolicy xla_single_op_policy(Opcode opcode) {
+  switch (hlo::op_traits(opcode).xla_simplify) {
+    case hlo::XlaSimplify::kNone: break;
+    case hlo::XlaSimplify::kKeepPoints: return SimplifyPolicy::kXlaKeepPoints;
+    case hlo::XlaSimplify::kFull: return SimplifyPolicy::kXlaCompatible;
+    case hlo::XlaSimplify::kUnusedSymbolsOnly: return SimplifyPolicy::kXlaUnusedSymbolsOnly;
   }
-  if (kept.size() == n) return;
-  auto rename = [&](Var v) {
-    return v.kind == VarKind::kRuntime ? Expr::runtime(renumbered[v.index]) : Expr::variable(v);
-  };
-  std::vector<Expr> results;
-  for (const Expr& r : map.results()) results.push_back(simplify::substitute(r, rename));
-  IndexingMap out(Domain(domain.variables(VarKind::kDim), domain.variables(VarKind::kRange), kept), std::move(results));
-  for (const Constraint& c : domain.constraints()) out.add_constraint(simplify::substitute(c.expr, rename), c.interval);
-  out.runtime_sources() = std::move(sources);
-  if (out.is_defined()) {
-    for (const Expr& r : map.replica_id()) out.replica_id().push_back(simplify::substitute(r, rename));
-  }
-  if (map.approximate()) out.mark_approximate();
-  map = std::move(out);
-}
-
-// Simplifies a map and, in the exact style, the element maps of its
-// runtime sources (XLA leaves those as composed). A source that itself
-// depends on range or runtime variables cannot be tied to this map's
-// variables in the text form: the map is then marked approximate.
-void simplify_with_sources(IndexingMap& map, MapSimplifyOptions options, bool exact) {
-  if (exact) options.remove_unused_runtime_variables = false;
-  simplify(map, options);
-  if (!exact) return;
-  drop_free_runtime_variables(map);
-  for (RuntimeSource& s : map.runtime_sources()) {
-    if (!s.map) continue;
-    IndexingMap element = *s.map;
-    options.remove_unused_runtime_variables = true;
-    simplify(element, options);
-    if (element.range_count() != 0 || element.runtime_count() != 0) map.mark_approximate();
-    s.map = std::make_shared<const IndexingMap>(std::move(element));
-  }
+  return SimplifyPolicy::kNone;
 }
 
 }  // namespace
 
-void IndexingAnalysis::simplify_step(IndexingMap& map) const {
-  if (!m_options.simplify) return;
-  MapSimplifyOptions o;
-  o.use_isl = false;
-  o.remove_unused_runtime_variables = true;
-  simplify_with_sources(map, o, m_options.style == MapStyle::kExact);
+SimplifyPolicy IndexingAnalysis::single_op_policy(Opcode opcode) const {
+  if (!m_options.simplify) return SimplifyPolicy::kNone;
+  return m_options.style == MapStyle::kExact ? SimplifyPolicy::kExact : xla_single_op_policy(opcode);
 }
 
-void IndexingAnalysis::simplify_final(IndexingMap& map) const {
-  if (!m_options.simplify) return;
-  MapSimplifyOptions o;
-  o.use_isl = m_options.style == MapStyle::kExact;
-  o.remove_unused_runtime_variables = true;
-  simplify_with_sources(map, o, m_options.style == MapStyle::kExact);
+SimplifyPolicy IndexingAnalysis::step_policy() const {
+  if (!m_options.simplify) return SimplifyPolicy::kNone;
+  return m_options.style == MapStyle::kExact ? SimplifyPolicy::kExactRulesOnly : SimplifyPolicy::kXlaCompatible;
+}
+
+SimplifyPolicy IndexingAnalysis::final_policy() const {
+  if (!m_options.simplify) return SimplifyPolicy::kNone;
+  return m_options.style == MapStyle::kExact ? SimplifyPolicy::kExact : SimplifyPolicy::kXlaCompatible;
 }
 
 std::vector<MapSet> IndexingAnalysis::op_maps(std::uint32_t computation, std::uint32_t instruction, std::size_t index,
@@ -269,7 +164,7 @@ std::vector<MapSet> IndexingAnalysis::op_maps(std::uint32_t computation, std::ui
   try {
     if (is_call(instr.opcode)) return called_maps(computation, instruction, index, forward);
     // Signatures grow with the operand list; wide ops (tuples) are cheap to rebuild.
-    const bool memoised = !has_runtime_offsets(instr.opcode) && instr.operand_count <= 8;
+    const bool memoised = !hlo::op_traits(instr.opcode).runtime_offsets && instr.operand_count <= 8;
     std::string key;
     if (memoised) {
       key = signature(computation, instruction, index, forward);
@@ -284,7 +179,7 @@ std::vector<MapSet> IndexingAnalysis::op_maps(std::uint32_t computation, std::ui
     for (MapSet& set : sets) {
       MapSet simplified;
       for (IndexingMap& m : set) {
-        simplify_single_op(instr.opcode, m);
+        simplify(m, single_op_policy(instr.opcode));
         insert_unique(simplified, std::move(m), m_options.style == MapStyle::kExact);
       }
       set = std::move(simplified);
@@ -373,7 +268,7 @@ std::vector<MapSet> IndexingAnalysis::fused_output_to_input(std::uint32_t callee
   state[{body.root, output}].push_back(IndexingMap::identity(dimension_sizes(out_shape)));
   std::vector<MapSet> result(parameter_count(body));
   const auto order = post_order(body);
-  auto step = [this](IndexingMap& m) { simplify_step(m); };
+  auto step = [policy = step_policy()](IndexingMap& m) { simplify(m, policy); };
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const std::uint32_t i = *it;
     const hlo::Instruction& instr = body.instructions[i];
@@ -397,7 +292,7 @@ std::vector<MapSet> IndexingAnalysis::fused_output_to_input(std::uint32_t callee
     }
   }
   for (MapSet& set : result) {
-    for (IndexingMap& m : set) simplify_final(m);
+    for (IndexingMap& m : set) simplify(m, final_policy());
     relabel_sources(body, set, m_options.style);
     MapSet unique;
     for (IndexingMap& m : set) insert_unique(unique, std::move(m), m_options.style == MapStyle::kExact);
@@ -423,7 +318,7 @@ std::vector<MapSet> IndexingAnalysis::fused_input_to_output(std::uint32_t callee
       state[{i, 0}].push_back(IndexingMap::identity(dimension_sizes(m_module.shape_of(instr))));
     }
   }
-  auto step = [this](IndexingMap& m) { simplify_step(m); };
+  auto step = [policy = step_policy()](IndexingMap& m) { simplify(m, policy); };
   for (std::uint32_t i : post_order(body)) {
     for (auto s = state.lower_bound({i, 0}); s != state.end() && s->first.first == i; ++s) {
       const MapSet& producer = s->second;  // insertions below are under other keys
@@ -455,7 +350,7 @@ std::vector<MapSet> IndexingAnalysis::fused_input_to_output(std::uint32_t callee
     auto it = state.find({body.root, q});
     if (it == state.end()) continue;
     for (IndexingMap m : it->second) {
-      simplify_final(m);
+      simplify(m, final_policy());
       insert_unique(result[q], std::move(m), m_options.style == MapStyle::kExact);
     }
     relabel_sources(body, result[q], m_options.style);

@@ -5,7 +5,8 @@
 //
 // Maps are grouped in sets per operand and deduplicated as integer
 // relations (isl decides equality when the text differs). Per-op maps are
-// memoised by op signature (opcode, shapes with layouts, attributes), fused
+// memoised by op signature (opcode, shapes with layouts, and the attributes
+// hlo::op_traits names as changing the maps), fused
 // bodies by computation, since real modules repeat the same layer often.
 // Nothing here throws for a bad or unsupported instruction: its maps are
 // UNDEFINED with the reason.
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "indexing/op_maps.hpp"
+#include "indexing/simplify_map.hpp"
 #include "parser/hlo_module.hpp"
 
 namespace hlo_index::indexing {
@@ -61,9 +63,10 @@ private:
   std::vector<MapSet> fused_input_to_output(std::uint32_t callee, std::size_t operand);
   std::vector<MapSet> called_maps(std::uint32_t computation, std::uint32_t instruction, std::size_t index,
                                   bool forward);
-  void simplify_single_op(hlo::Opcode opcode, IndexingMap& map) const;
-  void simplify_step(IndexingMap& map) const;
-  void simplify_final(IndexingMap& map) const;
+  // How single-op maps, each composition step and composed maps are simplified.
+  SimplifyPolicy single_op_policy(hlo::Opcode opcode) const;
+  SimplifyPolicy step_policy() const;
+  SimplifyPolicy final_policy() const;
   std::string signature(std::uint32_t computation, std::uint32_t instruction, std::size_t index, bool forward) const;
 
   const hlo::Module& m_module;

@@ -1,8 +1,8 @@
 #include "indexing/layout_maps.hpp"
 
-#include "indexing/exact_ops.hpp"
 #include "indexing/map_builders.hpp"
 #include "indexing/map_ops.hpp"
+#include "indexing/simplify_map.hpp"
 #include "simplify/simplifier.hpp"
 
 namespace hlo_index::indexing {
@@ -32,7 +32,7 @@ IndexingMap physical_to_logical(const layout::PhysicalLayout& layout, bool simpl
   }
   if (!simplify_map) return map;
   // isl: the last slot that holds an element, and no redundant conditions.
-  if (tighten_domain(map)) tighten_domain(map);  // a narrowed interval can make a condition redundant
+  simplify(map, SimplifyPolicy::kExactDomain);
   for (Expr& e : map.results()) e = simplify::simplify_expr(e, map.domain(), true);
   return map;
 }
@@ -42,12 +42,7 @@ IndexingMap in_physical_offsets(const IndexingMap& map, const layout::PhysicalLa
   if (!map.is_defined()) return map;
   IndexingMap physical = compose(compose(physical_to_logical(from, false), map), logical_to_physical(to, false));
   if (simplify_map) {
-    // Rules keep the digits (floordiv / mod by tile sizes) readable; isl then
-    // makes the domain exact.
-    MapSimplifyOptions options;
-    options.use_isl = false;
-    simplify(physical, options);
-    if (tighten_domain(physical)) simplify(physical, options);
+    simplify(physical, SimplifyPolicy::kRulesThenExactDomain);
   }
   return physical;
 }

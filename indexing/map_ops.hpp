@@ -1,11 +1,25 @@
 // Symbolic operations on indexing maps: composition (XLA's semantics and
-// symbol order), variable clean-ups, and the full simplification pipeline
-// (rules from simplify/, then the exact isl steps).
+// symbol order) and variable renaming. The bottom layer of the map
+// operations: it calls simplify/'s rules and nothing else of indexing/
+// (layers: map_ops <- exact_ops <- simplify_map <- inverse).
 #pragma once
 
+#include <functional>
+#include <span>
+
 #include "indexing/indexing_map.hpp"
+// Transitional: simplify() and MapSimplifyOptions moved to simplify_map.hpp;
+// app/ and bench/ still reach them through this header. Drop this include
+// once they include simplify_map.hpp.
+#include "indexing/simplify_map.hpp"  // IWYU pragma: export
 
 namespace hlo_index::indexing {
+
+/// The map over `variables` (intervals only) whose results, replica id and
+/// `constraints` are map's with every variable v replaced by replacement(v).
+/// Runtime sources and the approximation mark carry over.
+IndexingMap rewritten(const IndexingMap& map, Domain variables, std::span<const Constraint> constraints,
+                      const std::function<Expr(Var)>& replacement);
 
 /// `first` then `second`: maps first's domain through first's results into
 /// second's domain, then through second. Symbols of the result: second's
@@ -23,40 +37,9 @@ IndexingMap compose(const IndexingMap& first, const IndexingMap& second);
 /// questions (equality) that know results only.
 IndexingMap replica_id_as_results(const IndexingMap& map);
 
-/// Drops range variables (and runtime variables when `runtime_too`) that
-/// neither the results nor a constraint involving a used variable mention
-/// (with the constraints that only mention unused ones, after checking they
-/// can hold), renumbering the rest. Returns true if something was removed.
-/// Runtime variables are kept by default: they are inputs of the relation
-/// { (d, rt) -> r }, so dropping one changes what the map is a function of
-/// (XLA drops them; its compatibility mode asks for that).
-bool remove_unused_symbols(IndexingMap& map, bool runtime_too = false);
-
-/// A range variable fixed by an equality constraint `s + e in [c, c]`
-/// (coefficient +-1, e free of s) is replaced by `c - e` everywhere, and
-/// its interval becomes a constraint on `c - e`. Returns true on change.
-bool eliminate_determined_symbols(IndexingMap& map);
-
-/// For a range variable s with a constraint `s mod c in [r, r]`, replaces
-/// s by `s * c + r` (its interval scaled down) and drops the constraint.
-bool rescale_symbols(IndexingMap& map);
-
-struct MapSimplifyOptions {
-  /// Replace subexpressions whose range is a single value by the value.
-  bool replace_points = true;
-  /// Drop range variables nothing depends on.
-  bool remove_unused_symbols = true;
-  /// ... and runtime variables too (XLA's RemoveUnusedSymbols).
-  bool remove_unused_runtime_variables = false;
-  /// Run the isl steps: exact emptiness, exact variable intervals, removal
-  /// of redundant constraints, isl's form of results when it is smaller.
-  bool use_isl = true;
-  /// Check with isl that the simplified map equals the input (throws
-  /// std::logic_error if not). For tests and --verify.
-  bool verify = false;
-};
-
-/// Simplifies in place; returns true if the map changed.
-bool simplify(IndexingMap& map, const MapSimplifyOptions& options = {});
+/// The map with its runtime variables turned into range variables (after
+/// its own): the relation over d alone. Verifies a simplification that
+/// dropped runtime variables (which changes what the relation is a function of).
+IndexingMap runtime_as_range(const IndexingMap& map);
 
 }  // namespace hlo_index::indexing

@@ -8,7 +8,7 @@
 // a dynamic-update-slice operand the update does not overwrite, a clamped
 // iota offset). An empty set means "not read". Ops outside the covered set
 // give UNDEFINED maps with a reason. Fusions and calls are composed by
-// fusion_maps.hpp.
+// IndexingAnalysis (instruction_indexing.hpp).
 #pragma once
 
 #include <vector>

@@ -13,7 +13,6 @@ namespace hlo_index::indexing::detail {
 
 namespace {
 
-std::uint32_t u32(std::size_t i) { return static_cast<std::uint32_t>(i); }
 std::uint32_t u32(std::int64_t i) { return static_cast<std::uint32_t>(i); }
 std::size_t sz(std::int64_t i) { return static_cast<std::size_t>(i); }
 

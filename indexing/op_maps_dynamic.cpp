@@ -16,7 +16,6 @@ namespace hlo_index::indexing::detail {
 
 namespace {
 
-std::uint32_t u32(std::size_t i) { return static_cast<std::uint32_t>(i); }
 std::size_t sz(std::int64_t i) { return static_cast<std::size_t>(i); }
 
 std::optional<std::int64_t> scalar_integer_constant(const OpContext& op, std::size_t operand) {

@@ -10,6 +10,34 @@ namespace hlo_index::indexing::detail {
 /// Each map as a set of its own.
 std::vector<MapSet> one_each(std::vector<IndexingMap> maps);
 
+inline std::uint32_t u32(std::size_t i) { return static_cast<std::uint32_t>(i); }
+
+/// The input count of a variadic op with n inputs followed by n init values
+/// (reduce, reduce-window); throws Unsupported for another operand count.
+std::size_t input_count(const OpContext& op);
+
+// op_maps_dimensions.cpp: elementwise, broadcast, transpose, reverse, slice, concatenate.
+std::vector<MapSet> o2i_elementwise(const OpContext& op);
+std::vector<MapSet> i2o_elementwise(const OpContext& op, std::size_t operand, MapStyle style);
+std::vector<MapSet> o2i_broadcast(const OpContext& op);
+std::vector<MapSet> i2o_broadcast(const OpContext& op);
+std::vector<MapSet> o2i_transpose(const OpContext& op);
+std::vector<MapSet> i2o_transpose(const OpContext& op);
+/// Its own inverse: the same map both ways.
+std::vector<MapSet> reverse_maps(const OpContext& op);
+std::vector<MapSet> o2i_slice(const OpContext& op);
+std::vector<MapSet> i2o_slice(const OpContext& op);
+std::vector<MapSet> o2i_concatenate(const OpContext& op);
+std::vector<MapSet> i2o_concatenate(const OpContext& op, std::size_t operand);
+
+// op_maps_tuple.cpp: tuple, get-tuple-element, all-gather.
+std::vector<MapSet> o2i_tuple(const OpContext& op, std::size_t output);
+std::vector<MapSet> i2o_tuple(const OpContext& op, std::size_t operand);
+/// forward: operand -> outputs; else output `output` -> operand.
+std::vector<MapSet> gte_maps(const OpContext& op, std::size_t output, bool forward);
+std::vector<MapSet> o2i_all_gather(const OpContext& op, std::size_t output);
+std::vector<MapSet> i2o_all_gather(const OpContext& op, std::size_t operand);
+
 // op_maps_reshape.cpp: reshape, bitcast, bitcast-convert.
 std::vector<MapSet> o2i_reshape(const OpContext& op);
 std::vector<MapSet> i2o_reshape(const OpContext& op);
@@ -18,13 +46,17 @@ std::vector<MapSet> i2o_bitcast(const OpContext& op, MapStyle style);
 std::vector<MapSet> o2i_bitcast_convert(const OpContext& op);
 std::vector<MapSet> i2o_bitcast_convert(const OpContext& op);
 
-// op_maps_reduction.cpp: reduce, dot, pad, reduce-window.
+// op_maps_reduce.cpp: reduce, dot.
 std::vector<MapSet> o2i_reduce(const OpContext& op, std::size_t output);
 std::vector<MapSet> i2o_reduce(const OpContext& op, std::size_t operand);
 std::vector<MapSet> o2i_dot(const OpContext& op);
 std::vector<MapSet> i2o_dot(const OpContext& op, std::size_t operand);
+
+// op_maps_pad.cpp
 std::vector<MapSet> o2i_pad(const OpContext& op, MapStyle style);
 std::vector<MapSet> i2o_pad(const OpContext& op, std::size_t operand, MapStyle style);
+
+// op_maps_window.cpp
 std::vector<MapSet> o2i_reduce_window(const OpContext& op, std::size_t output);
 std::vector<MapSet> i2o_reduce_window(const OpContext& op, std::size_t operand);
 

@@ -203,15 +203,4 @@ GatherDimensions gather_dimensions(const hlo::Computation& c, const hlo::Instruc
   return g;
 }
 
-ScatterDimensions scatter_dimensions(const hlo::Computation& c, const hlo::Instruction& i) {
-  auto list = [&](std::string_view name) {
-    return int_list_attribute(c, i, name).value_or(std::vector<std::int64_t>{});
-  };
-  ScatterDimensions s{
-      list("update_window_dims"),  list("inserted_window_dims"),          list("scatter_dims_to_operand_dims"),
-      list("input_batching_dims"), list("scatter_indices_batching_dims"), 0};
-  s.index_vector_dim = int_attribute(c, i, "index_vector_dim").value_or(0);
-  return s;
-}
-
 }  // namespace hlo_index::parser

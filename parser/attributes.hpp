@@ -55,12 +55,6 @@ struct GatherDimensions {
   std::int64_t index_vector_dim = 0;
 };
 
-struct ScatterDimensions {
-  std::vector<std::int64_t> update_window_dims, inserted_window_dims, scatter_dims_to_operand_dims, input_batching_dims,
-      scatter_indices_batching_dims;
-  std::int64_t index_vector_dim = 0;
-};
-
 /// Where and why a typed parse failed; `offset` is relative to the value text.
 struct AttributeError {
   std::size_t offset = 0;
@@ -117,7 +111,6 @@ std::optional<std::vector<WindowDim>> window_attribute(const hlo::Computation& c
 std::optional<ConvolutionDimensions> convolution_dimensions(const hlo::Computation& c, const hlo::Instruction& i);
 DotDimensions dot_dimensions(const hlo::Computation& c, const hlo::Instruction& i);
 GatherDimensions gather_dimensions(const hlo::Computation& c, const hlo::Instruction& i);
-ScatterDimensions scatter_dimensions(const hlo::Computation& c, const hlo::Instruction& i);
 
 /// Attribute names whose values name computations (calls=, to_apply=, body=, ...).
 bool is_computation_attribute(std::string_view name);

@@ -8,6 +8,7 @@
 #include "parser/attributes.hpp"
 #include "parser/literal_check.hpp"
 #include "parser/name_table.hpp"
+#include "parser/op_traits.hpp"
 #include "parser/result_shapes.hpp"
 
 namespace hlo_index::parser {
@@ -124,129 +125,188 @@ private:
     return false;
   }
 
+  // The instruction being checked, with what most checks look at.
+  struct Subject {
+    const hlo::Computation& c;
+    const hlo::Instruction& i;
+    const hlo::Shape& out;
+    const hlo::Shape* in0;
+    std::optional<std::string_view> attr(std::string_view name) const { return c.attribute(i, name); }
+  };
+
   void check_instruction(const hlo::Computation& c, const hlo::Instruction& i) {
     if (!check_syntax(c, i)) return;
-    const hlo::Shape& out = m_module.shape_of(i);
-    const hlo::Shape* in0 = operand_shape(c, i, 0);
-    auto attr = [&](std::string_view name) { return c.attribute(i, name); };
-    using hlo::Opcode;
-    switch (i.opcode) {
-      case Opcode::kConstant:
-        if (auto problem = check_literal(i.literal, out))
-          m_diagnostics.error_at(m_source, problem->where, problem->message);
-        break;
-      case Opcode::kCompare:
-        if (auto text = attr("direction"); text && !is_one_of(*text, {"EQ", "NE", "LT", "LE", "GT", "GE"}))
-          error(*text, fmt::format("unknown comparison direction '{}' (expected EQ, NE, LT, LE, GT or GE)", *text));
-        break;
-      case Opcode::kFusion:
-        if (auto text = attr("kind"); text && !is_one_of(*text, {"kLoop", "kInput", "kOutput", "kCustom"}))
-          error(*text, fmt::format("unknown fusion kind '{}' (expected kLoop, kInput, kOutput or kCustom)", *text));
-        break;
-      case Opcode::kBroadcast:
-        if (auto text = attr("dimensions"); text && in0) {
-          const auto& dims = int_list(*text);
-          if (check_count(*text, "dimensions", dims.size(), in0->rank(), "the operand"))
-            check_in_range(*text, "dimensions", dims, out.rank(), "the result");
-        }
-        break;
-      case Opcode::kTranspose:
-        if (auto text = attr("dimensions"); text) {
-          const auto& dims = int_list(*text);
-          if (check_count(*text, "dimensions", dims.size(), out.rank(), "the result") &&
-              check_in_range(*text, "dimensions", dims, out.rank(), "the result")) {
-            auto sorted = dims;
-            std::sort(sorted.begin(), sorted.end());
-            if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
-              error(*text, "'dimensions' of a transpose must be a permutation");
-          }
-        }
-        break;
-      case Opcode::kReverse:
-      case Opcode::kReduce:
-        if (auto text = attr("dimensions"); text && in0 && !in0->is_tuple)
-          check_in_range(*text, "dimensions", int_list(*text), in0->rank(), "the operand");
-        break;
-      case Opcode::kConcatenate:
-        if (auto text = attr("dimensions"); text) {
-          const auto& dims = int_list(*text);
-          if (dims.size() != 1)
-            error(*text, fmt::format("'dimensions' of a concatenate must have one entry, not {}", dims.size()));
-          else
-            check_in_range(*text, "dimensions", dims, out.rank(), "the result");
-        }
-        break;
-      case Opcode::kSlice:
-        if (auto text = attr("slice"); text && in0) {
-          auto dims = *parse_slice(*text);
-          if (!check_count(*text, "slice", dims.size(), in0->rank(), "the operand")) break;
-          for (std::size_t d = 0; d < dims.size(); ++d) {
-            const SliceDim& s = dims[d];
-            bool fits = in0->dims[d] < 0 || s.limit <= in0->dims[d];
-            std::string problem;
-            if (s.stride < 1)
-              problem = fmt::format("slice stride {} in dimension {} must be positive", s.stride, d);
-            else if (s.start < 0 || s.start > s.limit)
-              problem = fmt::format("slice [{}:{}] in dimension {} must have 0 <= start <= limit", s.start, s.limit, d);
-            else if (!fits)
-              problem = fmt::format("slice limit {} exceeds dimension {} of size {}", s.limit, d, in0->dims[d]);
-            if (!problem.empty()) {
-              error(*text, problem);
-              break;
-            }
-          }
-        }
-        break;
-      case Opcode::kPad:
-        if (auto text = attr("padding"); text && in0)
-          check_count(*text, "padding", parse_padding(*text)->size(), in0->rank(), "the operand");
-        break;
-      case Opcode::kDynamicSlice:
-        if (auto text = attr("dynamic_slice_sizes"); text && in0)
-          check_count(*text, "dynamic_slice_sizes", int_list(*text).size(), in0->rank(), "the operand");
-        break;
-      case Opcode::kIota:
-        if (auto text = attr("iota_dimension"); text)
-          check_in_range(*text, "iota_dimension", {*parse_int(*text)}, out.rank(), "the result");
-        break;
-      case Opcode::kReduceWindow:
-        if (auto text = attr("window"); text && in0 && !in0->is_tuple)
-          check_count(*text, "window", parse_window(*text)->size(), in0->rank(), "the operand");
-        break;
-      case Opcode::kGetTupleElement:
-        if (auto text = attr("index"); text && in0) {
-          std::int64_t index = *parse_int(*text);
-          if (!in0->is_tuple || index < 0 || static_cast<std::size_t>(index) >= in0->elements.size())
-            error(*text, fmt::format("tuple index {} is out of range for an operand with {} elements", index,
-                                     in0->is_tuple ? in0->elements.size() : 0));
-        }
-        break;
-      case Opcode::kConvolution:
-        if (auto text = attr("dim_labels"); text && in0) {
-          const hlo::Shape* in1 = operand_shape(c, i, 1);
-          auto dims = *parse_dim_labels(*text);
-          std::size_t n = dims.input_spatial.size() + 2;
-          if (check_count(*text, "dim_labels", n, in0->rank(), "the input") && in1)
-            if (check_count(*text, "dim_labels", n, in1->rank(), "the kernel"))
-              check_count(*text, "dim_labels", n, out.rank(), "the result");
-          if (auto window = attr("window"))
-            check_count(*window, "window", parse_window(*window)->size(), n - 2, "the convolution's spatial part");
-        }
-        break;
-      case Opcode::kDot: {
-        const hlo::Shape* in1 = operand_shape(c, i, 1);
-        if (!in0 || !in1) break;
-        for (auto [name, shape] : {std::pair{"lhs_batch_dims", in0},
-                                   {"lhs_contracting_dims", in0},
-                                   {"rhs_batch_dims", in1},
-                                   {"rhs_contracting_dims", in1}})
-          if (auto text = attr(name))
-            check_in_range(*text, name, int_list(*text), shape->rank(),
-                           shape == in0 ? "the left operand" : "the right operand");
-        break;
+    const Subject s{c, i, m_module.shape_of(i), operand_shape(c, i, 0)};
+    (this->*rule(hlo::op_traits(i.opcode).check))(s);
+  }
+
+  //===--- One check per hlo::CheckRule ---===//
+
+  void no_check(const Subject&) {}
+
+  void check_constant(const Subject& s) {
+    if (auto problem = check_literal(s.i.literal, s.out))
+      m_diagnostics.error_at(m_source, problem->where, problem->message);
+  }
+
+  void check_compare_direction(const Subject& s) {
+    if (auto text = s.attr("direction"); text && !is_one_of(*text, {"EQ", "NE", "LT", "LE", "GT", "GE"}))
+      error(*text, fmt::format("unknown comparison direction '{}' (expected EQ, NE, LT, LE, GT or GE)", *text));
+  }
+
+  void check_fusion_kind(const Subject& s) {
+    if (auto text = s.attr("kind"); text && !is_one_of(*text, {"kLoop", "kInput", "kOutput", "kCustom"}))
+      error(*text, fmt::format("unknown fusion kind '{}' (expected kLoop, kInput, kOutput or kCustom)", *text));
+  }
+
+  void check_broadcast(const Subject& s) {
+    auto text = s.attr("dimensions");
+    if (!text || !s.in0) return;
+    const auto& dims = int_list(*text);
+    if (check_count(*text, "dimensions", dims.size(), s.in0->rank(), "the operand"))
+      check_in_range(*text, "dimensions", dims, s.out.rank(), "the result");
+  }
+
+  void check_transpose(const Subject& s) {
+    auto text = s.attr("dimensions");
+    if (!text) return;
+    const auto& dims = int_list(*text);
+    if (!check_count(*text, "dimensions", dims.size(), s.out.rank(), "the result") ||
+        !check_in_range(*text, "dimensions", dims, s.out.rank(), "the result"))
+      return;
+    auto sorted = dims;
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+      error(*text, "'dimensions' of a transpose must be a permutation");
+  }
+
+  void check_operand_dimensions(const Subject& s) {
+    if (auto text = s.attr("dimensions"); text && s.in0 && !s.in0->is_tuple)
+      check_in_range(*text, "dimensions", int_list(*text), s.in0->rank(), "the operand");
+  }
+
+  void check_concatenate(const Subject& s) {
+    auto text = s.attr("dimensions");
+    if (!text) return;
+    const auto& dims = int_list(*text);
+    if (dims.size() != 1)
+      error(*text, fmt::format("'dimensions' of a concatenate must have one entry, not {}", dims.size()));
+    else
+      check_in_range(*text, "dimensions", dims, s.out.rank(), "the result");
+  }
+
+  // What is wrong with slice dimension `d` of an operand dimension of size `size`, or "".
+  static std::string slice_problem(const SliceDim& dim, std::size_t d, std::int64_t size) {
+    if (dim.stride < 1) return fmt::format("slice stride {} in dimension {} must be positive", dim.stride, d);
+    if (dim.start < 0 || dim.start > dim.limit)
+      return fmt::format("slice [{}:{}] in dimension {} must have 0 <= start <= limit", dim.start, dim.limit, d);
+    if (size >= 0 && dim.limit > size)
+      return fmt::format("slice limit {} exceeds dimension {} of size {}", dim.limit, d, size);
+    return {};
+  }
+
+  void check_slice(const Subject& s) {
+    auto text = s.attr("slice");
+    if (!text || !s.in0) return;
+    auto dims = *parse_slice(*text);
+    if (!check_count(*text, "slice", dims.size(), s.in0->rank(), "the operand")) return;
+    for (std::size_t d = 0; d < dims.size(); ++d) {
+      if (std::string problem = slice_problem(dims[d], d, s.in0->dims[d]); !problem.empty()) {
+        error(*text, problem);
+        return;
       }
-      default: break;
     }
+  }
+
+  void check_pad(const Subject& s) {
+    if (auto text = s.attr("padding"); text && s.in0)
+      check_count(*text, "padding", parse_padding(*text)->size(), s.in0->rank(), "the operand");
+  }
+
+  void check_dynamic_slice(const Subject& s) {
+    if (auto text = s.attr("dynamic_slice_sizes"); text && s.in0)
+      check_count(*text, "dynamic_slice_sizes", int_list(*text).size(), s.in0->rank(), "the operand");
+  }
+
+  void check_iota(const Subject& s) {
+    if (auto text = s.attr("iota_dimension"); text)
+      check_in_range(*text, "iota_dimension", {*parse_int(*text)}, s.out.rank(), "the result");
+  }
+
+  void check_reduce_window(const Subject& s) {
+    if (auto text = s.attr("window"); text && s.in0 && !s.in0->is_tuple)
+      check_count(*text, "window", parse_window(*text)->size(), s.in0->rank(), "the operand");
+  }
+
+  void check_get_tuple_element(const Subject& s) {
+    auto text = s.attr("index");
+    if (!text || !s.in0) return;
+    std::int64_t index = *parse_int(*text);
+    if (!s.in0->is_tuple || index < 0 || static_cast<std::size_t>(index) >= s.in0->elements.size())
+      error(*text, fmt::format("tuple index {} is out of range for an operand with {} elements", index,
+                               s.in0->is_tuple ? s.in0->elements.size() : 0));
+  }
+
+  void check_convolution(const Subject& s) {
+    auto text = s.attr("dim_labels");
+    if (!text || !s.in0) return;
+    const hlo::Shape* in1 = operand_shape(s.c, s.i, 1);
+    auto dims = *parse_dim_labels(*text);
+    std::size_t n = dims.input_spatial.size() + 2;
+    if (check_count(*text, "dim_labels", n, s.in0->rank(), "the input") && in1)
+      if (check_count(*text, "dim_labels", n, in1->rank(), "the kernel"))
+        check_count(*text, "dim_labels", n, s.out.rank(), "the result");
+    if (auto window = s.attr("window"))
+      check_count(*window, "window", parse_window(*window)->size(), n - 2, "the convolution's spatial part");
+  }
+
+  void check_dot(const Subject& s) {
+    const hlo::Shape* in0 = s.in0;
+    const hlo::Shape* in1 = operand_shape(s.c, s.i, 1);
+    if (!in0 || !in1) return;
+    for (auto [name, shape] : {std::pair{"lhs_batch_dims", in0},
+                               {"lhs_contracting_dims", in0},
+                               {"rhs_batch_dims", in1},
+                               {"rhs_contracting_dims", in1}})
+      if (auto text = s.attr(name))
+        check_in_range(*text, name, int_list(*text), shape->rank(),
+                       shape == in0 ? "the left operand" : "the right operand");
+  }
+
+  using Rule = void (Checker::*)(const Subject&);
+
+  // The check of each hlo::CheckRule (op_traits.hpp says which op has which).
+  static Rule rule(hlo::CheckRule r) {
+    using C = hlo::CheckRule;
+    struct Row {
+      C name;
+      Rule rule;
+    };
+    static constexpr Row k_rules[] = {
+        {C::kNone, &Checker::no_check},
+        {C::kLiteral, &Checker::check_constant},
+        {C::kCompareDirection, &Checker::check_compare_direction},
+        {C::kFusionKind, &Checker::check_fusion_kind},
+        {C::kBroadcast, &Checker::check_broadcast},
+        {C::kTranspose, &Checker::check_transpose},
+        {C::kOperandDimensions, &Checker::check_operand_dimensions},
+        {C::kConcatenate, &Checker::check_concatenate},
+        {C::kSlice, &Checker::check_slice},
+        {C::kPad, &Checker::check_pad},
+        {C::kDynamicSlice, &Checker::check_dynamic_slice},
+        {C::kIota, &Checker::check_iota},
+        {C::kReduceWindow, &Checker::check_reduce_window},
+        {C::kGetTupleElement, &Checker::check_get_tuple_element},
+        {C::kConvolution, &Checker::check_convolution},
+        {C::kDot, &Checker::check_dot},
+    };
+    static_assert(std::size(k_rules) == static_cast<std::size_t>(C::kCount), "one check per hlo::CheckRule");
+    static_assert([] {
+      for (std::size_t k = 0; k < std::size(k_rules); ++k)
+        if (static_cast<std::size_t>(k_rules[k].name) != k) return false;
+      return true;
+    }());
+    return k_rules[static_cast<std::size_t>(r)].rule;
   }
 
   void check_result(const hlo::Computation& c, const hlo::Instruction& i) {

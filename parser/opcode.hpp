@@ -1,5 +1,7 @@
 // HLO opcodes. The enum lists every opcode XLA prints that hlo-index knows by
 // name; newer ones parse as kUnknown with their text kept (and a warning).
+// What hlo-index knows about each op beyond its name (maps, checks, result
+// shape, ...) is in op_traits.hpp; adding an op starts there.
 #pragma once
 
 #include <cstdint>

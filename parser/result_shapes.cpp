@@ -10,14 +10,18 @@
 #include <charconv>
 #include <cstdint>
 #include <tuple>
+#include <variant>
 #include <vector>
 
 #include "parser/attributes.hpp"
+#include "parser/op_traits.hpp"
 
 namespace hlo_index::parser {
 namespace {
 
 using hlo::ElementType;
+using hlo::ElementwiseForm;
+using hlo::ElementwiseType;
 using hlo::Opcode;
 using hlo::Shape;
 using Dims = std::vector<std::int64_t>;
@@ -173,80 +177,6 @@ std::optional<std::int64_t> group_size(std::string_view groups) {
 
 //===--- The rules ---===//
 
-// How the element type of an elementwise op's result follows from its operands.
-enum class TypeRule { kSame, kPred, kAny, kComplexPart, kMakeComplex, kAbs };
-
-// How the dimensions of an elementwise op's result follow from its operands.
-enum class Form {
-  kNone,    // not an elementwise op
-  kUnary,   // the operand's
-  kBinary,  // XLA's broadcasting without broadcast_dimensions (below)
-  kEqual,   // two operands of equal dimensions (stochastic-convert)
-  kSelect,  // on_true's; the predicate may be a scalar
-  kClamp,   // the operand's, or min's / max's for a scalar operand
-};
-
-struct ElementwiseOp {
-  Form form = Form::kNone;
-  TypeRule type = TypeRule::kSame;
-};
-
-// The elementwise opcodes XLA defines.
-ElementwiseOp elementwise(Opcode opcode) {
-  switch (opcode) {
-    case Opcode::kCeil:
-    case Opcode::kCbrt:
-    case Opcode::kClz:
-    case Opcode::kCopy:
-    case Opcode::kCos:
-    case Opcode::kErf:
-    case Opcode::kExp:
-    case Opcode::kExpm1:
-    case Opcode::kFloor:
-    case Opcode::kLog:
-    case Opcode::kLog1p:
-    case Opcode::kLogistic:
-    case Opcode::kNegate:
-    case Opcode::kNot:
-    case Opcode::kPopcnt:
-    case Opcode::kReducePrecision:
-    case Opcode::kRoundNearestAfz:
-    case Opcode::kRoundNearestEven:
-    case Opcode::kRsqrt:
-    case Opcode::kSign:
-    case Opcode::kSin:
-    case Opcode::kSqrt:
-    case Opcode::kTan:
-    case Opcode::kTanh: return {Form::kUnary, TypeRule::kSame};
-    case Opcode::kAbs: return {Form::kUnary, TypeRule::kAbs};
-    case Opcode::kReal:
-    case Opcode::kImag: return {Form::kUnary, TypeRule::kComplexPart};
-    case Opcode::kIsFinite: return {Form::kUnary, TypeRule::kPred};
-    case Opcode::kConvert: return {Form::kUnary, TypeRule::kAny};
-    case Opcode::kStochasticConvert: return {Form::kEqual, TypeRule::kAny};
-    case Opcode::kAdd:
-    case Opcode::kAnd:
-    case Opcode::kAtan2:
-    case Opcode::kDivide:
-    case Opcode::kMaximum:
-    case Opcode::kMinimum:
-    case Opcode::kMultiply:
-    case Opcode::kOr:
-    case Opcode::kPower:
-    case Opcode::kRemainder:
-    case Opcode::kShiftLeft:
-    case Opcode::kShiftRightArithmetic:
-    case Opcode::kShiftRightLogical:
-    case Opcode::kSubtract:
-    case Opcode::kXor: return {Form::kBinary, TypeRule::kSame};
-    case Opcode::kCompare: return {Form::kBinary, TypeRule::kPred};
-    case Opcode::kComplex: return {Form::kBinary, TypeRule::kMakeComplex};
-    case Opcode::kSelect: return {Form::kSelect, TypeRule::kSame};
-    case Opcode::kClamp: return {Form::kClamp, TypeRule::kSame};
-    default: return {};
-  }
-}
-
 // The dimensions of a binary elementwise op as XLA infers them when no
 // broadcast_dimensions are given (HLO has none): equal ranks broadcast
 // dimensions of size 1, a scalar broadcasts to the other shape.
@@ -274,33 +204,11 @@ public:
         m_operands(operands),
         m_attributes(attributes) {}
 
-  Outcome check() {
+  Outcome check() const {
     if (m_opcode == Opcode::kUnknown || !is_static(m_result)) return {};
     for (const Shape* s : m_operands)
       if (!s || !is_static(*s)) return {};
-    if (ElementwiseOp op = elementwise(m_opcode); op.form != Form::kNone) return check_elementwise(op);
-    switch (m_opcode) {
-      case Opcode::kBitcastConvert: return check_bitcast_convert();
-      case Opcode::kBroadcast: return check_broadcast();
-      case Opcode::kTranspose: return check_transpose();
-      case Opcode::kReverse: return unary_array() ? expect(*operand(0), "the operand") : Outcome{};
-      case Opcode::kSlice: return check_slice();
-      case Opcode::kReshape: return check_reshape();
-      case Opcode::kBitcast: return check_bitcast();
-      case Opcode::kConcatenate: return check_concatenate();
-      case Opcode::kDot: return check_dot();
-      case Opcode::kReduce: return check_reduce();
-      case Opcode::kPad: return check_pad();
-      case Opcode::kReduceWindow: return check_reduce_window();
-      case Opcode::kConvolution: return check_convolution();
-      case Opcode::kDynamicSlice: return check_dynamic_slice();
-      case Opcode::kDynamicUpdateSlice: return check_dynamic_update_slice();
-      case Opcode::kGather: return check_gather();
-      case Opcode::kGetTupleElement: return check_get_tuple_element();
-      case Opcode::kTuple: return check_tuple();
-      case Opcode::kAllGather: return check_all_gather();
-      default: return {};  // iota (any shape) and everything not listed
-    }
+    return (this->*rule(hlo::op_traits(m_opcode).result))();
   }
 
 private:
@@ -343,78 +251,94 @@ private:
 
   //===--- Elementwise ---===//
 
-  Outcome check_elementwise(const ElementwiseOp& op) const {
-    const std::size_t arity = op.form == Form::kUnary ? 1 : op.form == Form::kBinary || op.form == Form::kEqual ? 2 : 3;
-    if (m_operands.size() != arity || m_result.is_tuple) return {};
-    for (std::size_t k = 0; k < arity; ++k)
+  static std::size_t arity(ElementwiseForm form) {
+    switch (form) {
+      case ElementwiseForm::kUnary: return 1;
+      case ElementwiseForm::kBinary:
+      case ElementwiseForm::kEqual: return 2;
+      case ElementwiseForm::kSelect:
+      case ElementwiseForm::kClamp: break;
+    }
+    return 3;
+  }
+
+  Outcome incompatible(std::size_t a, std::size_t b) const {
+    return fail(fmt::format("{} operands {} and {} have incompatible dimensions: {} and {}", m_name, a, b,
+                            text(*operand(a)), text(*operand(b))));
+  }
+
+  // The result's dimensions, and the operand that gives the result's type.
+  struct Inferred {
+    const Shape* typed;
+    Dims dims;
+  };
+
+  // A scalar min or max clamps any operand; a scalar operand takes min's or max's dimensions.
+  std::variant<Inferred, ResultShapeError> clamp_dims() const {
+    const Shape &min = *operand(0), &x = *operand(1), &max = *operand(2);
+    auto fits = [&](const Shape& bound) { return bound.rank() == 0 || bound.dims == x.dims; };
+    if (fits(min) && fits(max)) return Inferred{&x, x.dims};
+    if (x.rank() != 0) return *incompatible(fits(min) ? 1 : 0, fits(min) ? 2 : 1);
+    if (min.dims == max.dims || max.rank() == 0) return Inferred{&x, min.dims};
+    if (min.rank() == 0) return Inferred{&x, max.dims};
+    return *incompatible(0, 2);
+  }
+
+  std::variant<Inferred, ResultShapeError> elementwise_dims(ElementwiseForm form) const {
+    const Shape& first = *operand(0);
+    switch (form) {
+      case ElementwiseForm::kUnary: break;
+      case ElementwiseForm::kBinary: {
+        auto joined = broadcast_binary(first.dims, operand(1)->dims);
+        if (!joined) return *incompatible(0, 1);
+        return Inferred{&first, std::move(*joined)};
+      }
+      case ElementwiseForm::kEqual:
+        if (operand(1)->dims != first.dims) return *incompatible(0, 1);
+        break;
+      case ElementwiseForm::kSelect: {
+        const Shape &pred = first, &on_true = *operand(1), &on_false = *operand(2);
+        if (on_true.dims != on_false.dims) return *incompatible(1, 2);
+        if (pred.rank() != 0 && pred.dims != on_true.dims) return *incompatible(0, 1);
+        return Inferred{&on_true, on_true.dims};
+      }
+      case ElementwiseForm::kClamp: return clamp_dims();
+    }
+    return Inferred{&first, first.dims};
+  }
+
+  // The result's element type from the typed operand's; nothing where XLA's
+  // rule does not apply (complex of a non-float), which is then not checked.
+  std::optional<ElementType> elementwise_type(ElementwiseType rule, ElementType type) const {
+    switch (rule) {
+      case ElementwiseType::kSame: break;
+      case ElementwiseType::kPred: return ElementType::kPred;
+      case ElementwiseType::kAny: return m_result.type;
+      case ElementwiseType::kAbs:
+      case ElementwiseType::kComplexPart:
+        if (type == ElementType::kC64) return ElementType::kF32;
+        if (type == ElementType::kC128) return ElementType::kF64;
+        break;
+      case ElementwiseType::kMakeComplex:
+        if (type == ElementType::kF32) return ElementType::kC64;
+        if (type == ElementType::kF64) return ElementType::kC128;
+        return std::nullopt;
+    }
+    return type;
+  }
+
+  Outcome check_elementwise() const {
+    const hlo::ElementwiseShape op = hlo::op_traits(m_opcode).elementwise;
+    const std::size_t n = arity(op.form);
+    if (m_operands.size() != n || m_result.is_tuple) return {};
+    for (std::size_t k = 0; k < n; ++k)
       if (!operand(k)) return {};
-    auto incompatible = [&](std::size_t a, std::size_t b) {
-      return fail(fmt::format("{} operands {} and {} have incompatible dimensions: {} and {}", m_name, a, b,
-                              text(*operand(a)), text(*operand(b))));
-    };
-    // The operand that gives the result's type, and the result's dimensions.
-    const Shape* typed = operand(0);
-    Dims dims = typed->dims;
-    switch (op.form) {
-      case Form::kNone:
-      case Form::kUnary: break;
-      case Form::kBinary: {
-        auto joined = broadcast_binary(operand(0)->dims, operand(1)->dims);
-        if (!joined) return incompatible(0, 1);
-        dims = std::move(*joined);
-        break;
-      }
-      case Form::kEqual:
-        if (operand(1)->dims != dims) return incompatible(0, 1);
-        break;
-      case Form::kSelect: {
-        const Shape &pred = *operand(0), &on_true = *operand(1), &on_false = *operand(2);
-        if (on_true.dims != on_false.dims) return incompatible(1, 2);
-        if (pred.rank() != 0 && pred.dims != on_true.dims) return incompatible(0, 1);
-        typed = &on_true;
-        dims = on_true.dims;
-        break;
-      }
-      case Form::kClamp: {
-        // A scalar min or max clamps any operand; a scalar operand takes min's or max's dimensions.
-        const Shape &min = *operand(0), &x = *operand(1), &max = *operand(2);
-        typed = &x;
-        auto fits = [&](const Shape& bound) { return bound.rank() == 0 || bound.dims == x.dims; };
-        if (fits(min) && fits(max))
-          dims = x.dims;
-        else if (x.rank() != 0)
-          return incompatible(fits(min) ? 1 : 0, fits(min) ? 2 : 1);
-        else if (min.dims == max.dims || max.rank() == 0)
-          dims = min.dims;
-        else if (min.rank() == 0)
-          dims = max.dims;
-        else
-          return incompatible(0, 2);
-        break;
-      }
-    }
-    ElementType type = typed->type;
-    switch (op.type) {
-      case TypeRule::kSame: break;
-      case TypeRule::kPred: type = ElementType::kPred; break;
-      case TypeRule::kAny: type = m_result.type; break;
-      case TypeRule::kAbs:
-      case TypeRule::kComplexPart:
-        if (type == ElementType::kC64)
-          type = ElementType::kF32;
-        else if (type == ElementType::kC128)
-          type = ElementType::kF64;
-        break;
-      case TypeRule::kMakeComplex:
-        if (type == ElementType::kF32)
-          type = ElementType::kC64;
-        else if (type == ElementType::kF64)
-          type = ElementType::kC128;
-        else
-          return {};
-        break;
-    }
-    return expect(array(type, std::move(dims)), arity == 1 ? "the operand" : "the operands");
+    auto dims = elementwise_dims(op.form);
+    if (auto* error = std::get_if<ResultShapeError>(&dims)) return std::move(*error);
+    Inferred& inferred = std::get<Inferred>(dims);
+    auto type = elementwise_type(op.type, inferred.typed->type);
+    if (!type) return {};
+    return expect(array(*type, std::move(inferred.dims)), n == 1 ? "the operand" : "the operands");
   }
 
   // Equal widths keep the dimensions; a narrower result adds a minor dimension
@@ -789,6 +713,53 @@ private:
     std::string source = devices ? fmt::format("the operand gathered along dimension {} by groups of {}", d, *devices)
                                  : fmt::format("the operand outside the gathered dimension {}", d);
     return expect(single ? std::move(elements.front()) : tuple(std::move(elements)), source);
+  }
+
+  //===--- Dispatch ---===//
+
+  using Rule = Outcome (Rules::*)() const;
+
+  Outcome no_rule() const { return {}; }  // iota (any shape) and the ops without a rule
+
+  Outcome check_reverse() const { return unary_array() ? expect(*operand(0), "the operand") : Outcome{}; }
+
+  // The rule of each hlo::ShapeRule (op_traits.hpp says which op has which).
+  static Rule rule(hlo::ShapeRule r) {
+    using S = hlo::ShapeRule;
+    struct Row {
+      S name;
+      Rule rule;
+    };
+    static constexpr Row k_rules[] = {
+        {S::kNone, &Rules::no_rule},
+        {S::kElementwise, &Rules::check_elementwise},
+        {S::kBitcastConvert, &Rules::check_bitcast_convert},
+        {S::kBroadcast, &Rules::check_broadcast},
+        {S::kTranspose, &Rules::check_transpose},
+        {S::kReverse, &Rules::check_reverse},
+        {S::kSlice, &Rules::check_slice},
+        {S::kReshape, &Rules::check_reshape},
+        {S::kBitcast, &Rules::check_bitcast},
+        {S::kConcatenate, &Rules::check_concatenate},
+        {S::kDot, &Rules::check_dot},
+        {S::kReduce, &Rules::check_reduce},
+        {S::kPad, &Rules::check_pad},
+        {S::kReduceWindow, &Rules::check_reduce_window},
+        {S::kConvolution, &Rules::check_convolution},
+        {S::kDynamicSlice, &Rules::check_dynamic_slice},
+        {S::kDynamicUpdateSlice, &Rules::check_dynamic_update_slice},
+        {S::kGather, &Rules::check_gather},
+        {S::kGetTupleElement, &Rules::check_get_tuple_element},
+        {S::kTuple, &Rules::check_tuple},
+        {S::kAllGather, &Rules::check_all_gather},
+    };
+    static_assert(std::size(k_rules) == static_cast<std::size_t>(S::kCount), "one rule per hlo::ShapeRule");
+    static_assert([] {
+      for (std::size_t k = 0; k < std::size(k_rules); ++k)
+        if (static_cast<std::size_t>(k_rules[k].name) != k) return false;
+      return true;
+    }());
+    return k_rules[static_cast<std::size_t>(r)].rule;
   }
 
   Opcode m_opcode;

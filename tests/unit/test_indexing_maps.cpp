@@ -145,13 +145,6 @@ TEST_CASE("remove_unused_symbols", "[indexing]") {
   CHECK(e.is_known_empty());
 }
 
-TEST_CASE("rescale_symbols", "[indexing]") {
-  IndexingMap m = parse_map("(d0)[s0] -> (d0, s0), domain: d0 in [0, 3], s0 in [3, 27], s0 mod 6 in [3, 3]");
-  CHECK(rescale_symbols(m));
-  CHECK(print_map(m) == "(d0)[s0] -> (d0, s0 * 6 + 3), domain: d0 in [0, 3], s0 in [0, 4]");
-  CHECK_FALSE(rescale_symbols(m));
-}
-
 TEST_CASE("eliminate_determined_symbols", "[indexing]") {
   IndexingMap m =
       parse_map("(d0)[s0, s1] -> (s0, s1), domain: d0 in [0, 6], s0 in [0, 9], s1 in [0, 2], s0 - d0 in [0, 0]");

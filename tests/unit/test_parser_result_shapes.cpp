@@ -97,6 +97,9 @@ TEST_CASE("elementwise results keep the operands' dimensions and type", "[result
       {{"f32[2,3]"},
        "s32[2,3] exponential(p0)",
        "exponential result shape s32[2,3] does not match the operand: expected f32[2,3]"},
+      // The inverse and hyperbolic functions too (op_traits.cpp's one elementwise list).
+      {{"f32[2,3]"}, "f32[2,3] cosh(p0)", ""},
+      {{"f32[2,3]"}, "f32[3,2] acos(p0)", "acos result shape f32[3,2] does not match the operand: expected f32[2,3]"},
       {{"f32[4]", "f32[4]"}, "f32[4] add(p0, p1)", ""},
       {{"f32[4]", "f32[4]"},
        "f32[5] add(p0, p1)",

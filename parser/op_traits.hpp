@@ -1,0 +1,150 @@
+// What hlo-index knows about each op, in one table (op_traits.cpp): how its
+// indexing maps are built, how its result shape is inferred, what is checked
+// about its attributes, which attributes key the per-op map memo, and XLA's
+// simplification policy for its maps. Each column names a rule; the rules
+// live in one file per concern, each dispatching on the column through a
+// function table indexed by it:
+//   MapFamily   indexing/op_maps.cpp (the maps of each family, both directions)
+//   ShapeRule   parser/result_shapes.cpp
+//   CheckRule   parser/checks.cpp
+// An op without a row has no maps (UNDEFINED), no checks and no result-shape
+// rule.
+//
+// To add an op: add its spelling to HLO_INDEX_OPCODES (opcode.hpp) and its
+// row to k_op_table (op_traits.cpp). If it needs a rule no other op has, add
+// the rule's name to the enum here and its function to the one file that
+// owns that column (the function tables static_assert that they cover every
+// enum value).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "parser/opcode.hpp"
+
+namespace hlo_index::hlo {
+
+/// How indexing/ builds an op's maps: one entry of op_maps.cpp's table.
+enum class MapFamily : std::uint8_t {
+  kNone,         // no maps yet: UNDEFINED with a reason
+  kNoOperands,   // constant, iota, parameter: nothing read
+  kElementwise,  // the identity (a scalar operand read by every element)
+  kBroadcast,
+  kTranspose,
+  kReverse,
+  kSlice,
+  kConcatenate,
+  kReshape,
+  kBitcast,
+  kBitcastConvert,
+  kReduce,
+  kDot,
+  kPad,
+  kReduceWindow,
+  kConvolution,
+  kDynamicSlice,
+  kDynamicUpdateSlice,
+  kGather,
+  kGetTupleElement,
+  kTuple,
+  kAllGather,
+  kCall,  // fusion, call: the composed maps of the called computation
+  kCount,
+};
+
+/// How result_shapes.cpp infers an op's result shape.
+enum class ShapeRule : std::uint8_t {
+  kNone,         // not checked (iota: any shape; ops hlo-index does not model)
+  kElementwise,  // by OpTraits::elementwise
+  kBitcastConvert,
+  kBroadcast,
+  kTranspose,
+  kReverse,
+  kSlice,
+  kReshape,
+  kBitcast,
+  kConcatenate,
+  kDot,
+  kReduce,
+  kPad,
+  kReduceWindow,
+  kConvolution,
+  kDynamicSlice,
+  kDynamicUpdateSlice,
+  kGather,
+  kGetTupleElement,
+  kTuple,
+  kAllGather,
+  kCount,
+};
+
+/// How the dimensions of an elementwise op's result follow from its operands.
+enum class ElementwiseForm : std::uint8_t {
+  kUnary,   // the operand's
+  kBinary,  // XLA's broadcasting without broadcast_dimensions
+  kEqual,   // two operands of equal dimensions (stochastic-convert)
+  kSelect,  // on_true's; the predicate may be a scalar
+  kClamp,   // the operand's, or min's / max's for a scalar operand
+};
+
+/// How the element type of an elementwise op's result follows from its operands.
+enum class ElementwiseType : std::uint8_t { kSame, kPred, kAny, kComplexPart, kMakeComplex, kAbs };
+
+struct ElementwiseShape {
+  ElementwiseForm form = ElementwiseForm::kUnary;
+  ElementwiseType type = ElementwiseType::kSame;
+};
+
+/// What checks.cpp checks about an op's attributes (beyond their syntax,
+/// which every op gets).
+enum class CheckRule : std::uint8_t {
+  kNone,
+  kLiteral,            // constant: the literal fits the shape
+  kCompareDirection,   // compare: direction= is known
+  kFusionKind,         // fusion: kind= is known
+  kBroadcast,          // dimensions= has the operand's rank, in the result's
+  kTranspose,          // dimensions= is a permutation of the result's
+  kOperandDimensions,  // dimensions= names dimensions of the operand
+  kConcatenate,        // one dimension of the result
+  kSlice,              // slice= fits the operand
+  kPad,                // padding= has the operand's rank
+  kDynamicSlice,       // dynamic_slice_sizes= has the operand's rank
+  kIota,               // iota_dimension= is a dimension of the result
+  kReduceWindow,       // window= has the operand's rank
+  kGetTupleElement,    // index= is an element of the operand
+  kConvolution,        // dim_labels= and window= fit the operands
+  kDot,                // the batch and contracting dimensions exist
+  kCount,
+};
+
+/// XLA's simplification of the maps of a single op (--xla-compat).
+enum class XlaSimplify : std::uint8_t {
+  kNone,               // left as built
+  kKeepPoints,         // rules that keep point dimensions and unused symbols
+  kFull,               // XLA's SimplifyIndexingMap
+  kUnusedSymbolsOnly,  // only unused symbols (runtime ones too) dropped
+};
+
+struct OpTraits {
+  MapFamily maps = MapFamily::kNone;
+  ShapeRule result = ShapeRule::kNone;
+  ElementwiseShape elementwise;  // for ShapeRule::kElementwise
+  CheckRule check = CheckRule::kNone;
+  /// The attributes an op's maps depend on: with the opcode and the shapes,
+  /// they key the per-op map memo. Everything else (metadata,
+  /// backend_config, sharding, ...) does not change the maps.
+  std::span<const std::string_view> memo_attributes;
+  /// Operands hold offsets read at run time: the maps depend on values, so
+  /// they are not memoised.
+  bool runtime_offsets = false;
+  XlaSimplify xla_simplify = XlaSimplify::kNone;
+};
+
+/// The row of `opcode` (default traits for an op without one).
+const OpTraits& op_traits(Opcode opcode);
+
+/// Whether the op's maps are the identity (MapFamily::kElementwise).
+inline bool is_elementwise(Opcode opcode) { return op_traits(opcode).maps == MapFamily::kElementwise; }
+
+}  // namespace hlo_index::hlo

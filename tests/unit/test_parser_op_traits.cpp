@@ -1,0 +1,68 @@
+// The op table (parser/op_traits.hpp): the facts other files rely on hold
+// for every op.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <string>
+
+#include "parser/op_traits.hpp"
+
+using namespace hlo_index;
+using hlo::MapFamily;
+using hlo::Opcode;
+using hlo::ShapeRule;
+
+namespace {
+
+template <typename Body>
+void for_each_opcode(const Body& body) {
+  for (int k = 0; k <= static_cast<int>(Opcode::kUnknown); ++k) body(static_cast<Opcode>(k));
+}
+
+bool keys_memo_on(Opcode op, std::string_view attribute) {
+  const auto names = hlo::op_traits(op).memo_attributes;
+  return std::find(names.begin(), names.end(), attribute) != names.end();
+}
+
+}  // namespace
+
+TEST_CASE("one elementwise list: an elementwise result-shape rule means identity maps", "[op-traits]") {
+  for_each_opcode([](Opcode op) {
+    INFO(std::string(hlo::opcode_name(op)));
+    if (hlo::op_traits(op).result == ShapeRule::kElementwise) CHECK(hlo::is_elementwise(op));
+  });
+  CHECK(hlo::is_elementwise(Opcode::kAcos));
+  CHECK(hlo::op_traits(Opcode::kAcos).result == ShapeRule::kElementwise);
+  // Identity maps, but no shape rule: map's type comes from to_apply, all-reduce is variadic.
+  CHECK(hlo::is_elementwise(Opcode::kMap));
+  CHECK(hlo::op_traits(Opcode::kMap).result == ShapeRule::kNone);
+}
+
+TEST_CASE("every op with maps of its own has a result-shape rule", "[op-traits]") {
+  for_each_opcode([](Opcode op) {
+    INFO(std::string(hlo::opcode_name(op)));
+    const MapFamily maps = hlo::op_traits(op).maps;
+    if (maps != MapFamily::kNone && maps != MapFamily::kNoOperands && maps != MapFamily::kElementwise &&
+        maps != MapFamily::kCall)
+      CHECK(hlo::op_traits(op).result != ShapeRule::kNone);
+  });
+}
+
+TEST_CASE("the memo keys on the attributes the maps read; runtime offsets are not memoised", "[op-traits]") {
+  CHECK(keys_memo_on(Opcode::kBroadcast, "dimensions"));
+  CHECK(keys_memo_on(Opcode::kConvolution, "dim_labels"));
+  CHECK(keys_memo_on(Opcode::kConvolution, "feature_group_count"));
+  CHECK_FALSE(keys_memo_on(Opcode::kAdd, "metadata"));
+  int runtime_offset_ops = 0;
+  for_each_opcode([&](Opcode op) { runtime_offset_ops += hlo::op_traits(op).runtime_offsets ? 1 : 0; });
+  CHECK(runtime_offset_ops == 3);
+  CHECK(hlo::op_traits(Opcode::kGather).runtime_offsets);
+}
+
+TEST_CASE("ops without a row have no maps, checks or result-shape rule", "[op-traits]") {
+  for (Opcode op : {Opcode::kSort, Opcode::kUnknown}) {
+    CHECK(hlo::op_traits(op).maps == MapFamily::kNone);
+    CHECK(hlo::op_traits(op).result == ShapeRule::kNone);
+    CHECK(hlo::op_traits(op).check == hlo::CheckRule::kNone);
+  }
+}
