@@ -13,9 +13,11 @@
 #include "app/isl_limit.hpp"
 #include "indexing/count.hpp"
 #include "indexing/exact_ops.hpp"
+#include "indexing/inverse.hpp"
 #include "indexing/isl_context.hpp"
 #include "indexing/map_ops.hpp"
 #include "indexing/map_text.hpp"
+#include "indexing/simplify_map.hpp"
 
 namespace hlo_index::app {
 namespace {

@@ -14,6 +14,7 @@
 #include "indexing/count.hpp"
 #include "indexing/map_ops.hpp"
 #include "indexing/map_text.hpp"
+#include "indexing/simplify_map.hpp"
 
 using namespace hlo_index;
 using indexing::IndexingMap;

@@ -7,10 +7,6 @@
 #include <optional>
 
 #include "indexing/indexing_map.hpp"
-// Transitional: inverse() moved to inverse.hpp (it simplifies its pieces, a
-// layer above this one); app/ still reaches it through this header. Drop
-// this include once app/ includes inverse.hpp.
-#include "indexing/inverse.hpp"  // IWYU pragma: export
 
 namespace hlo_index::indexing {
 

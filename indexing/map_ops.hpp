@@ -8,10 +8,6 @@
 #include <span>
 
 #include "indexing/indexing_map.hpp"
-// Transitional: simplify() and MapSimplifyOptions moved to simplify_map.hpp;
-// app/ and bench/ still reach them through this header. Drop this include
-// once they include simplify_map.hpp.
-#include "indexing/simplify_map.hpp"  // IWYU pragma: export
 
 namespace hlo_index::indexing {
 

@@ -5,6 +5,7 @@
 #include "indexing/layout_maps.hpp"
 #include "indexing/map_ops.hpp"
 #include "indexing/op_maps_internal.hpp"
+#include "indexing/simplify_map.hpp"
 #include "layout/physical_layout.hpp"
 #include "parser/shape.hpp"
 

@@ -4,9 +4,11 @@
 #include <catch2/catch.hpp>
 
 #include "indexing/exact_ops.hpp"
+#include "indexing/inverse.hpp"
 #include "indexing/isl_context.hpp"
 #include "indexing/map_ops.hpp"
 #include "indexing/map_text.hpp"
+#include "indexing/simplify_map.hpp"
 
 using namespace hlo_index::indexing;
 

@@ -65,8 +65,10 @@
 
 #include "indexing/indexing_map.hpp"
 #include "indexing/instruction_indexing.hpp"
+#include "indexing/inverse.hpp"
 #include "indexing/map_ops.hpp"
 #include "indexing/map_text.hpp"
+#include "indexing/simplify_map.hpp"
 #include "parser/diagnostics.hpp"
 #include "parser/parse.hpp"
 #include "simplify/domain.hpp"

@@ -30,6 +30,7 @@
 #include "indexing/count.hpp"
 #include "indexing/exact_ops.hpp"
 #include "indexing/indexing_map.hpp"
+#include "indexing/inverse.hpp"
 #include "indexing/isl_context.hpp"
 #include "indexing/layout_maps.hpp"
 #include "indexing/map_text.hpp"
