@@ -13,11 +13,12 @@
 
 namespace hlo_index::corpus {
 
-/// Every regular file under `dir`, recursively, sorted so that runs are repeatable.
+/// Every file under `dir`, recursively, but its README.md (which says where the
+/// dumps come from), sorted so that runs are repeatable.
 inline std::vector<std::filesystem::path> files(const std::filesystem::path& dir) {
   std::vector<std::filesystem::path> found;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(dir))
-    if (entry.is_regular_file()) found.push_back(entry.path());
+    if (entry.is_regular_file() && entry.path().extension() != ".md") found.push_back(entry.path());
   std::sort(found.begin(), found.end());
   return found;
 }
