@@ -17,8 +17,6 @@
 #include "app/analyze_command.hpp"
 #include "app/golden_file.hpp"
 #include "golden.hpp"
-#include "parser/canonical_names.hpp"
-#include "parser/print.hpp"
 
 using namespace hlo_index;
 
