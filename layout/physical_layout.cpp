@@ -177,12 +177,12 @@ std::vector<Expr> PhysicalLayout::physical_index(const std::vector<Expr>& logica
 
 Expr PhysicalLayout::offset(const std::vector<Expr>& logical) const { return linearize(physical_index(logical)); }
 
-Expr PhysicalLayout::linearize(const std::vector<Expr>& index) const {
-  if (index.size() != m_physical_dims.size()) throw std::invalid_argument("index rank does not match the layout");
+Expr PhysicalLayout::linearize(const std::vector<Expr>& physical) const {
+  if (physical.size() != m_physical_dims.size()) throw std::invalid_argument("index rank does not match the layout");
   Expr result = Expr::constant(0);
   std::int64_t stride = 1;
-  for (std::size_t j = index.size(); j-- > 0;) {
-    result = result + index[j] * stride;
+  for (std::size_t j = physical.size(); j-- > 0;) {
+    result = result + physical[j] * stride;
     stride *= m_physical_dims[j];
   }
   return result;

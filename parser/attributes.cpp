@@ -1,11 +1,10 @@
-// Attribute helpers that need no grammar: dim_labels decoding, the generic
-// attribute tree, and the accessors on parsed instructions.
+// Attribute helpers that need no grammar: dim_labels decoding and the
+// accessors on parsed instructions.
 #include <fmt/format.h>
 #include <algorithm>
 #include <array>
 
 #include "parser/attributes.hpp"
-#include "parser/scanners.hpp"
 
 namespace hlo_index::parser {
 namespace {
@@ -46,39 +45,6 @@ bool decode_labels(std::string_view labels, std::string_view letters, std::vecto
   return true;
 }
 
-bool is_atom_char(char c) {
-  return !scan::is_space(c) && c != ',' && c != '=' && c != ':' && c != '"' && c != '\'' && c != '(' && c != ')' &&
-         c != '[' && c != ']' && c != '{' && c != '}';
-}
-
-// Appends the items of a group to `out` from `p` until `close` (or the end); returns the end.
-const char* parse_items(const char* p, const char* end, char close, AttributeTree& out) {
-  while (p < end) {
-    p = scan::skip_blank(p, end);
-    if (p == end) break;
-    char c = *p;
-    if (c == close) return p + 1;
-    AttributeTree item;
-    const char* start = p;
-    if (c == '"' || c == '\'') {
-      item.kind = AttributeTree::Kind::kString;
-      p = scan::quoted(p, end);
-    } else if (c == '(' || c == '[' || c == '{') {
-      item.kind = AttributeTree::Kind::kGroup;
-      p = parse_items(p + 1, end, c == '(' ? ')' : c == '[' ? ']' : '}', item);
-    } else if (!is_atom_char(c)) {
-      item.kind = AttributeTree::Kind::kAtom;
-      ++p;  // '=', ':', ',' or a stray closer
-    } else {
-      item.kind = AttributeTree::Kind::kAtom;
-      while (p < end && is_atom_char(*p) && !(p[0] == '/' && p + 1 < end && (p[1] == '*' || p[1] == '/'))) ++p;
-    }
-    item.text = std::string_view(start, static_cast<std::size_t>(p - start));
-    out.children.push_back(std::move(item));
-  }
-  return p;
-}
-
 template <typename T>
 std::optional<T> parsed(const hlo::Computation& c, const hlo::Instruction& i, std::string_view name,
                         std::optional<T> (*parse)(std::string_view, AttributeError*)) {
@@ -116,29 +82,6 @@ std::optional<ConvolutionDimensions> parse_dim_labels(std::string_view text, Att
     return std::nullopt;
   }
   return dims;
-}
-
-AttributeTree parse_attribute_tree(std::string_view text) {
-  AttributeTree root;
-  root.kind = AttributeTree::Kind::kGroup;
-  root.text = text;
-  parse_items(text.data(), text.data() + text.size(), '\0', root);
-  return root;
-}
-
-const AttributeTree* find_field(const AttributeTree& group, std::string_view key) {
-  const auto& items = group.children;
-  for (std::size_t k = 0; k + 2 < items.size(); ++k) {
-    const AttributeTree& name = items[k];
-    std::string_view n = name.kind == AttributeTree::Kind::kString ? unquote(name.text) : name.text;
-    if (n == key && (items[k + 1].text == "=" || items[k + 1].text == ":")) return &items[k + 2];
-  }
-  return nullptr;
-}
-
-std::string_view unquote(std::string_view token) {
-  if (token.size() >= 2 && (token.front() == '"' || token.front() == '\'')) return token.substr(1, token.size() - 2);
-  return token;
 }
 
 bool is_computation_attribute(std::string_view name) {

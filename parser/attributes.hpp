@@ -84,23 +84,6 @@ std::optional<std::vector<std::string_view>> parse_computation_list(std::string_
 /// The same into `out` (cleared first), reusing its capacity.
 bool parse_computation_list(std::string_view text, std::vector<std::string_view>& out, AttributeError* error);
 
-//===--- A generic view for any attribute: a tree of atoms, strings and groups ---===//
-struct AttributeTree {
-  enum class Kind { kAtom, kString, kGroup };
-  Kind kind = Kind::kGroup;
-  std::string_view text;                // the whole token or group, brackets and quotes included
-  std::vector<AttributeTree> children;  // groups only
-  char open() const { return kind == Kind::kGroup && !text.empty() ? text.front() : '\0'; }
-};
-/// Splits `text` into atoms (runs of other characters; '=', ':' and ',' are atoms of their own),
-/// quoted strings and bracketed groups. The top level is a group with open() == '\0'.
-/// `text` must be balanced (as every parsed attribute value is).
-AttributeTree parse_attribute_tree(std::string_view text);
-/// In a `{key=value ...}` or JSON `{"key": value}` group, the value token of `key`.
-const AttributeTree* find_field(const AttributeTree& group, std::string_view key);
-/// The content of a quoted string token (escapes left as written).
-std::string_view unquote(std::string_view token);
-
 //===--- Accessors on instructions of a parsed module ---===//
 std::optional<std::int64_t> int_attribute(const hlo::Computation& c, const hlo::Instruction& i, std::string_view name);
 std::optional<std::vector<std::int64_t>> int_list_attribute(const hlo::Computation& c, const hlo::Instruction& i,

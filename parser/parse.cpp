@@ -76,6 +76,13 @@ private:
                                 std::uint32_t computation_index, const char* where);
   std::uint32_t add_inline_operand(const ast::Operand& operand, std::string_view user, std::size_t k,
                                    hlo::Computation& computation, std::uint32_t computation_index);
+  std::vector<std::uint32_t> add_inline_operands(const ast::Instruction& a, hlo::Computation& computation,
+                                                 std::uint32_t computation_index);
+  void add_operands(const ast::Instruction& a, const std::vector<std::uint32_t>& inline_ids,
+                    hlo::Computation& computation);
+  void check_operand_shape(const ast::Operand& operand, const hlo::Instruction& def);
+  void add_attributes(const ast::Instruction& a, hlo::Computation& computation, std::uint32_t computation_index);
+  void set_literal(std::string_view literal, hlo::Instruction& ins);
   hlo::ShapeId infer_shape(const ast::Instruction& a, const hlo::Computation& computation);
   std::uint16_t unknown_opcode_index(std::string_view opcode);
   template <typename Count>
@@ -352,12 +359,7 @@ std::uint32_t ModuleBuilder::add_instruction(const ast::Instruction& a, hlo::Com
   // unreliable to check.
   const std::size_t errors_before = m_diagnostics.error_count();
   // Inline operand instructions come first, so the user's operands can name them.
-  std::vector<std::uint32_t> inline_ids;
-  for (std::size_t k = 0; k < a.operands.size(); ++k) {
-    if (a.operands[k].nested.empty()) continue;
-    inline_ids.resize(a.operands.size(), hlo::k_none);
-    inline_ids[k] = add_inline_operand(a.operands[k], a.name, k, computation, computation_index);
-  }
+  const std::vector<std::uint32_t> inline_ids = add_inline_operands(a, computation, computation_index);
   // Start every table lookup of this instruction at once so their cache misses overlap.
   m_shape_ids.prefetch(a.shape);
   for (const ast::Operand& operand : a.operands) m_instruction_ids.prefetch(operand.name);
@@ -369,6 +371,42 @@ std::uint32_t ModuleBuilder::add_instruction(const ast::Instruction& a, hlo::Com
   ins.shape = a.shape.empty() ? infer_shape(a, computation) : intern_shape(a.shape);
 
   ins.first_operand = static_cast<std::uint32_t>(computation.operands.size());
+  add_operands(a, inline_ids, computation);
+  ins.operand_count = static_cast<std::uint32_t>(a.operands.size());
+
+  ins.first_attribute = static_cast<std::uint32_t>(computation.attributes.size());
+  ins.first_callee = static_cast<std::uint32_t>(computation.callees.size());
+  add_attributes(a, computation, computation_index);
+  ins.attribute_count = narrow_count<std::uint16_t>(a.attributes.size(), where, "attributes");
+  ins.callee_count =
+      narrow_count<std::uint16_t>(computation.callees.size() - ins.first_callee, where, "called computations");
+
+  if (a.has_literal) set_literal(a.literal, ins);
+
+  auto id = static_cast<std::uint32_t>(computation.instructions.size());
+  if (!m_instruction_ids.insert(a.name, id))
+    error(where, fmt::format("redefinition of '{}' in computation '{}'", a.name, computation.name));
+  computation.instructions.push_back(ins);
+  m_checker.check(m_module, computation, computation.instructions.back(), where, errors_before);
+  return id;
+}
+
+// The ids of `a`'s inline operand instructions by operand position (hlo::k_none
+// for named operands); empty when it has none.
+std::vector<std::uint32_t> ModuleBuilder::add_inline_operands(const ast::Instruction& a, hlo::Computation& computation,
+                                                              std::uint32_t computation_index) {
+  std::vector<std::uint32_t> inline_ids;
+  for (std::size_t k = 0; k < a.operands.size(); ++k) {
+    if (a.operands[k].nested.empty()) continue;
+    inline_ids.resize(a.operands.size(), hlo::k_none);
+    inline_ids[k] = add_inline_operand(a.operands[k], a.name, k, computation, computation_index);
+  }
+  return inline_ids;
+}
+
+// Appends `a`'s operand ids to `computation.operands`; an undefined name leaves hlo::k_none.
+void ModuleBuilder::add_operands(const ast::Instruction& a, const std::vector<std::uint32_t>& inline_ids,
+                                 hlo::Computation& computation) {
   for (std::size_t k = 0; k < a.operands.size(); ++k) {
     const ast::Operand& operand = a.operands[k];
     if (!inline_ids.empty() && inline_ids[k] != hlo::k_none) {
@@ -382,25 +420,28 @@ std::uint32_t ModuleBuilder::add_instruction(const ast::Instruction& a, hlo::Com
       continue;
     }
     computation.operands.push_back(operand_id);
-    if (!operand.shape.empty()) {
-      hlo::ShapeId declared = intern_shape(operand.shape);
-      const hlo::Instruction& def = computation.instructions[operand_id];
-      const hlo::Shape& want = m_module.shapes[def.shape];
-      const hlo::Shape& got = m_module.shapes[declared];
-      if (declared != def.shape && !hlo::same_ignoring_layout(want, got)) {
-        auto without_layout = [](hlo::Shape shape) {
-          shape.layout.reset();
-          return hlo::to_string(shape);
-        };
-        error(operand.shape.data(), fmt::format("operand '{}' is declared as {} but is defined as {}", operand.name,
-                                                without_layout(got), without_layout(want)));
-      }
-    }
+    if (!operand.shape.empty()) check_operand_shape(operand, computation.instructions[operand_id]);
   }
-  ins.operand_count = static_cast<std::uint32_t>(a.operands.size());
+}
 
-  ins.first_attribute = static_cast<std::uint32_t>(computation.attributes.size());
-  ins.first_callee = static_cast<std::uint32_t>(computation.callees.size());
+// An operand written with its shape (`f32[4] %x`) must be declared as `def` defines it, layout aside.
+void ModuleBuilder::check_operand_shape(const ast::Operand& operand, const hlo::Instruction& def) {
+  hlo::ShapeId declared = intern_shape(operand.shape);
+  const hlo::Shape& want = m_module.shapes[def.shape];
+  const hlo::Shape& got = m_module.shapes[declared];
+  if (declared == def.shape || hlo::same_ignoring_layout(want, got)) return;
+  auto without_layout = [](hlo::Shape shape) {
+    shape.layout.reset();
+    return hlo::to_string(shape);
+  };
+  error(operand.shape.data(), fmt::format("operand '{}' is declared as {} but is defined as {}", operand.name,
+                                          without_layout(got), without_layout(want)));
+}
+
+// Appends `a`'s attributes, and a pending callee for each computation its
+// calls=, to_apply=, ... name (resolved when the module is complete).
+void ModuleBuilder::add_attributes(const ast::Instruction& a, hlo::Computation& computation,
+                                   std::uint32_t computation_index) {
   for (std::size_t k = 0; k < a.attributes.size(); ++k) {
     const ast::Attribute& attr = a.attributes[k];
     for (std::size_t j = 0; j < k; ++j)
@@ -417,28 +458,18 @@ std::uint32_t ModuleBuilder::add_instruction(const ast::Instruction& a, hlo::Com
       computation.callees.push_back(hlo::k_none);
     }
   }
-  ins.attribute_count = narrow_count<std::uint16_t>(a.attributes.size(), where, "attributes");
-  ins.callee_count =
-      narrow_count<std::uint16_t>(computation.callees.size() - ins.first_callee, where, "called computations");
+}
 
-  if (a.has_literal) {
-    ins.literal = a.literal;
-    if (ins.opcode == hlo::Opcode::kParameter) {
-      AttributeError problem;
-      auto number = parse_int(a.literal, &problem);
-      if (!number || *number < 0)
-        error(scan::skip_blank(a.literal.data(), a.literal.data() + a.literal.size()), "expected a parameter number");
-      else
-        ins.parameter_number = *number;
-    }
-  }
-
-  auto id = static_cast<std::uint32_t>(computation.instructions.size());
-  if (!m_instruction_ids.insert(a.name, id))
-    error(where, fmt::format("redefinition of '{}' in computation '{}'", a.name, computation.name));
-  computation.instructions.push_back(ins);
-  m_checker.check(m_module, computation, computation.instructions.back(), where, errors_before);
-  return id;
+// The literal in parentheses (`constant(1)`, `parameter(0)`); a parameter's is its number.
+void ModuleBuilder::set_literal(std::string_view literal, hlo::Instruction& ins) {
+  ins.literal = literal;
+  if (ins.opcode != hlo::Opcode::kParameter) return;
+  AttributeError problem;
+  auto number = parse_int(literal, &problem);
+  if (!number || *number < 0)
+    error(scan::skip_blank(literal.data(), literal.data() + literal.size()), "expected a parameter number");
+  else
+    ins.parameter_number = *number;
 }
 
 void ModuleBuilder::finish_computation(hlo::Computation& computation, const char* open_brace) {

@@ -17,8 +17,6 @@
 #include "app/analyze_command.hpp"
 #include "app/golden_file.hpp"
 #include "golden.hpp"
-#include "parser/canonical_names.hpp"
-#include "parser/print.hpp"
 
 using namespace hlo_index;
 
@@ -162,41 +160,6 @@ app::AnalyzeOptions expect(const std::string& hlo, const std::filesystem::path& 
 
 void write(const std::filesystem::path& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
-}
-
-// `name` with every numeric part N between dots replaced by 7·N + 3: another
-// numbering, as injective as the first.
-std::string renumber(std::string_view name) {
-  std::string out;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t dot = name.find('.', start);
-    const std::string_view part = name.substr(start, dot == std::string_view::npos ? dot : dot - start);
-    const bool number =
-        !part.empty() && part.size() < 12 && part.find_first_not_of("0123456789") == std::string_view::npos;
-    out += number ? std::to_string(std::stoll(std::string(part)) * 7 + 3) : std::string(part);
-    if (dot == std::string_view::npos) return out;
-    out += '.';
-    start = dot + 1;
-  }
-}
-
-// `module` printed with every name renumbered.
-std::string print_renumbered(const hlo::Module& module) {
-  const std::string module_name = renumber(module.name);
-  std::vector<std::string> computations;
-  std::vector<std::vector<std::string>> instructions;
-  for (const hlo::Computation& c : module.computations) {
-    computations.push_back(renumber(c.name));
-    auto& names = instructions.emplace_back();
-    for (const hlo::Instruction& i : c.instructions) names.push_back(renumber(i.name));
-  }
-  parser::PrintOptions options;
-  options.rename = [&](std::uint32_t c, std::uint32_t i) -> std::string_view {
-    if (c == hlo::k_none) return module_name;
-    return i == hlo::k_none ? computations[c] : instructions[c][i];
-  };
-  return parser::print_module(module, options);
 }
 
 // The analysis of golden_negate.hlo, as `analyze` prints it.
@@ -514,37 +477,4 @@ TEST_CASE("analyze --canonical-names: with other flags, and names on the command
   Run unknown = analyze(options);
   CHECK(unknown.code == 2);
   CHECK(unknown.err == "hlo-index: error: no instruction named 'fusion.206'\n");
-}
-
-TEST_CASE("canonical names: every corpus module, and a renumbered copy, gives the same canonical text") {
-  REQUIRE(std::filesystem::is_directory(HLO_INDEX_CORPUS_DIR));
-  std::vector<std::filesystem::path> files;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(HLO_INDEX_CORPUS_DIR))
-    if (entry.is_regular_file()) files.push_back(entry.path());
-  std::sort(files.begin(), files.end());
-  for (const auto& file : files) {
-    DYNAMIC_SECTION(file.filename().string()) {
-      const parser::ParseOptions lenient{.allow_truncated = true};
-      parser::DiagnosticEngine diagnostics;
-      auto modules = parser::parse_hlo_text(golden::read_file(file), file.filename().string(), diagnostics, lenient);
-      REQUIRE_FALSE(diagnostics.has_errors());
-      for (const hlo::Module& module : modules) {
-        const std::string canonical = parser::print_canonical(module);
-        auto renamed = parser::with_canonical_names(module, diagnostics, lenient);
-        INFO(parser::render(diagnostics));
-        REQUIRE(renamed.has_value());
-        CHECK(renamed->instruction_count() == module.instruction_count());
-        // Canonical names are a fixed point.
-        CHECK(parser::print_module(*renamed) == canonical);
-        CHECK(parser::print_canonical(*renamed) == canonical);
-        // Another numbering of the same module.
-        parser::DiagnosticEngine again;
-        auto renumbered = parser::parse_hlo_text(print_renumbered(module), "renumbered.hlo", again, lenient);
-        INFO(parser::render(again));
-        REQUIRE_FALSE(again.has_errors());
-        REQUIRE(renumbered.size() == 1);
-        CHECK(parser::print_canonical(renumbered[0]) == canonical);
-      }
-    }
-  }
 }

@@ -82,31 +82,3 @@ TEST_CASE("computation lists") {
   CHECK(parse_computation_list("%fused.1") == std::vector<std::string_view>{"fused.1"});
   CHECK(parse_computation_list("{%a, b}") == std::vector<std::string_view>{"a", "b"});
 }
-
-TEST_CASE("generic attribute tree: metadata, JSON, MLIR dicts, sharding") {
-  AttributeTree t = parse_attribute_tree(R"({op_name="jit(f)/add" source_file="m.py" source_line=12})");
-  REQUIRE(t.children.size() == 1);
-  const AttributeTree& group = t.children[0];
-  CHECK(group.open() == '{');
-  const AttributeTree* line = find_field(group, "source_line");
-  REQUIRE(line);
-  CHECK(line->text == "12");
-  REQUIRE(find_field(group, "op_name"));
-  CHECK(unquote(find_field(group, "op_name")->text) == "jit(f)/add");
-
-  t = parse_attribute_tree(
-      R"({"operation_queue_id":"0","wait_on_operation_queues":[],"force_earliest_schedule":false})");
-  const AttributeTree* queue = find_field(t.children[0], "operation_queue_id");
-  REQUIRE(queue);
-  CHECK(queue->kind == AttributeTree::Kind::kString);
-  CHECK(find_field(t.children[0], "wait_on_operation_queues")->open() == '[');
-
-  t = parse_attribute_tree(R"({attn_heads = 32 : i64, key = "\7F\A4"})");
-  CHECK(find_field(t.children[0], "attn_heads")->text == "32");
-
-  t = parse_attribute_tree("{devices=[2,2]<=[2,2]T(1,0) last_tile_dim_replicate}");
-  const AttributeTree* devices = find_field(t.children[0], "devices");
-  REQUIRE(devices);
-  CHECK(devices->text == "[2,2]");
-  CHECK(find_field(t.children[0], "nothing") == nullptr);
-}

@@ -5,6 +5,7 @@
 
 #include "parser/canonical_names.hpp"
 #include "parser/print.hpp"
+#include "tests/corpus.hpp"
 
 using namespace hlo_index;
 
@@ -177,6 +178,72 @@ ENTRY %main (Arg_0: f32[8,16], Arg_1: s32[]) -> f32[8] {
 }
 )";
 
+// `name` with every numeric part N between dots replaced by 7·N + 3: another
+// numbering, as injective as the first.
+std::string renumber(std::string_view name) {
+  std::string out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t dot = name.find('.', start);
+    const std::string_view part = name.substr(start, dot == std::string_view::npos ? dot : dot - start);
+    const bool number =
+        !part.empty() && part.size() < 12 && part.find_first_not_of("0123456789") == std::string_view::npos;
+    out += number ? std::to_string(std::stoll(std::string(part)) * 7 + 3) : std::string(part);
+    if (dot == std::string_view::npos) return out;
+    out += '.';
+    start = dot + 1;
+  }
+}
+
+// `module` printed with every name renumbered.
+std::string print_renumbered(const hlo::Module& module) {
+  const std::string module_name = renumber(module.name);
+  std::vector<std::string> computations;
+  std::vector<std::vector<std::string>> instructions;
+  for (const hlo::Computation& c : module.computations) {
+    computations.push_back(renumber(c.name));
+    auto& names = instructions.emplace_back();
+    for (const hlo::Instruction& i : c.instructions) names.push_back(renumber(i.name));
+  }
+  parser::PrintOptions options;
+  options.rename = [&](std::uint32_t c, std::uint32_t i) -> std::string_view {
+    if (c == hlo::k_none) return module_name;
+    return i == hlo::k_none ? computations[c] : instructions[c][i];
+  };
+  return parser::print_module(module, options);
+}
+
+// Every module of the corpus in `dir`: its canonical text is a fixed point of
+// renaming, and a renumbered copy gives the same canonical text.
+void check_canonical_names_of_corpus(const std::filesystem::path& dir) {
+  REQUIRE(std::filesystem::is_directory(dir));
+  for (const auto& file : corpus::files(dir)) {
+    DYNAMIC_SECTION(file.filename().string()) {
+      const parser::ParseOptions lenient{.allow_truncated = true};
+      parser::DiagnosticEngine diagnostics;
+      auto modules = parser::parse_hlo_text(corpus::read(file), file.filename().string(), diagnostics, lenient);
+      REQUIRE_FALSE(diagnostics.has_errors());
+      for (const hlo::Module& module : modules) {
+        const std::string canonical = parser::print_canonical(module);
+        auto renamed = parser::with_canonical_names(module, diagnostics, lenient);
+        INFO(parser::render(diagnostics));
+        REQUIRE(renamed.has_value());
+        CHECK(renamed->instruction_count() == module.instruction_count());
+        // Canonical names are a fixed point.
+        CHECK(parser::print_module(*renamed) == canonical);
+        CHECK(parser::print_canonical(*renamed) == canonical);
+        // Another numbering of the same module.
+        parser::DiagnosticEngine again;
+        auto renumbered = parser::parse_hlo_text(print_renumbered(module), "renumbered.hlo", again, lenient);
+        INFO(parser::render(again));
+        REQUIRE_FALSE(again.has_errors());
+        REQUIRE(renumbered.size() == 1);
+        CHECK(parser::print_canonical(renumbered[0]) == canonical);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 TEST_CASE("canonical names: a name's stem drops its numeric parts") {
@@ -286,3 +353,13 @@ TEST_CASE("print_module: renaming and dropped attributes leave the default print
   CHECK(printed.find("calls=%fused_computation.12") != std::string::npos);
   CHECK(printed.find("FileNames") != std::string::npos);
 }
+
+TEST_CASE("canonical names: every module of testdata/corpus, and a renumbered copy, gives the same canonical text") {
+  check_canonical_names_of_corpus(HLO_INDEX_CORPUS_DIR);
+}
+
+#ifdef HLO_INDEX_FULL_CORPUS_DIR
+TEST_CASE("canonical names: every module of the full corpus, and a renumbered copy, gives the same canonical text") {
+  check_canonical_names_of_corpus(HLO_INDEX_FULL_CORPUS_DIR);
+}
+#endif
