@@ -8,7 +8,7 @@
 #include <string>
 
 #include "app/analyze_render.hpp"
-#include "indexing/map_text.hpp"
+#include "indexing/map_printer.hpp"
 
 namespace hlo_index::app {
 namespace {

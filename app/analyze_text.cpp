@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "app/analyze_render.hpp"
-#include "indexing/map_text.hpp"
+#include "indexing/map_printer.hpp"
 
 namespace hlo_index::app {
 namespace {

@@ -12,7 +12,7 @@
 #include "indexing/analysis/module_input.hpp"
 #include "indexing/layout_maps.hpp"
 #include "indexing/map_builders.hpp"
-#include "indexing/map_text.hpp"
+#include "indexing/map_printer.hpp"
 #include "layout/physical_layout.hpp"
 #include "parser/parse.hpp"
 

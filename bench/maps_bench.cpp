@@ -13,7 +13,8 @@
 
 #include "indexing/count.hpp"
 #include "indexing/map_ops.hpp"
-#include "indexing/map_text.hpp"
+#include "indexing/map_parser.hpp"
+#include "indexing/map_printer.hpp"
 #include "indexing/simplify_map.hpp"
 
 using namespace hlo_index;

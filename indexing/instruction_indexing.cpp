@@ -5,7 +5,7 @@
 
 #include "indexing/exact_ops.hpp"
 #include "indexing/map_ops.hpp"
-#include "indexing/map_text.hpp"
+#include "indexing/map_printer.hpp"
 #include "indexing/simplify_map.hpp"
 #include "parser/attributes.hpp"
 #include "parser/op_traits.hpp"

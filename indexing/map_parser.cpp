@@ -10,7 +10,7 @@
 #include <map>
 #include <stdexcept>
 
-#include "indexing/map_text.hpp"
+#include "indexing/map_parser.hpp"
 #include "simplify/expr_print.hpp"
 
 namespace hlo_index::indexing {

@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "indexing/map_text.hpp"
+#include "indexing/map_printer.hpp"
 #include "simplify/expr_print.hpp"
 
 namespace hlo_index::indexing {

@@ -9,7 +9,7 @@
 
 #include "indexing/analysis/coalescing.hpp"
 #include "indexing/analysis/utilisation.hpp"
-#include "indexing/map_text.hpp"
+#include "indexing/map_printer.hpp"
 #include "layout/physical_layout.hpp"
 
 namespace hlo_index::analysis {

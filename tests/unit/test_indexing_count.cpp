@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "indexing/count.hpp"
-#include "indexing/map_text.hpp"
+#include "indexing/map_parser.hpp"
 
 using namespace hlo_index::indexing;
 

@@ -7,7 +7,8 @@
 #include "indexing/inverse.hpp"
 #include "indexing/isl_context.hpp"
 #include "indexing/map_ops.hpp"
-#include "indexing/map_text.hpp"
+#include "indexing/map_parser.hpp"
+#include "indexing/map_printer.hpp"
 #include "indexing/simplify_map.hpp"
 
 using namespace hlo_index::indexing;

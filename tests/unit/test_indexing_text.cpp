@@ -2,7 +2,8 @@
 // runtime-variable sections, and diagnostics with a caret for bad input.
 #include <catch2/catch.hpp>
 
-#include "indexing/map_text.hpp"
+#include "indexing/map_parser.hpp"
+#include "indexing/map_printer.hpp"
 
 using namespace hlo_index::indexing;
 

@@ -33,7 +33,7 @@
 #include "indexing/inverse.hpp"
 #include "indexing/isl_context.hpp"
 #include "indexing/layout_maps.hpp"
-#include "indexing/map_text.hpp"
+#include "indexing/map_printer.hpp"
 #include "layout/physical_layout.hpp"
 #include "parser/parse.hpp"
 #include "parser/shape.hpp"

@@ -1,4 +1,5 @@
-// The text form of indexing maps, as XLA prints them:
+// Printing indexing maps in their text form, as XLA prints them (map_parser.hpp
+// reads it back):
 //   (d0, d1)[s0]{rt0} -> (d0 + s0, d1), domain: d0 in [0, 9], ..., d0 + s0 in [0, 100]
 // and the multi-line form of the seed documents (`domain:` on its own
 // line, one variable or constraint per line). UNDEFINED and KNOWN EMPTY
@@ -16,13 +17,9 @@
 // (before these sections).
 #pragma once
 
-#include <optional>
 #include <string>
-#include <string_view>
 
 #include "indexing/indexing_map.hpp"
-#include "parser/diagnostics.hpp"
-#include "parser/source.hpp"
 
 namespace hlo_index::indexing {
 
@@ -44,13 +41,5 @@ struct MapPrintOptions {
 };
 
 std::string print_map(const IndexingMap& map, const MapPrintOptions& options = {});
-
-/// Parses one map (either layout). Problems are reported to `diagnostics`
-/// with their position in `source`; returns nullopt on error.
-std::optional<IndexingMap> parse_map(const parser::SourceFile& source, parser::DiagnosticEngine& diagnostics);
-
-/// For tests and internal use: parses `text` or throws std::invalid_argument
-/// with the rendered diagnostic.
-IndexingMap parse_map(std::string_view text);
 
 }  // namespace hlo_index::indexing
