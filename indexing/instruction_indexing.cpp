@@ -108,14 +108,27 @@ void insert_unique(MapSet& set, IndexingMap map, bool semantic) {
 IndexingAnalysis::IndexingAnalysis(const hlo::Module& module, AnalysisOptions options)
     : m_module(module), m_options(options) {}
 
+std::uint32_t IndexingAnalysis::shape_class(hlo::ShapeId shape) {
+  constexpr std::uint32_t k_unclassified = ~std::uint32_t{0};
+  if (m_shape_class.empty()) m_shape_class.assign(m_module.shapes.size(), k_unclassified);
+  std::uint32_t& known = m_shape_class[shape];
+  if (known == k_unclassified) {
+    const auto next = static_cast<std::uint32_t>(m_shape_classes.size());
+    known = m_shape_classes.emplace(hlo::to_string(m_module.shape(shape)), next).first->second;
+  }
+  return known;
+}
+
+// Opcode, direction, index, the shapes of the result and the operands (by
+// class), and the attributes the op's maps read.
 std::string IndexingAnalysis::signature(std::uint32_t computation, std::uint32_t instruction, std::size_t index,
-                                        bool forward) const {
+                                        bool forward) {
   const hlo::Computation& c = m_module.computations[computation];
   const hlo::Instruction& i = c.instructions[instruction];
   std::string key(m_module.opcode_text(i));
   key.append(forward ? ">" : "<").append(std::to_string(index)).append("|");
-  key.append(hlo::to_string(m_module.shape_of(i)));
-  for (std::uint32_t o : c.operands_of(i)) key.append("|").append(hlo::to_string(m_module.shape_of(c.instructions[o])));
+  key.append(std::to_string(shape_class(i.shape)));
+  for (std::uint32_t o : c.operands_of(i)) key.append("|").append(std::to_string(shape_class(c.instructions[o].shape)));
   const auto memo_attributes = hlo::op_traits(i.opcode).memo_attributes;
   for (const hlo::Attribute& a : c.attributes_of(i)) {
     if (std::find(memo_attributes.begin(), memo_attributes.end(), a.name) != memo_attributes.end()) {

@@ -67,11 +67,16 @@ private:
   SimplifyPolicy single_op_policy(hlo::Opcode opcode) const;
   SimplifyPolicy step_policy() const;
   SimplifyPolicy final_policy() const;
-  std::string signature(std::uint32_t computation, std::uint32_t instruction, std::size_t index, bool forward) const;
+  std::string signature(std::uint32_t computation, std::uint32_t instruction, std::size_t index, bool forward);
+  /// The same number for equal shapes (the parser interns shapes by their
+  /// text, so `f32[2]` and `f32[2]{0}` have different ids but equal maps).
+  std::uint32_t shape_class(hlo::ShapeId shape);
 
   const hlo::Module& m_module;
   AnalysisOptions m_options;
   std::unordered_map<std::string, std::vector<MapSet>> m_op_memo;
+  std::vector<std::uint32_t> m_shape_class;                        // by ShapeId; k_unclassified until asked
+  std::unordered_map<std::string, std::uint32_t> m_shape_classes;  // by canonical text, computed once per ShapeId
   std::map<std::pair<std::uint32_t, std::size_t>, std::vector<MapSet>> m_fused_o2i, m_fused_i2o;
   int m_depth = 0;
   std::size_t m_memo_hits = 0;
