@@ -402,7 +402,7 @@ std::vector<Target> instruction_targets(const LayoutOptions& options, const std:
       if (!options.computation.empty() && c.name != strip_sigil(options.computation)) continue;
       for (const hlo::Instruction& i : c.instructions)
         if (i.name == strip_sigil(options.instruction)) {
-          computations.push_back(std::string(c.name));
+          computations.emplace_back(c.name);
           const char* where = m.source->text().data() <= i.name.data() &&
                                       i.name.data() < m.source->text().data() + m.source->text().size()
                                   ? i.name.data()

@@ -69,7 +69,7 @@ std::optional<LintRuleSet> selected_rules(const LintOptions& options, std::ostre
 
 bool check_thresholds(const LintThresholds& t, std::ostream& err) {
   bool ok = true;
-  auto fail = [&](std::string message) {
+  auto fail = [&](const std::string& message) {
     err << "hlo-index: error: " << message << "\n";
     ok = false;
   };

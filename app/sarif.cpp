@@ -10,7 +10,6 @@ using analysis::baseline_key;
 using analysis::lint_rules;
 using analysis::LintFinding;
 using analysis::LintRuleInfo;
-using analysis::rule_info;
 
 namespace {
 

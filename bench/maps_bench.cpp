@@ -32,6 +32,7 @@ double seconds_of(const std::function<void()>& f) {
 // Best and median of `runs` timings of f, in milliseconds.
 std::pair<double, double> best_median_ms(int runs, const std::function<void()>& f) {
   std::vector<double> t;
+  t.reserve(static_cast<std::size_t>(runs));
   for (int i = 0; i < runs; ++i) t.push_back(seconds_of(f) * 1e3);
   std::sort(t.begin(), t.end());
   return {t.front(), t[t.size() / 2]};
@@ -100,6 +101,7 @@ void reshape_chain() {
   const std::vector<std::vector<std::int64_t>> shapes = {{64, 64, 64}, {512, 512}, {262144}, {512, 512}};
   IndexingMap walk = IndexingMap::identity(shapes[0]);
   std::vector<IndexingMap> steps;
+  steps.reserve(50);
   // Step k: output shape shapes[k % 4] read from shapes[(k + 1) % 4].
   for (int k = 0; k < 50; ++k) steps.push_back(reshape_map(shapes[k % 4], shapes[(k + 1) % 4]));
   double worst = 0;

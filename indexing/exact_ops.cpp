@@ -68,6 +68,7 @@ std::optional<std::set<std::vector<std::int64_t>>> images_at(const IndexingMap& 
   }
   std::set<std::vector<std::int64_t>> out;
   std::vector<std::int64_t> s;
+  s.reserve(ranges.size());
   for (const Variable& r : ranges) s.push_back(r.bounds.lo);
   for (std::int64_t n = 0; n < combinations; ++n) {
     const simplify::VarValues values{d, s, rt};

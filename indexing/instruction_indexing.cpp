@@ -25,7 +25,7 @@ std::vector<std::uint32_t> post_order(const hlo::Computation& c) {
   std::vector<std::pair<std::uint32_t, std::size_t>> stack;
   auto visit = [&](std::uint32_t start) {
     if (state[start] != 0) return;
-    stack.push_back({start, 0});
+    stack.emplace_back(start, 0);
     state[start] = 1;
     while (!stack.empty()) {
       auto& [node, next] = stack.back();
@@ -34,7 +34,7 @@ std::vector<std::uint32_t> post_order(const hlo::Computation& c) {
         const std::uint32_t o = operands[next++];
         if (o < state.size() && state[o] == 0) {
           state[o] = 1;
-          stack.push_back({o, 0});
+          stack.emplace_back(o, 0);
         }
         continue;
       }

@@ -51,8 +51,7 @@ public:
 
   /// Both directions as asked, with runtime-variable sources named for
   /// display (`operand K (name)`, or XLA's `parameter(N)` in its style).
-  InstructionIndexing analyze(std::uint32_t computation, std::uint32_t instruction, bool output_to_input,
-                              bool input_to_output);
+  InstructionIndexing analyze(std::uint32_t computation, std::uint32_t instruction, bool o2i, bool i2o);
 
   /// Number of per-op map computations answered from the memo (for bench/).
   std::size_t memo_hits() const { return m_memo_hits; }

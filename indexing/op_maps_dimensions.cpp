@@ -100,6 +100,7 @@ std::vector<MapSet> i2o_transpose(const OpContext& op) {
   const auto in = op.operand_dims(0);
   const auto perm = permutation(op, in.size());
   std::vector<Expr> results;
+  results.reserve(perm.size());
   for (std::size_t p : perm) results.push_back(Expr::dim(static_cast<std::uint32_t>(p)));
   return one_each({build::map(in, std::move(results))});
 }

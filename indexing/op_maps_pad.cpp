@@ -55,7 +55,7 @@ MapSet padding_value_pieces(const PadConfig& c) {
     const Expr d = Expr::dim(u32(k));
     const std::int64_t step = c.interior[k] + 1;
     std::vector<Condition> all{{d, Interval{c.low[k], c.low[k] + (c.operand[k] - 1) * step}}};
-    if (step != 1) all.push_back({simplify::mod(d - c.low[k], step), Interval::point(0)});
+    if (step != 1) all.emplace_back(simplify::mod(d - c.low[k], step), Interval::point(0));
     return all;
   };
   // ... and the alternatives under which it holds padding.

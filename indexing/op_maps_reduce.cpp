@@ -139,6 +139,7 @@ std::vector<MapSet> i2o_dot(const OpContext& op, std::size_t operand) {
   const auto& own_free = is_lhs ? l.lhs_free : l.rhs_free;
   const auto& other_free = is_lhs ? l.rhs_free : l.lhs_free;
   std::vector<Expr> results;
+  results.reserve(batch.size());
   for (std::int64_t b : batch) results.push_back(Expr::dim(u32(static_cast<std::size_t>(b))));
   std::vector<Expr> own, others;
   std::vector<std::int64_t> range_sizes;

@@ -534,7 +534,7 @@ private:
   // arrays typed like the initial values, or one array when the reducer returns
   // a scalar (N = 1; it may also return a 1-tuple, which the text shows only in
   // the result).
-  Outcome reduction_result(Dims dims, std::string_view source, std::string_view at_text) const {
+  Outcome reduction_result(const Dims& dims, std::string_view source, std::string_view at_text) const {
     const std::size_t n = m_operands.size() / 2;
     std::vector<Shape> elements;
     for (std::size_t k = 0; k < n; ++k) elements.push_back(array(operand(n + k)->type, dims));
@@ -560,7 +560,7 @@ private:
     Dims out;
     for (std::size_t d = 0; d < in.rank(); ++d)
       if (!contains(*dims, static_cast<std::int64_t>(d))) out.push_back(in.dims[d]);
-    return reduction_result(std::move(out), "the operand reduced over 'dimensions'", *text_of);
+    return reduction_result(out, "the operand reduced over 'dimensions'", *text_of);
   }
 
   Outcome check_reduce_window() const {
@@ -575,7 +575,7 @@ private:
       if (!size) return {};
       out.push_back(*size);
     }
-    return reduction_result(std::move(out), "the window", *text_of);
+    return reduction_result(out, "the window", *text_of);
   }
 
   // lo + hi + n + (n - 1) * interior per dimension (lo + hi for n = 0).

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds hlo-index and runs the whole test suite: a Release build, then (unless
-# HLO_INDEX_SKIP_SANITIZE=1) the same tests built with AddressSanitizer and
-# UndefinedBehaviorSanitizer.
+# Builds hlo-index and runs the whole test suite: the formatting check, a
+# Release build and its tests, clang-tidy on the code (unless
+# HLO_INDEX_SKIP_TIDY=1), then (unless HLO_INDEX_SKIP_SANITIZE=1) the same tests
+# built with AddressSanitizer and UndefinedBehaviorSanitizer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -10,6 +11,10 @@ bash scripts/check_format.sh
 bash scripts/build.sh
 ctest --test-dir build/release --output-on-failure -j"$jobs"
 echo "test.sh: release build and tests took $(( $(date +%s) - start )) s"
+if [ "${HLO_INDEX_SKIP_TIDY:-0}" != 1 ]; then
+  bash scripts/tidy.sh build/release
+  echo "test.sh: clang-tidy done at $(( $(date +%s) - start )) s"
+fi
 if [ "${HLO_INDEX_SKIP_SANITIZE:-0}" != 1 ]; then
   cmake -S . -B build/sanitize -DCMAKE_BUILD_TYPE=Debug -DHLO_INDEX_SANITIZE=ON >/dev/null
   cmake --build build/sanitize -j"$jobs"

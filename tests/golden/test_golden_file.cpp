@@ -142,7 +142,7 @@ struct Run {
   std::string out, err;
 };
 
-Run analyze(app::AnalyzeOptions options) {
+Run analyze(const app::AnalyzeOptions& options) {
   std::ostringstream out, err;
   Run run;
   run.code = app::run_analyze_command(options, out, err);

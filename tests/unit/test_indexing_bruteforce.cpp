@@ -313,6 +313,7 @@ std::string rewrite_mismatch(const IndexingMap& before, const TupleSet& before_r
   std::string first_mismatch;
   for (const auto& dropped : subsets_of_size(before.runtime_count(), before.runtime_count() - after.runtime_count())) {
     std::vector<std::size_t> columns;
+    columns.reserve(dropped.size());
     for (std::size_t r : dropped) columns.push_back(before.dim_count() + r);
     std::string mismatch = relation_mismatch(without_columns(before_relation, columns), actual);
     if (mismatch.empty()) return mismatch;
@@ -457,6 +458,7 @@ private:
   /// until the box is small enough.
   Domain box(const std::vector<Interval>& dims) {
     std::vector<Variable> dim_vars;
+    dim_vars.reserve(dims.size());
     for (const Interval& b : dims) dim_vars.push_back({b, ""});
     Domain d(std::move(dim_vars), random_variables(m_options.max_ranges), random_variables(m_options.max_runtimes));
     while (box_points(d) > m_options.max_box_points) {
@@ -523,7 +525,7 @@ std::string text_of(const std::vector<IndexingMap>& maps) {
 using IgnoreKnownIslLeaks = __lsan::ScopedDisabler;
 #else
 struct IgnoreKnownIslLeaks {
-  IgnoreKnownIslLeaks() {}  // user-provided: no unused-variable warning
+  IgnoreKnownIslLeaks() {}  // NOLINT(modernize-use-equals-default): user-provided, so no unused-variable warning
 };
 #endif
 

@@ -491,6 +491,7 @@ int gen_elementwise(Gen& g, int x) {
     operands = {lo, x, hi};
   }
   std::vector<bool> scalar;
+  scalar.reserve(operands.size());
   for (int o : operands) scalar.push_back(g.array(o).dims.empty());
   cover("select with a scalar predicate", opcode == "select" && scalar[0] && !a.dims.empty());
   cover("clamp with a scalar bound", opcode == "clamp" && (scalar[0] || scalar[2]) && !a.dims.empty());
@@ -701,8 +702,8 @@ int gen_dot(Gen& g, int x) {
   // Pairs (x dimension, other dimension), in random order.
   std::vector<std::pair<std::int64_t, std::int64_t>> batch, contracting;
   for (std::size_t j = 0; j < shuffled.size(); ++j) {
-    if (shuffled[j].role == 0) batch.push_back({shuffled[j].x_dim, static_cast<std::int64_t>(j)});
-    if (shuffled[j].role == 1) contracting.push_back({shuffled[j].x_dim, static_cast<std::int64_t>(j)});
+    if (shuffled[j].role == 0) batch.emplace_back(shuffled[j].x_dim, static_cast<std::int64_t>(j));
+    if (shuffled[j].role == 1) contracting.emplace_back(shuffled[j].x_dim, static_cast<std::int64_t>(j));
   }
   for (auto* pairs : {&batch, &contracting}) {
     const Tuple p = g.r.permutation(pairs->size());
@@ -1276,6 +1277,7 @@ int gen_tuple(Gen& g, int x) {
     operands.insert(operands.begin() + static_cast<std::ptrdiff_t>(g.r.index(operands.size() + 1)), o);
   }
   std::vector<Array> outputs;
+  outputs.reserve(operands.size());
   for (int o : operands) outputs.push_back(g.array(o));
   Node n = g.op("tuple", operands, outputs);
   n.tuple = true;

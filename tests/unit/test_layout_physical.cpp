@@ -26,6 +26,7 @@ PhysicalLayout layout_of(const std::string& text) {
 std::vector<std::int64_t> values(const std::vector<hlo_index::simplify::Expr>& exprs,
                                  const std::vector<std::int64_t>& index) {
   std::vector<std::int64_t> result;
+  result.reserve(exprs.size());
   for (const auto& e : exprs) result.push_back(hlo_index::simplify::evaluate(e, {index, {}, {}}));
   return result;
 }
