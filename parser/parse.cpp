@@ -11,6 +11,7 @@
 #include <iostream>
 #include <limits>
 #include <sstream>
+#include <unordered_map>
 
 #include "parser/ast.hpp"
 #include "parser/attributes.hpp"
@@ -38,6 +39,12 @@ bool is_table_keyword(const char* p, const char* end) {
          starts_with_keyword(p, end, "FileLocations") || starts_with_keyword(p, end, "StackFrames");
 }
 
+// A byte no token of HLO text starts with: a control character other than a line
+// end or tab, DEL, or a non-ASCII byte (allowed in strings and comments only).
+bool is_foreign_byte(unsigned char byte) {
+  return byte >= 0x7f || (byte < 0x20 && byte != '\t' && byte != '\n' && byte != '\r');
+}
+
 // Runs `rule` at `p`; on success advances `p`. Expectation failures become SyntaxErrors.
 template <typename Rule, typename Attr>
 bool run(const Rule& rule, const char*& p, const char* end, Attr& attr) {
@@ -56,6 +63,9 @@ std::string shape_failure(std::string_view text) {
   std::string_view type = text.substr(0, text.find('['));
   return type.size() < text.size() ? fmt::format("unknown element type '{}'", type) : std::string("expected shape");
 }
+
+// Thrown once the diagnostics engine is full: the rest of the input is not parsed.
+struct TooManyErrors {};
 
 class ModuleBuilder {
 public:
@@ -132,6 +142,7 @@ void ModuleBuilder::parse_region(std::string_view region) {
     } catch (const SyntaxError& e) {
       error(e.where, e.message);
       m_module_open = false;
+      if (m_diagnostics.too_many_errors()) return;
       // Resume at the next module header, if the region has another one.
       std::string_view rest(e.where, static_cast<std::size_t>(end - e.where));
       std::size_t next = rest.find("\nHloModule ");
@@ -223,6 +234,11 @@ std::size_t estimated_instructions(const char* p, const char* end) {
 [[noreturn]] void ModuleBuilder::no_instruction(const char* statement, const char* end) {
   const char* p = statement;
   if (starts_with_keyword(p, end, "ROOT")) p = scan::skip_blank(p + 4, end);
+  // Names are ASCII: other bytes (UTF-8 or not) are fine only in strings and comments.
+  const char* first = p < end && *p == '%' ? p + 1 : p;
+  if (first < end && is_foreign_byte(static_cast<unsigned char>(*first)))
+    throw SyntaxError{
+        first, fmt::format("unexpected byte 0x{:02x} in a name: names are ASCII", static_cast<unsigned char>(*first))};
   const char* name_begin;
   if (const char* after = scan::name(p, end, name_begin)) {
     while (after < end && (*after == ' ' || *after == '\t')) ++after;
@@ -276,6 +292,7 @@ const char* ModuleBuilder::parse_computation(const char* p, const char* end) {
     m_instruction.clear();
     if (!run(grammar::instruction(), p, end, m_instruction)) no_instruction(statement, end);
     add_instruction(m_instruction, computation, index, m_instruction.name.data());
+    if (m_diagnostics.too_many_errors()) throw TooManyErrors{};
   }
   ast::Trailer trailer;
   run(grammar::trailer(), p, end, trailer);
@@ -442,10 +459,18 @@ void ModuleBuilder::check_operand_shape(const ast::Operand& operand, const hlo::
 // calls=, to_apply=, ... name (resolved when the module is complete).
 void ModuleBuilder::add_attributes(const ast::Instruction& a, hlo::Computation& computation,
                                    std::uint32_t computation_index) {
+  // One error per repeated name, at its second occurrence: a name repeated n times must
+  // not give n^2 errors, nor cost n^2 comparisons when n is large.
+  constexpr std::size_t k_few = 16;  // the usual case, where comparing beats hashing
+  const bool many = a.attributes.size() > k_few;
+  std::unordered_map<std::string_view, std::size_t> seen;  // used only when `many`
   for (std::size_t k = 0; k < a.attributes.size(); ++k) {
     const ast::Attribute& attr = a.attributes[k];
-    for (std::size_t j = 0; j < k; ++j)
-      if (a.attributes[j].name == attr.name) error(attr.name.data(), fmt::format("repeated attribute '{}'", attr.name));
+    auto same_name = [&](const ast::Attribute& other) { return other.name == attr.name; };
+    const bool second = many ? ++seen[attr.name] == 2
+                             : std::count_if(a.attributes.begin(),
+                                             a.attributes.begin() + static_cast<std::ptrdiff_t>(k), same_name) == 1;
+    if (second) error(attr.name.data(), fmt::format("repeated attribute '{}'", attr.name));
     computation.attributes.push_back({attr.name, attr.value});
     if (!is_computation_attribute(attr.name)) continue;
     AttributeError problem;
@@ -622,7 +647,13 @@ std::vector<hlo::Module> parse_hlo(const SourceFilePtr& source, DiagnosticEngine
   std::vector<hlo::Module> modules;
   std::size_t errors_before = diagnostics.error_count();
   ModuleBuilder builder(source, diagnostics, options, modules);
-  for (std::string_view region : hlo_regions(source->text())) builder.parse_region(region);
+  try {
+    for (std::string_view region : hlo_regions(source->text())) {
+      builder.parse_region(region);
+      if (diagnostics.too_many_errors()) break;
+    }
+  } catch (const TooManyErrors&) {
+  }
   if (modules.empty() && diagnostics.error_count() == errors_before) {
     std::string_view text = source->text();
     const char* p = scan::skip_blank(text.data(), text.data() + text.size());
