@@ -6,11 +6,8 @@
 #include <boost/spirit/home/x3.hpp>
 
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
-#include <iostream>
 #include <limits>
-#include <sstream>
 #include <unordered_map>
 
 #include "parser/ast.hpp"
@@ -687,36 +684,6 @@ std::optional<hlo::Shape> parse_shape(std::string_view text, std::string* error)
 std::vector<hlo::Module> parse_hlo_text(std::string text, std::string name, DiagnosticEngine& diagnostics,
                                         const ParseOptions& options) {
   return parse_hlo(std::make_shared<const SourceFile>(std::move(name), std::move(text)), diagnostics, options);
-}
-
-SourceFilePtr read_source(const std::string& path, DiagnosticEngine& diagnostics) {
-  std::string text;
-  if (path == "-") {
-    std::ostringstream buffer;
-    buffer << std::cin.rdbuf();
-    text = std::move(buffer).str();
-  } else {
-    std::FILE* file = std::fopen(path.c_str(), "rb");
-    if (!file) {
-      diagnostics.error(path, "cannot open file");
-      return nullptr;
-    }
-    if (std::fseek(file, 0, SEEK_END) == 0) {
-      long size = std::ftell(file);
-      if (size > 0) text.reserve(static_cast<std::size_t>(size));
-      std::rewind(file);
-    }
-    char chunk[1 << 16];
-    std::size_t n;
-    while ((n = std::fread(chunk, 1, sizeof chunk, file)) > 0) text.append(chunk, n);
-    bool failed = std::ferror(file) != 0;
-    std::fclose(file);
-    if (failed) {
-      diagnostics.error(path, "cannot read file (is it a directory?)");
-      return nullptr;
-    }
-  }
-  return std::make_shared<const SourceFile>(path, std::move(text));
 }
 
 }  // namespace hlo_index::parser
