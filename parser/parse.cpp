@@ -119,9 +119,10 @@ private:
   bool m_module_open = false;
   const char* m_module_start = nullptr;
   std::size_t m_errors_at_start = 0;
-  NameTable m_shape_ids;        // shape text -> ShapeId
-  NameTable m_computation_ids;  // computation name -> index
-  NameTable m_instruction_ids;  // instruction name -> index in the current computation
+  NameTable m_shape_ids;           // shape text -> ShapeId
+  NameTable m_computation_ids;     // computation name -> index
+  NameTable m_instruction_ids;     // instruction name -> index in the current computation
+  NameTable m_unknown_opcode_ids;  // unknown opcode -> index in m_module.unknown_opcodes
   std::vector<PendingCallee> m_pending_callees;
   InstructionChecker m_checker;
   ast::Instruction m_instruction;                // reused: its vectors keep their capacity
@@ -156,6 +157,7 @@ void ModuleBuilder::start_module() {
   m_errors_at_start = m_diagnostics.error_count();
   m_shape_ids.clear();
   m_computation_ids.clear();
+  m_unknown_opcode_ids.clear();
   m_pending_callees.clear();
   m_truncated = false;
 }
@@ -215,13 +217,16 @@ const char* ModuleBuilder::parse_table(const char* p, const char* end) {
   throw SyntaxError{p, "expected 'HloModule', a computation or a stack frame table"};
 }
 
-// About one instruction per line up to the computation's closing brace: a
-// reservation that saves the vector's repeated growth on large computations.
+// About one instruction per indented line up to the computation's closing brace:
+// a reservation that saves the vector's repeated growth on large computations. The
+// count stops at any unindented line (the closing '}', or the next computation of
+// one-line computations, whose '}' never starts a line): scanning to the end of the
+// input for each computation would be quadratic.
 std::size_t estimated_instructions(const char* p, const char* end) {
   std::size_t lines = 0;
   while (const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(end - p))) {
     p = static_cast<const char*>(nl) + 1;
-    if (p < end && *p == '}') break;
+    if (p < end && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') break;
     ++lines;
   }
   return lines;
@@ -313,11 +318,13 @@ std::uint32_t ModuleBuilder::add_inline_operand(const ast::Operand& operand, std
 // Registers an opcode hlo-index does not know (with a warning, once per module).
 std::uint16_t ModuleBuilder::unknown_opcode_index(std::string_view opcode) {
   auto& known = m_module.unknown_opcodes;
-  auto it = std::find(known.begin(), known.end(), opcode);
-  if (it != known.end()) return static_cast<std::uint16_t>(it - known.begin());
+  // A table, not a search of `known`: a module may have tens of thousands of them.
+  if (std::uint32_t index = m_unknown_opcode_ids.find(opcode); index != NameTable::k_absent)
+    return static_cast<std::uint16_t>(index);
   if (known.size() == 0xffff) throw SyntaxError{opcode.data(), "more than 65535 distinct unknown opcodes"};
   m_diagnostics.warning_at(*m_source, opcode.data(),
                            fmt::format("unknown opcode '{}': kept, but hlo-index cannot analyse it", opcode));
+  m_unknown_opcode_ids.insert(opcode, static_cast<std::uint32_t>(known.size()));
   known.push_back(opcode);
   return static_cast<std::uint16_t>(known.size() - 1);
 }
