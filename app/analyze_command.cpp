@@ -97,7 +97,10 @@ void setup_analyze_command(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<AnalyzeOptions>();
   CLI::App* cmd = app.add_subcommand("analyze", "Indexing maps of every instruction, fusions composed through");
   cmd->footer(k_analyze_help);
-  cmd->add_option("files", options->files, "HLO text files ('-' reads standard input)")->required();
+  cmd->add_option("files", options->files,
+                  "HLO text files ('-' reads standard input) or directories (their .hlo, .txt and .hlotxt files, at "
+                  "any depth, in sorted order)")
+      ->required();
   cmd->add_option("--computation", options->computations, "Only instructions of this computation (repeatable)");
   cmd->add_option("--instruction", options->instructions, "Only this instruction (repeatable)");
   cmd->add_option("--direction", options->direction, "out2in, in2out or both")

@@ -370,7 +370,9 @@ void setup_layout_command(CLI::App& app, int& exit_code) {
       "  hlo-index layout 'bf16[16,256]{1,0:T(8,128)(2,1)}' --offset 3077\n"
       "  hlo-index layout 'f32[2,3]{0,1}' --padded-dims 3,5\n"
       "  hlo-index layout module.hlo --instruction fusion.3 --format json");
-  cmd->add_option("target", options->target, "A shape such as 'f32[3,5]{1,0:T(2,2)}', or an HLO file ('-': stdin)")
+  cmd->add_option("target", options->target,
+                  "A shape such as 'f32[3,5]{1,0:T(2,2)}', or an HLO file ('-': stdin) or a directory of them (its "
+                  ".hlo, .txt and .hlotxt files, at any depth)")
       ->required();
   cmd->add_option("--instruction", options->instruction, "FILE: the instruction whose result shape to lay out");
   cmd->add_option("--computation", options->computation, "FILE: look for the instruction in this computation only");

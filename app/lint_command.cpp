@@ -235,7 +235,9 @@ std::optional<std::int64_t> parse_size(std::string_view text) {
 }
 
 void add_lint_options(CLI::App& cmd, LintOptions& options) {
-  cmd.add_option("files", options.files, "HLO text files ('-' reads standard input)");
+  cmd.add_option("files", options.files,
+                 "HLO text files ('-' reads standard input) or directories (their .hlo, .txt and .hlotxt files, at any "
+                 "depth, in sorted order)");
   cmd.add_option("--format", options.format, "Output format: compiler-style text, JSON or SARIF 2.1.0")
       ->check(CLI::IsMember({"text", "json", "sarif"}))
       ->capture_default_str();

@@ -74,7 +74,10 @@ void setup_parse_command(CLI::App& app, int& exit_code) {
       "  hlo-index parse model.hlo\n"
       "  hlo-index parse a.hlo b.hlo --format json\n"
       "  cat model.hlo | hlo-index parse - --print     # canonical re-print of the module");
-  cmd->add_option("files", options->files, "HLO text files ('-' reads standard input)")->required();
+  cmd->add_option("files", options->files,
+                  "HLO text files ('-' reads standard input) or directories (their .hlo, .txt and .hlotxt files, at "
+                  "any depth, in sorted order)")
+      ->required();
   cmd->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
   cmd->add_flag("--print", options->print,
                 "Re-print each module in canonical form (stable formatting, comments dropped) instead of statistics");

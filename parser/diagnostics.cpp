@@ -34,7 +34,14 @@ const char* severity_name(Severity severity) {
 
 }  // namespace
 
+bool DiagnosticEngine::count(Severity severity) {
+  if (severity == Severity::kError) return ++m_errors <= k_max_kept_diagnostics;
+  if (severity == Severity::kWarning) return ++m_warnings <= k_max_kept_diagnostics;
+  return true;
+}
+
 void DiagnosticEngine::report(Severity severity, const SourceFile& source, std::size_t offset, std::string message) {
+  if (!count(severity)) return;  // before the line lookup: a dropped diagnostic costs nothing
   LineColumn lc = source.line_column(offset);
   Diagnostic d;
   d.severity = severity;
@@ -43,8 +50,6 @@ void DiagnosticEngine::report(Severity severity, const SourceFile& source, std::
   d.column = lc.column;
   d.message = std::move(message);
   d.source_line = expand_tabs(source.line_text(lc.line));
-  if (severity == Severity::kError) ++m_errors;
-  if (severity == Severity::kWarning) ++m_warnings;
   m_diagnostics.push_back(std::move(d));
 }
 
@@ -57,10 +62,10 @@ void DiagnosticEngine::warning_at(const SourceFile& source, const char* where, s
 }
 
 void DiagnosticEngine::error(std::string file, std::string message) {
+  if (!count(Severity::kError)) return;
   Diagnostic d;
   d.file = std::move(file);
   d.message = std::move(message);
-  ++m_errors;
   m_diagnostics.push_back(std::move(d));
 }
 
@@ -85,6 +90,11 @@ std::string render(const Diagnostic& d) {
 std::string render(const DiagnosticEngine& engine) {
   std::string out;
   for (const Diagnostic& d : engine.diagnostics()) out += render(d);
+  std::string file = engine.diagnostics().empty() ? std::string("hlo-index") : engine.diagnostics().back().file;
+  if (engine.dropped_warnings() != 0)
+    out += fmt::format("{}: note: {} more warnings not shown\n", file, engine.dropped_warnings());
+  if (engine.too_many_errors())
+    out += fmt::format("{}: error: too many errors ({} shown), stopping\n", file, k_max_kept_diagnostics);
   return out;
 }
 

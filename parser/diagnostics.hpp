@@ -23,6 +23,11 @@ struct Diagnostic {
   std::string source_line;  // the line the location is on, tabs expanded
 };
 
+/// At most this many errors (and, separately, warnings) are kept per engine, which
+/// reads one file: past it the count goes on but nothing is stored or rendered, so no
+/// input can produce unbounded output. Parsers stop at the limit (see too_many_errors).
+inline constexpr std::size_t k_max_kept_diagnostics = 50;
+
 class DiagnosticEngine {
 public:
   /// Reports at byte offset `offset` of `source`.
@@ -37,8 +42,16 @@ public:
   std::size_t error_count() const { return m_errors; }
   std::size_t warning_count() const { return m_warnings; }
   bool has_errors() const { return m_errors > 0; }
+  /// True once errors past the limit were dropped: the parser should stop.
+  bool too_many_errors() const { return m_errors > k_max_kept_diagnostics; }
+  std::size_t dropped_warnings() const {
+    return m_warnings > k_max_kept_diagnostics ? m_warnings - k_max_kept_diagnostics : 0;
+  }
 
 private:
+  /// Counts a diagnostic of `severity`; false when it is past the limit and is to be dropped.
+  bool count(Severity severity);
+
   std::vector<Diagnostic> m_diagnostics;
   std::size_t m_errors = 0;
   std::size_t m_warnings = 0;
@@ -46,7 +59,7 @@ private:
 
 /// Renders one diagnostic, clang style, ending in a newline.
 std::string render(const Diagnostic& diagnostic);
-/// Renders all of them in the order they were reported.
+/// Renders all of them in the order they were reported, then a line for those dropped.
 std::string render(const DiagnosticEngine& engine);
 
 }  // namespace hlo_index::parser

@@ -6,11 +6,9 @@
 #include <boost/spirit/home/x3.hpp>
 
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
-#include <iostream>
 #include <limits>
-#include <sstream>
+#include <unordered_map>
 
 #include "parser/ast.hpp"
 #include "parser/attributes.hpp"
@@ -38,6 +36,12 @@ bool is_table_keyword(const char* p, const char* end) {
          starts_with_keyword(p, end, "FileLocations") || starts_with_keyword(p, end, "StackFrames");
 }
 
+// A byte no token of HLO text starts with: a control character other than a line
+// end or tab, DEL, or a non-ASCII byte (allowed in strings and comments only).
+bool is_foreign_byte(unsigned char byte) {
+  return byte >= 0x7f || (byte < 0x20 && byte != '\t' && byte != '\n' && byte != '\r');
+}
+
 // Runs `rule` at `p`; on success advances `p`. Expectation failures become SyntaxErrors.
 template <typename Rule, typename Attr>
 bool run(const Rule& rule, const char*& p, const char* end, Attr& attr) {
@@ -56,6 +60,9 @@ std::string shape_failure(std::string_view text) {
   std::string_view type = text.substr(0, text.find('['));
   return type.size() < text.size() ? fmt::format("unknown element type '{}'", type) : std::string("expected shape");
 }
+
+// Thrown once the diagnostics engine is full: the rest of the input is not parsed.
+struct TooManyErrors {};
 
 class ModuleBuilder {
 public:
@@ -112,9 +119,10 @@ private:
   bool m_module_open = false;
   const char* m_module_start = nullptr;
   std::size_t m_errors_at_start = 0;
-  NameTable m_shape_ids;        // shape text -> ShapeId
-  NameTable m_computation_ids;  // computation name -> index
-  NameTable m_instruction_ids;  // instruction name -> index in the current computation
+  NameTable m_shape_ids;           // shape text -> ShapeId
+  NameTable m_computation_ids;     // computation name -> index
+  NameTable m_instruction_ids;     // instruction name -> index in the current computation
+  NameTable m_unknown_opcode_ids;  // unknown opcode -> index in m_module.unknown_opcodes
   std::vector<PendingCallee> m_pending_callees;
   InstructionChecker m_checker;
   ast::Instruction m_instruction;                // reused: its vectors keep their capacity
@@ -132,6 +140,7 @@ void ModuleBuilder::parse_region(std::string_view region) {
     } catch (const SyntaxError& e) {
       error(e.where, e.message);
       m_module_open = false;
+      if (m_diagnostics.too_many_errors()) return;
       // Resume at the next module header, if the region has another one.
       std::string_view rest(e.where, static_cast<std::size_t>(end - e.where));
       std::size_t next = rest.find("\nHloModule ");
@@ -148,6 +157,7 @@ void ModuleBuilder::start_module() {
   m_errors_at_start = m_diagnostics.error_count();
   m_shape_ids.clear();
   m_computation_ids.clear();
+  m_unknown_opcode_ids.clear();
   m_pending_callees.clear();
   m_truncated = false;
 }
@@ -207,13 +217,16 @@ const char* ModuleBuilder::parse_table(const char* p, const char* end) {
   throw SyntaxError{p, "expected 'HloModule', a computation or a stack frame table"};
 }
 
-// About one instruction per line up to the computation's closing brace: a
-// reservation that saves the vector's repeated growth on large computations.
+// About one instruction per indented line up to the computation's closing brace:
+// a reservation that saves the vector's repeated growth on large computations. The
+// count stops at any unindented line (the closing '}', or the next computation of
+// one-line computations, whose '}' never starts a line): scanning to the end of the
+// input for each computation would be quadratic.
 std::size_t estimated_instructions(const char* p, const char* end) {
   std::size_t lines = 0;
   while (const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(end - p))) {
     p = static_cast<const char*>(nl) + 1;
-    if (p < end && *p == '}') break;
+    if (p < end && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') break;
     ++lines;
   }
   return lines;
@@ -223,6 +236,11 @@ std::size_t estimated_instructions(const char* p, const char* end) {
 [[noreturn]] void ModuleBuilder::no_instruction(const char* statement, const char* end) {
   const char* p = statement;
   if (starts_with_keyword(p, end, "ROOT")) p = scan::skip_blank(p + 4, end);
+  // Names are ASCII: other bytes (UTF-8 or not) are fine only in strings and comments.
+  const char* first = p < end && *p == '%' ? p + 1 : p;
+  if (first < end && is_foreign_byte(static_cast<unsigned char>(*first)))
+    throw SyntaxError{
+        first, fmt::format("unexpected byte 0x{:02x} in a name: names are ASCII", static_cast<unsigned char>(*first))};
   const char* name_begin;
   if (const char* after = scan::name(p, end, name_begin)) {
     while (after < end && (*after == ' ' || *after == '\t')) ++after;
@@ -276,6 +294,7 @@ const char* ModuleBuilder::parse_computation(const char* p, const char* end) {
     m_instruction.clear();
     if (!run(grammar::instruction(), p, end, m_instruction)) no_instruction(statement, end);
     add_instruction(m_instruction, computation, index, m_instruction.name.data());
+    if (m_diagnostics.too_many_errors()) throw TooManyErrors{};
   }
   ast::Trailer trailer;
   run(grammar::trailer(), p, end, trailer);
@@ -299,11 +318,13 @@ std::uint32_t ModuleBuilder::add_inline_operand(const ast::Operand& operand, std
 // Registers an opcode hlo-index does not know (with a warning, once per module).
 std::uint16_t ModuleBuilder::unknown_opcode_index(std::string_view opcode) {
   auto& known = m_module.unknown_opcodes;
-  auto it = std::find(known.begin(), known.end(), opcode);
-  if (it != known.end()) return static_cast<std::uint16_t>(it - known.begin());
+  // A table, not a search of `known`: a module may have tens of thousands of them.
+  if (std::uint32_t index = m_unknown_opcode_ids.find(opcode); index != NameTable::k_absent)
+    return static_cast<std::uint16_t>(index);
   if (known.size() == 0xffff) throw SyntaxError{opcode.data(), "more than 65535 distinct unknown opcodes"};
   m_diagnostics.warning_at(*m_source, opcode.data(),
                            fmt::format("unknown opcode '{}': kept, but hlo-index cannot analyse it", opcode));
+  m_unknown_opcode_ids.insert(opcode, static_cast<std::uint32_t>(known.size()));
   known.push_back(opcode);
   return static_cast<std::uint16_t>(known.size() - 1);
 }
@@ -442,10 +463,18 @@ void ModuleBuilder::check_operand_shape(const ast::Operand& operand, const hlo::
 // calls=, to_apply=, ... name (resolved when the module is complete).
 void ModuleBuilder::add_attributes(const ast::Instruction& a, hlo::Computation& computation,
                                    std::uint32_t computation_index) {
+  // One error per repeated name, at its second occurrence: a name repeated n times must
+  // not give n^2 errors, nor cost n^2 comparisons when n is large.
+  constexpr std::size_t k_few = 16;  // the usual case, where comparing beats hashing
+  const bool many = a.attributes.size() > k_few;
+  std::unordered_map<std::string_view, std::size_t> seen;  // used only when `many`
   for (std::size_t k = 0; k < a.attributes.size(); ++k) {
     const ast::Attribute& attr = a.attributes[k];
-    for (std::size_t j = 0; j < k; ++j)
-      if (a.attributes[j].name == attr.name) error(attr.name.data(), fmt::format("repeated attribute '{}'", attr.name));
+    auto same_name = [&](const ast::Attribute& other) { return other.name == attr.name; };
+    const bool second = many ? ++seen[attr.name] == 2
+                             : std::count_if(a.attributes.begin(),
+                                             a.attributes.begin() + static_cast<std::ptrdiff_t>(k), same_name) == 1;
+    if (second) error(attr.name.data(), fmt::format("repeated attribute '{}'", attr.name));
     computation.attributes.push_back({attr.name, attr.value});
     if (!is_computation_attribute(attr.name)) continue;
     AttributeError problem;
@@ -622,7 +651,13 @@ std::vector<hlo::Module> parse_hlo(const SourceFilePtr& source, DiagnosticEngine
   std::vector<hlo::Module> modules;
   std::size_t errors_before = diagnostics.error_count();
   ModuleBuilder builder(source, diagnostics, options, modules);
-  for (std::string_view region : hlo_regions(source->text())) builder.parse_region(region);
+  try {
+    for (std::string_view region : hlo_regions(source->text())) {
+      builder.parse_region(region);
+      if (diagnostics.too_many_errors()) break;
+    }
+  } catch (const TooManyErrors&) {
+  }
   if (modules.empty() && diagnostics.error_count() == errors_before) {
     std::string_view text = source->text();
     const char* p = scan::skip_blank(text.data(), text.data() + text.size());
@@ -656,36 +691,6 @@ std::optional<hlo::Shape> parse_shape(std::string_view text, std::string* error)
 std::vector<hlo::Module> parse_hlo_text(std::string text, std::string name, DiagnosticEngine& diagnostics,
                                         const ParseOptions& options) {
   return parse_hlo(std::make_shared<const SourceFile>(std::move(name), std::move(text)), diagnostics, options);
-}
-
-SourceFilePtr read_source(const std::string& path, DiagnosticEngine& diagnostics) {
-  std::string text;
-  if (path == "-") {
-    std::ostringstream buffer;
-    buffer << std::cin.rdbuf();
-    text = std::move(buffer).str();
-  } else {
-    std::FILE* file = std::fopen(path.c_str(), "rb");
-    if (!file) {
-      diagnostics.error(path, "cannot open file");
-      return nullptr;
-    }
-    if (std::fseek(file, 0, SEEK_END) == 0) {
-      long size = std::ftell(file);
-      if (size > 0) text.reserve(static_cast<std::size_t>(size));
-      std::rewind(file);
-    }
-    char chunk[1 << 16];
-    std::size_t n;
-    while ((n = std::fread(chunk, 1, sizeof chunk, file)) > 0) text.append(chunk, n);
-    bool failed = std::ferror(file) != 0;
-    std::fclose(file);
-    if (failed) {
-      diagnostics.error(path, "cannot read file (is it a directory?)");
-      return nullptr;
-    }
-  }
-  return std::make_shared<const SourceFile>(path, std::move(text));
 }
 
 }  // namespace hlo_index::parser

@@ -1,12 +1,40 @@
 #include "indexing/analysis/module_input.hpp"
 
+#include <algorithm>
+#include <filesystem>
 #include <ostream>
+#include <system_error>
 
 #include "parser/parse.hpp"
 
 namespace hlo_index::analysis {
+namespace {
 
-LoadedFile load_file(const std::string& path, bool allow_truncated, std::ostream& err) {
+namespace fs = std::filesystem;
+
+bool is_hlo_text_name(const fs::path& path) {
+  const fs::path extension = path.extension();
+  return extension == ".hlo" || extension == ".txt" || extension == ".hlotxt";
+}
+
+// The HLO text files under `dir` and its subdirectories, sorted so that output
+// does not depend on the file system's order. Problems go to `diagnostics`.
+std::vector<std::string> hlo_files_under(const std::string& dir, parser::DiagnosticEngine& diagnostics) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
+  for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    std::error_code type_ec;
+    if (it->is_regular_file(type_ec) && is_hlo_text_name(it->path())) files.push_back(it->path().string());
+  }
+  if (ec) diagnostics.error(dir, "cannot read directory: " + ec.message());
+  std::sort(files.begin(), files.end());
+  if (files.empty() && !diagnostics.has_errors())
+    diagnostics.error(dir, "directory holds no .hlo, .txt or .hlotxt file");
+  return files;
+}
+
+LoadedFile load_one_file(const std::string& path, bool allow_truncated, std::ostream& err) {
   parser::DiagnosticEngine diagnostics;
   LoadedFile loaded;
   auto source = parser::read_source(path, diagnostics);
@@ -14,6 +42,28 @@ LoadedFile load_file(const std::string& path, bool allow_truncated, std::ostream
   err << parser::render(diagnostics);
   loaded.errors = diagnostics.error_count();
   return loaded;
+}
+
+LoadedFile load_directory(const std::string& dir, bool allow_truncated, std::ostream& err) {
+  parser::DiagnosticEngine diagnostics;
+  const std::vector<std::string> files = hlo_files_under(dir, diagnostics);
+  err << parser::render(diagnostics);
+  LoadedFile loaded;
+  loaded.errors = diagnostics.error_count();
+  for (const std::string& file : files) {
+    LoadedFile one = load_one_file(file, allow_truncated, err);
+    for (hlo::Module& m : one.modules) loaded.modules.push_back(std::move(m));
+    loaded.errors += one.errors;
+  }
+  return loaded;
+}
+
+}  // namespace
+
+LoadedFile load_file(const std::string& path, bool allow_truncated, std::ostream& err) {
+  std::error_code ec;
+  if (path != "-" && fs::is_directory(path, ec)) return load_directory(path, allow_truncated, err);
+  return load_one_file(path, allow_truncated, err);
 }
 
 std::optional<std::vector<hlo::Module>> load_modules(const std::vector<std::string>& paths, bool allow_truncated,

@@ -18,6 +18,8 @@ struct LoadedFile {
 };
 
 /// Reads and parses one file ('-': standard input); its diagnostics go to `err`.
+/// A directory stands for the .hlo, .txt and .hlotxt files under it, at any
+/// depth, in sorted order (each module keeps its own file's name).
 LoadedFile load_file(const std::string& path, bool allow_truncated, std::ostream& err);
 /// Every module of every file, or nullopt when some file had errors (all
 /// files are read and reported either way).
