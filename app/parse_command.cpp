@@ -2,10 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <set>
+
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <set>
 
 #include "app/exit_codes.hpp"
 #include "indexing/analysis/module_input.hpp"
@@ -86,12 +90,25 @@ void setup_parse_command(CLI::App& app, int& exit_code) {
   cmd->callback([options, &exit_code] { exit_code = run_parse_command(*options, std::cout, std::cerr); });
 }
 
+namespace {
+
+// The distinct source files the modules come from.
+std::size_t files_of(const std::vector<hlo::Module>& modules) {
+  std::set<std::string_view> names;
+  for (const hlo::Module& m : modules)
+    if (m.source) names.insert(m.source->name());
+  return names.size();
+}
+
+}  // namespace
+
 int run_parse_command(const ParseOptions& options, std::ostream& out, std::ostream& err) {
-  std::size_t modules = 0, instructions = 0, failed_files = 0, printed = 0;
+  std::size_t modules = 0, instructions = 0, failed_files = 0, printed = 0, files_read = 0;
   nlohmann::ordered_json json_files = nlohmann::ordered_json::array();
   for (const std::string& file : options.files) {
     const analysis::LoadedFile loaded = analysis::load_file(file, options.allow_truncated, err);
     if (loaded.errors != 0) ++failed_files;
+    files_read += std::max<std::size_t>(1, files_of(loaded.modules));  // a directory: the files in it
     nlohmann::ordered_json json_modules = nlohmann::ordered_json::array();
     for (const hlo::Module& module : loaded.modules) {
       ModuleStats s = stats_of(module);
@@ -102,7 +119,7 @@ int run_parse_command(const ParseOptions& options, std::ostream& out, std::ostre
       else if (options.format == "json")
         json_modules.push_back(to_json(s));
       else
-        print_text(out, file, s);
+        print_text(out, module.source ? module.source->name() : file, s);  // a directory argument: the file read
     }
     if (options.format == "json" && !options.print)
       json_files.push_back({{"file", file}, {"errors", loaded.errors}, {"modules", json_modules}});
@@ -110,9 +127,9 @@ int run_parse_command(const ParseOptions& options, std::ostream& out, std::ostre
   if (options.format == "json" && !options.print) {
     out << nlohmann::ordered_json{{"files", json_files}}.dump(2) << "\n";
   } else if (!options.print) {
-    out << fmt::format("parsed {} file{}: {} module{}, {} instructions, {} file{} with errors\n", options.files.size(),
-                       options.files.size() == 1 ? "" : "s", modules, modules == 1 ? "" : "s", instructions,
-                       failed_files, failed_files == 1 ? "" : "s");
+    out << fmt::format("parsed {} file{}: {} module{}, {} instructions, {} file{} with errors\n", files_read,
+                       files_read == 1 ? "" : "s", modules, modules == 1 ? "" : "s", instructions, failed_files,
+                       failed_files == 1 ? "" : "s");
   }
   return failed_files ? k_exit_input_error : k_exit_ok;
 }
