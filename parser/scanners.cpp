@@ -165,7 +165,10 @@ const char* shape_text(const char* p, const char* end) {
   if (*p == '(') return group_end(p, end);
   const char* q = p;
   while (q < end && ((*q >= 'a' && *q <= 'z') || is_digit(*q))) ++q;
-  if (q == p || q == end || *q != '[') return nullptr;
+  if (q == p) return nullptr;
+  // XLA's lexer allows blanks between the element type and '[' (`s32 [4]`).
+  while (q < end && (*q == ' ' || *q == '\t')) ++q;
+  if (q == end || *q != '[') return nullptr;
   // Dimensions hold only sizes, '<=', '?', ',' and blanks; anything else ends the extent
   // there, so the shape grammar reports it at its own position.
   for (++q; q < end && *q != ']'; ++q) {
