@@ -66,7 +66,7 @@ bool compatible(const Shape& a, const Shape& b) {
       if (!compatible(a.elements[k], b.elements[k])) return false;
     return true;
   }
-  return a.dims == b.dims && (a.type == b.type || (is_float(a.type) && is_float(b.type)));
+  return a.is_buffer == b.is_buffer && a.dims == b.dims && (a.type == b.type || (is_float(a.type) && is_float(b.type)));
 }
 
 Shape without_layout(Shape s) {

@@ -1,5 +1,5 @@
 // Forms XLA's HLO parser accepts that real dumps and tests use: left-out result
-// shapes, blanks inside shapes (docs/parser-coverage.md).
+// shapes, blanks inside shapes, buffer types (docs/parser-coverage.md).
 #include <catch2/catch.hpp>
 #include <string>
 
@@ -118,4 +118,37 @@ TEST_CASE("infer_result_shape: a shape, an error, or nothing", "[forms]") {
   const hlo::Shape* mismatched[] = {&a, &c};
   CHECK(std::holds_alternative<parser::ResultShapeError>(
       parser::infer_result_shape(hlo::Opcode::kMultiply, mismatched, {})));
+}
+
+TEST_CASE("buffer types b(array): parsed, printed back, distinct from the array", "[forms]") {
+  auto modules = parse_ok(R"(HloModule m
+ENTRY e (p: f32[2,4]) -> f32[2,4] {
+  p = f32[2,4]{1,0} parameter(0)
+  buf = b(f32[2,4]{1,0}) custom-call(p), custom_call_target="Pin", output_to_operand_aliasing={{}: (0, {})}
+  t = (b(f32[2,4]), s32[]) tuple(buf, s32[] constant(1))
+  g = b( f32[2,4] ) get-tuple-element(t), index=0
+  ROOT u = f32[2,4] custom-call(b(f32[2,4]) g), custom_call_target="Unpin", output_to_operand_aliasing={{}: (0, {})}
+}
+)");
+  const hlo::Module& m = modules[0];
+  CHECK(shape_of(m, "buf") == "b(f32[2,4]{1,0})");
+  CHECK(shape_of(m, "t") == "(b(f32[2,4]), s32[])");
+  CHECK(shape_of(m, "g") == "b(f32[2,4])");
+  std::string printed = parser::print_module(m);
+  CHECK(printed.find("buf = b(f32[2,4]{1,0}) custom-call(") != std::string::npos);
+  CHECK(parser::print_module(parse_ok(printed)[0]) == printed);
+
+  auto buffer = parser::parse_shape("b(f32[2,4]{1,0})");
+  REQUIRE(buffer);
+  CHECK(buffer->is_buffer);
+  CHECK_FALSE(buffer->is_tuple);
+  CHECK(buffer->rank() == 2);
+  CHECK_FALSE(hlo::same_ignoring_layout(*buffer, *parser::parse_shape("f32[2,4]")));
+  CHECK(hlo::same_ignoring_layout(*buffer, *parser::parse_shape("b(f32[2,4])")));
+  // A buffer holds an array: not a tuple, not another buffer.
+  CHECK_FALSE(parser::parse_shape("b((f32[2]))"));
+  CHECK_FALSE(parser::parse_shape("b(b(f32[2]))"));
+  // An operand declared as the array but defined as the buffer is an error.
+  CHECK(first_error("ENTRY e {\n  p = b(f32[2]) parameter(0)\n  ROOT n = f32[2] negate(f32[2] p)\n}") ==
+        "3:26: operand 'p' is declared as f32[2] but is defined as b(f32[2])");
 }
