@@ -810,6 +810,33 @@ private:
   std::span<const hlo::Attribute> m_attributes;
 };
 
+// The result of an op without a result-shape rule whose shape XLA's inference
+// fixes or takes from the operands unchanged; nothing for the others.
+std::optional<Shape> infer_passthrough(Opcode opcode, std::span<const Shape* const> operands) {
+  if (std::any_of(operands.begin(), operands.end(), [](const Shape* s) { return !s; })) return std::nullopt;
+  switch (opcode) {
+    case Opcode::kAfterAll: return array(ElementType::kToken, {});
+    case Opcode::kPartitionId:
+    case Opcode::kReplicaId: return array(ElementType::kU32, {});
+    case Opcode::kGetDimensionSize: return array(ElementType::kS32, {});
+    case Opcode::kAddDependency:  // the data operand
+    case Opcode::kDomain:
+    case Opcode::kOptBarrier:
+    case Opcode::kWhile:             // the initial value
+    case Opcode::kSelectAndScatter:  // the operand scattered into
+      if (operands.empty()) return std::nullopt;
+      return *operands[0];
+    case Opcode::kSort: {
+      if (operands.size() == 1) return *operands[0];
+      std::vector<Shape> elements;
+      for (const Shape* s : operands) elements.push_back(*s);
+      if (elements.empty()) return std::nullopt;
+      return tuple(std::move(elements));
+    }
+    default: return std::nullopt;
+  }
+}
+
 }  // namespace
 
 std::optional<ResultShapeError> check_result_shape(hlo::Opcode opcode, const hlo::Shape& result,
@@ -820,7 +847,10 @@ std::optional<ResultShapeError> check_result_shape(hlo::Opcode opcode, const hlo
 
 std::variant<hlo::Shape, ResultShapeError, std::monostate> infer_result_shape(
     hlo::Opcode opcode, std::span<const hlo::Shape* const> operands, std::span<const hlo::Attribute> attributes) {
-  if (hlo::op_traits(opcode).result == hlo::ShapeRule::kNone) return std::monostate{};
+  if (hlo::op_traits(opcode).result == hlo::ShapeRule::kNone) {
+    if (auto shape = infer_passthrough(opcode, operands)) return std::move(*shape);
+    return std::monostate{};
+  }
   std::optional<hlo::Shape> inferred;
   if (auto problem = Rules(opcode, operands, attributes, &inferred).check()) return std::move(*problem);
   if (!inferred) return std::monostate{};

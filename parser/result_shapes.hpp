@@ -45,7 +45,10 @@ std::optional<ResultShapeError> check_result_shape(hlo::Opcode opcode, const hlo
 /// whose text leaves it out, by the same rules: the shape; the error the rule
 /// finds in the operands; or monostate when hlo-index cannot infer it (an op
 /// without a rule, a rule that needs the declared shape, such as convert,
-/// broadcast and reshape, or operands that are unknown or dynamic).
+/// broadcast and reshape, or operands that are unknown or dynamic). Some ops
+/// without a rule are inferred too, where the shape is fixed or an operand's:
+/// after-all, partition-id, replica-id, get-dimension-size, add-dependency,
+/// domain, opt-barrier, while, select-and-scatter, sort.
 std::variant<hlo::Shape, ResultShapeError, std::monostate> infer_result_shape(
     hlo::Opcode opcode, std::span<const hlo::Shape* const> operands, std::span<const hlo::Attribute> attributes);
 

@@ -163,7 +163,11 @@ const char* attribute_value(const char* p, const char* end) {
 const char* shape_text(const char* p, const char* end) {
   if (p == end) return nullptr;
   if (*p == '(') return group_end(p, end);
-  if (*p == 'b' && p + 1 < end && p[1] == '(') return group_end(p + 1, end);  // a buffer `b(f32[2])`
+  if (*p == 'b') {  // a buffer `b(f32[2])`; XLA's lexer allows blanks before the '('
+    const char* open = p + 1;
+    while (open < end && (*open == ' ' || *open == '\t')) ++open;
+    if (open < end && *open == '(') return group_end(open, end);
+  }
   const char* q = p;
   while (q < end && ((*q >= 'a' && *q <= 'z') || is_digit(*q))) ++q;
   if (q == p) return nullptr;

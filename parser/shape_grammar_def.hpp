@@ -62,7 +62,7 @@ auto const tuple_shape_def =
     -(shape_rule[([](auto& ctx) { x3::_val(ctx).elements.push_back(std::move(x3::_attr(ctx))); })] % ',') > ')';
 
 // `b(f32[2,4]{1,0})`: a buffer holding an array.
-auto const buffer_shape_def = x3::lit("b(") > array_shape[([](auto& ctx) {
+auto const buffer_shape_def = (x3::lit('b') >> '(') > array_shape[([](auto& ctx) {
                                 x3::_val(ctx) = std::move(x3::_attr(ctx));
                                 x3::_val(ctx).is_buffer = true;
                               })] > ')';
@@ -88,7 +88,8 @@ auto const layout_item =
     (x3::lit("#(") > type_name[([](auto& ctx) { x3::_val(ctx).index_type = as_string(ctx); })] > ')') |
     (x3::lit("*(") > type_name[([](auto& ctx) { x3::_val(ctx).pointer_type = as_string(ctx); })] > ')') |
     (x3::lit("E(") > int64[set_layout<&hlo::Layout::element_size_bits>] > ')') |
-    x3::raw[(x3::lit("SC(") | "P(" | "M(") > x3::lexeme[*(x3::char_ - ')')] > ')']
+    x3::raw[(x3::lit("SC") >> +(x3::lit('(') > x3::lexeme[*(x3::char_ - ')')] > ')')) |
+            ((x3::lit("P(") | "M(") > x3::lexeme[*(x3::char_ - ')')] > ')')]
            [([](auto& ctx) { x3::_val(ctx).extra.push_back(as_string(ctx)); })] |
     (x3::lit("S(") > int64[set_layout<&hlo::Layout::memory_space>] > ')');
 

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "layout/physical_layout.hpp"
 #include "parser/parse.hpp"
 #include "parser/print.hpp"
 #include "parser/result_shapes.hpp"
@@ -151,4 +152,74 @@ ENTRY e (p: f32[2,4]) -> f32[2,4] {
   // An operand declared as the array but defined as the buffer is an error.
   CHECK(first_error("ENTRY e {\n  p = b(f32[2]) parameter(0)\n  ROOT n = f32[2] negate(f32[2] p)\n}") ==
         "3:26: operand 'p' is declared as f32[2] but is defined as b(f32[2])");
+}
+
+TEST_CASE("left-out shapes of ops without a rule whose shape is fixed or an operand's", "[forms]") {
+  auto modules = parse_ok(R"(HloModule m
+cond {
+  c = (s32[], f32[4]) parameter(0)
+  ROOT t = pred[] constant(true)
+}
+body {
+  ROOT b = (s32[], f32[4]) parameter(0)
+}
+less {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  c = s32[] parameter(2)
+  d = s32[] parameter(3)
+  ROOT l = pred[] compare(a, b), direction=LT
+}
+ENTRY e {
+  x = f32[4] parameter(0)
+  i = s32[4] parameter(1)
+  z = s32[] constant(0)
+  tok = after-all()
+  id = replica-id()
+  pid = partition-id()
+  size = get-dimension-size(x), dimensions={0}
+  dep = add-dependency(x, tok)
+  bar = opt-barrier(x)
+  init = tuple(z, x)
+  w = while(init), condition=cond, body=body
+  s1 = sort(x), dimensions={0}, to_apply=less
+  s2 = sort(x, i), dimensions={0}, to_apply=less
+  ROOT out = tuple(tok, id, pid, size, dep, bar, w, s1, s2)
+}
+)");
+  const hlo::Module& m = modules[0];
+  CHECK(shape_of(m, "tok") == "token[]");
+  CHECK(shape_of(m, "id") == "u32[]");
+  CHECK(shape_of(m, "pid") == "u32[]");
+  CHECK(shape_of(m, "size") == "s32[]");
+  CHECK(shape_of(m, "dep") == "f32[4]");
+  CHECK(shape_of(m, "bar") == "f32[4]");
+  CHECK(shape_of(m, "w") == "(s32[], f32[4])");
+  CHECK(shape_of(m, "s1") == "f32[4]");
+  CHECK(shape_of(m, "s2") == "(f32[4], s32[4])");
+}
+
+TEST_CASE("a blank between b and '(' of a buffer; split configs with several groups", "[forms]") {
+  auto buffer = parser::parse_shape("b (f32[2]{0})");
+  REQUIRE(buffer);
+  CHECK(hlo::to_string(*buffer) == "b(f32[2]{0})");
+  auto modules = parse_ok("ENTRY e {\n  p = b (f32[2]) parameter(0)\n  ROOT t = (b(f32[2])) tuple(p)\n}");
+  CHECK(shape_of(modules[0], "p") == "b(f32[2])");
+  // A name starting with b is still an element type or a name, not a buffer.
+  CHECK(hlo::to_string(*parser::parse_shape("bf16[2]")) == "bf16[2]");
+
+  auto split = parser::parse_shape("f32[2,4]{1,0:SC(0:1,2)(1:2)}");
+  REQUIRE(split);
+  CHECK(hlo::to_string(*split) == "f32[2,4]{1,0:SC(0:1,2)(1:2)}");
+}
+
+TEST_CASE("a buffer is laid out as the array it holds", "[forms]") {
+  auto buffer = parser::parse_shape("b(f32[2,4]{0,1})");
+  auto array = parser::parse_shape("f32[2,4]{0,1}");
+  REQUIRE(buffer);
+  REQUIRE(array);
+  auto of_buffer = layout::PhysicalLayout::of(*buffer);
+  auto of_array = layout::PhysicalLayout::of(*array);
+  CHECK(of_buffer.physical_order() == of_array.physical_order());
+  CHECK(of_buffer.allocated_bytes() == of_array.allocated_bytes());
 }
