@@ -17,6 +17,8 @@
 #include "parser/document.hpp"
 #include "parser/grammar.hpp"
 #include "parser/name_table.hpp"
+#include "parser/op_traits.hpp"
+#include "parser/result_shapes.hpp"
 #include "parser/scanners.hpp"
 #include "parser/syntax_error.hpp"
 
@@ -57,7 +59,7 @@ bool run(const Rule& rule, const char*& p, const char* end, Attr& attr) {
 
 // Why the shape grammar rejected `text` at its first character.
 std::string shape_failure(std::string_view text) {
-  std::string_view type = text.substr(0, text.find('['));
+  std::string_view type = text.substr(0, text.find_first_of(" \t["));
   return type.size() < text.size() ? fmt::format("unknown element type '{}'", type) : std::string("expected shape");
 }
 
@@ -91,6 +93,7 @@ private:
   void add_attributes(const ast::Instruction& a, hlo::Computation& computation, std::uint32_t computation_index);
   void set_literal(std::string_view literal, hlo::Instruction& ins);
   hlo::ShapeId infer_shape(const ast::Instruction& a, const hlo::Computation& computation);
+  hlo::Shape infer_by_rule(const ast::Instruction& a, const hlo::Computation& computation);
   std::uint16_t unknown_opcode_index(std::string_view opcode);
   template <typename Count>
   Count narrow_count(std::size_t count, const char* where, const char* what);
@@ -338,6 +341,34 @@ Count ModuleBuilder::narrow_count(std::size_t count, const char* where, const ch
   return static_cast<Count>(count);
 }
 
+// A left-out result shape by the op's result-shape rule (result_shapes.cpp), from
+// the operands' shapes (as written, or as defined) and the attributes.
+hlo::Shape ModuleBuilder::infer_by_rule(const ast::Instruction& a, const hlo::Computation& computation) {
+  std::vector<hlo::ShapeId> ids;
+  for (const ast::Operand& operand : a.operands) {
+    std::uint32_t id = operand.name.empty() ? NameTable::k_absent : m_instruction_ids.find(operand.name);
+    if (!operand.shape.empty())
+      ids.push_back(intern_shape(operand.shape));
+    else if (id != NameTable::k_absent)
+      ids.push_back(computation.instructions[id].shape);
+    else
+      throw SyntaxError{operand.name.data(), fmt::format("use of undefined value '{}'", operand.name)};
+  }
+  std::vector<const hlo::Shape*> operands;
+  for (hlo::ShapeId id : ids) operands.push_back(&m_module.shapes[id]);
+  std::vector<hlo::Attribute> attributes;
+  for (const ast::Attribute& attr : a.attributes) attributes.push_back({attr.name, attr.value});
+  auto inferred = infer_result_shape(hlo::opcode_from_string(a.opcode), operands, attributes);
+  if (auto* shape = std::get_if<hlo::Shape>(&inferred)) return std::move(*shape);
+  if (auto* problem = std::get_if<ResultShapeError>(&inferred))
+    throw SyntaxError{problem->at.empty() ? a.opcode.data() : problem->at.data(), std::move(problem->message)};
+  bool has_rule = hlo::op_traits(hlo::opcode_from_string(a.opcode)).result != hlo::ShapeRule::kNone;
+  throw SyntaxError{a.opcode.data(),
+                    fmt::format("expected shape: the result shape of '{}' cannot be inferred {}", a.opcode,
+                                has_rule ? "from these operands and attributes (write it out)"
+                                         : "(hlo-index has no shape rule for this op)")};
+}
+
 hlo::ShapeId ModuleBuilder::infer_shape(const ast::Instruction& a, const hlo::Computation& computation) {
   auto operand_shape = [&](const ast::Operand& operand) -> const hlo::Shape* {
     std::uint32_t id = m_instruction_ids.find(operand.name);
@@ -365,9 +396,7 @@ hlo::ShapeId ModuleBuilder::infer_shape(const ast::Instruction& a, const hlo::Co
       known = true;
     }
   }
-  if (!known)
-    throw SyntaxError{a.opcode.data(), fmt::format("expected shape (hlo-index infers a left-out shape only for tuple "
-                                                   "and get-tuple-element of a known tuple)")};
+  if (!known) shape = infer_by_rule(a, computation);
   m_module.shapes.push_back(std::move(shape));
   return static_cast<hlo::ShapeId>(m_module.shapes.size() - 1);
 }

@@ -66,7 +66,7 @@ bool compatible(const Shape& a, const Shape& b) {
       if (!compatible(a.elements[k], b.elements[k])) return false;
     return true;
   }
-  return a.dims == b.dims && (a.type == b.type || (is_float(a.type) && is_float(b.type)));
+  return a.is_buffer == b.is_buffer && a.dims == b.dims && (a.type == b.type || (is_float(a.type) && is_float(b.type)));
 }
 
 Shape without_layout(Shape s) {
@@ -204,6 +204,14 @@ public:
         m_operands(operands),
         m_attributes(attributes) {}
 
+  // Inference mode: `expect` stores the shape it would compare with into
+  // `*inferred` instead; rules that need the declared result give up.
+  Rules(Opcode opcode, std::span<const Shape* const> operands, std::span<const hlo::Attribute> attributes,
+        std::optional<Shape>* inferred)
+      : Rules(opcode, k_no_result, operands, attributes) {
+    m_inferred = inferred;
+  }
+
   Outcome check() const {
     if (m_opcode == Opcode::kUnknown || !is_static(m_result)) return {};
     for (const Shape* s : m_operands)
@@ -242,12 +250,19 @@ private:
 
   // The declared result against `inferred`; `source` says what the inference used.
   Outcome expect(const Shape& inferred, std::string_view source, std::string_view at = {}) const {
+    if (m_inferred) {
+      m_inferred->emplace(inferred);
+      return {};
+    }
     if (compatible(inferred, m_result)) return {};
     return ResultShapeError{at, fmt::format("{} result shape {} does not match {}: expected {}", m_name, text(m_result),
                                             source, text(inferred))};
   }
 
   Outcome fail(std::string message, std::string_view at = {}) const { return ResultShapeError{at, std::move(message)}; }
+
+  // Whether the rule is inferring the shape rather than checking a declared one.
+  bool inferring() const { return m_inferred != nullptr; }
 
   //===--- Elementwise ---===//
 
@@ -313,7 +328,9 @@ private:
     switch (rule) {
       case ElementwiseType::kSame: break;
       case ElementwiseType::kPred: return ElementType::kPred;
-      case ElementwiseType::kAny: return m_result.type;
+      case ElementwiseType::kAny:
+        if (inferring()) return std::nullopt;  // convert: the result type is the op's input
+        return m_result.type;
       case ElementwiseType::kAbs:
       case ElementwiseType::kComplexPart:
         if (type == ElementType::kC64) return ElementType::kF32;
@@ -344,7 +361,7 @@ private:
   // Equal widths keep the dimensions; a narrower result adds a minor dimension
   // of width ratio, a wider one drops a minor dimension of that size.
   Outcome check_bitcast_convert() const {
-    if (!unary_array()) return {};
+    if (!unary_array() || inferring()) return {};
     const Shape& in = *operand(0);
     // pred, complex and the 6-bit types are skipped rather than modelled.
     auto plain = [](ElementType t) {
@@ -373,7 +390,7 @@ private:
   Outcome check_broadcast() const {
     auto text_of = attribute("dimensions");
     auto dims = int_list("dimensions");
-    if (!unary_array() || !dims) return {};
+    if (!unary_array() || !dims || inferring()) return {};
     const Shape& in = *operand(0);
     if (dims->size() != in.rank() || !in_range(*dims, m_result.rank()) || !distinct(*dims)) return {};
     // XLA's shape inference lets an operand dimension of size 1 broadcast into any size.
@@ -411,7 +428,7 @@ private:
   }
 
   Outcome check_reshape() const {
-    if (!unary_array()) return {};
+    if (!unary_array() || inferring()) return {};
     const Shape& in = *operand(0);
     auto from = in.element_count(), to = m_result.element_count();
     if (!from || !to) return {};
@@ -424,7 +441,7 @@ private:
   // Only the total size in bits, and only without tiles or packed sub-byte
   // elements, where it cannot depend on the layout.
   Outcome check_bitcast() const {
-    if (!unary_array()) return {};
+    if (!unary_array() || inferring()) return {};
     const Shape& in = *operand(0);
     auto plain_layout = [](const Shape& s) {
       return !s.layout || (s.layout->tiles.empty() && s.layout->element_size_bits == 0);
@@ -491,8 +508,10 @@ private:
     for (std::size_t d = 0; d < rhs.rank(); ++d)
       if (!contains(rb, static_cast<std::int64_t>(d)) && !contains(rc, static_cast<std::int64_t>(d)))
         out.push_back(rhs.dims[d]);
-    // The element type is free: preferred_element_type.
-    return expect(array(m_result.type, std::move(out)), "the dot dimension numbers (batch, lhs free, rhs free)");
+    // The element type is free: preferred_element_type (inferred only when both operands agree).
+    if (inferring() && lhs.type != rhs.type) return {};
+    return expect(array(inferring() ? lhs.type : m_result.type, std::move(out)),
+                  "the dot dimension numbers (batch, lhs free, rhs free)");
   }
 
   // Input dimensions and the kernel's output features through dim_labels,
@@ -504,7 +523,8 @@ private:
     const Shape& input = *operand(0);
     const Shape& kernel = *operand(1);
     const std::size_t rank = dims ? dims->input_spatial.size() + 2 : 0;
-    if (!dims || input.rank() != rank || kernel.rank() != rank || m_result.rank() != rank) return {};
+    if (!dims || input.rank() != rank || kernel.rank() != rank || (!inferring() && m_result.rank() != rank)) return {};
+    if (inferring() && input.type != kernel.type) return {};
     std::vector<WindowDim> window;
     if (auto text_of = attribute("window")) {
       auto parsed = parse_window(*text_of);
@@ -525,7 +545,8 @@ private:
       out[pos(dims->output_spatial[i])] = *size;
     }
     // The element type is free: preferred_element_type.
-    return expect(array(m_result.type, std::move(out)), "the input, kernel, window and dim_labels");
+    return expect(array(inferring() ? input.type : m_result.type, std::move(out)),
+                  "the input, kernel, window and dim_labels");
   }
 
   //===--- Reductions ---===//
@@ -693,6 +714,7 @@ private:
     auto groups = attribute("replica_groups");
     if (groups && (!attribute("channel_id") || attribute("use_global_device_ids") == "true"))
       devices = group_size(*groups);
+    if (inferring()) return devices ? infer_all_gather(d, *devices) : Outcome{};
     const bool single = m_operands.size() == 1;
     if (single ? m_result.is_tuple : !m_result.is_tuple || m_result.elements.size() != m_operands.size()) return {};
     std::vector<Shape> elements;
@@ -713,6 +735,22 @@ private:
     std::string source = devices ? fmt::format("the operand gathered along dimension {} by groups of {}", d, *devices)
                                  : fmt::format("the operand outside the gathered dimension {}", d);
     return expect(single ? std::move(elements.front()) : tuple(std::move(elements)), source);
+  }
+
+  // Inference: each operand with dimension `d` multiplied by the group size.
+  Outcome infer_all_gather(std::int64_t d, std::int64_t devices) const {
+    std::vector<Shape> elements;
+    for (std::size_t k = 0; k < m_operands.size(); ++k) {
+      const Shape* in = operand(k);
+      if (!in || d < 0 || pos(d) >= in->rank()) return {};
+      Dims out = in->dims;
+      auto size = mul(out[pos(d)], devices);
+      if (!size) return {};
+      out[pos(d)] = *size;
+      elements.push_back(array(in->type, std::move(out)));
+    }
+    Shape inferred = elements.size() == 1 ? std::move(elements.front()) : tuple(std::move(elements));
+    return expect(inferred, "the operands");
   }
 
   //===--- Dispatch ---===//
@@ -762,12 +800,42 @@ private:
     return k_rules[static_cast<std::size_t>(r)].rule;
   }
 
+  static inline const Shape k_no_result{};
+
   Opcode m_opcode;
+  std::optional<Shape>* m_inferred = nullptr;
   std::string_view m_name;
   const Shape& m_result;
   std::span<const Shape* const> m_operands;
   std::span<const hlo::Attribute> m_attributes;
 };
+
+// The result of an op without a result-shape rule whose shape XLA's inference
+// fixes or takes from the operands unchanged; nothing for the others.
+std::optional<Shape> infer_passthrough(Opcode opcode, std::span<const Shape* const> operands) {
+  if (std::any_of(operands.begin(), operands.end(), [](const Shape* s) { return !s; })) return std::nullopt;
+  switch (opcode) {
+    case Opcode::kAfterAll: return array(ElementType::kToken, {});
+    case Opcode::kPartitionId:
+    case Opcode::kReplicaId: return array(ElementType::kU32, {});
+    case Opcode::kGetDimensionSize: return array(ElementType::kS32, {});
+    case Opcode::kAddDependency:  // the data operand
+    case Opcode::kDomain:
+    case Opcode::kOptBarrier:
+    case Opcode::kWhile:             // the initial value
+    case Opcode::kSelectAndScatter:  // the operand scattered into
+      if (operands.empty()) return std::nullopt;
+      return *operands[0];
+    case Opcode::kSort: {
+      if (operands.size() == 1) return *operands[0];
+      std::vector<Shape> elements;
+      for (const Shape* s : operands) elements.push_back(*s);
+      if (elements.empty()) return std::nullopt;
+      return tuple(std::move(elements));
+    }
+    default: return std::nullopt;
+  }
+}
 
 }  // namespace
 
@@ -775,6 +843,18 @@ std::optional<ResultShapeError> check_result_shape(hlo::Opcode opcode, const hlo
                                                    std::span<const hlo::Shape* const> operands,
                                                    std::span<const hlo::Attribute> attributes) {
   return Rules(opcode, result, operands, attributes).check();
+}
+
+std::variant<hlo::Shape, ResultShapeError, std::monostate> infer_result_shape(
+    hlo::Opcode opcode, std::span<const hlo::Shape* const> operands, std::span<const hlo::Attribute> attributes) {
+  if (hlo::op_traits(opcode).result == hlo::ShapeRule::kNone) {
+    if (auto shape = infer_passthrough(opcode, operands)) return std::move(*shape);
+    return std::monostate{};
+  }
+  std::optional<hlo::Shape> inferred;
+  if (auto problem = Rules(opcode, operands, attributes, &inferred).check()) return std::move(*problem);
+  if (!inferred) return std::monostate{};
+  return std::move(*inferred);
 }
 
 }  // namespace hlo_index::parser

@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <variant>
 
 #include "parser/hlo_module.hpp"
 
@@ -39,5 +40,16 @@ struct ResultShapeError {
 std::optional<ResultShapeError> check_result_shape(hlo::Opcode opcode, const hlo::Shape& result,
                                                    std::span<const hlo::Shape* const> operands,
                                                    std::span<const hlo::Attribute> attributes);
+
+/// The result shape XLA's shape inference gives an instruction of `opcode`
+/// whose text leaves it out, by the same rules: the shape; the error the rule
+/// finds in the operands; or monostate when hlo-index cannot infer it (an op
+/// without a rule, a rule that needs the declared shape, such as convert,
+/// broadcast and reshape, or operands that are unknown or dynamic). Some ops
+/// without a rule are inferred too, where the shape is fixed or an operand's:
+/// after-all, partition-id, replica-id, get-dimension-size, add-dependency,
+/// domain, opt-barrier, while, select-and-scatter, sort.
+std::variant<hlo::Shape, ResultShapeError, std::monostate> infer_result_shape(
+    hlo::Opcode opcode, std::span<const hlo::Shape* const> operands, std::span<const hlo::Attribute> attributes);
 
 }  // namespace hlo_index::parser

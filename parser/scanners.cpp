@@ -163,9 +163,17 @@ const char* attribute_value(const char* p, const char* end) {
 const char* shape_text(const char* p, const char* end) {
   if (p == end) return nullptr;
   if (*p == '(') return group_end(p, end);
+  if (*p == 'b') {  // a buffer `b(f32[2])`; XLA's lexer allows blanks before the '('
+    const char* open = p + 1;
+    while (open < end && (*open == ' ' || *open == '\t')) ++open;
+    if (open < end && *open == '(') return group_end(open, end);
+  }
   const char* q = p;
   while (q < end && ((*q >= 'a' && *q <= 'z') || is_digit(*q))) ++q;
-  if (q == p || q == end || *q != '[') return nullptr;
+  if (q == p) return nullptr;
+  // XLA's lexer allows blanks between the element type and '[' (`s32 [4]`).
+  while (q < end && (*q == ' ' || *q == '\t')) ++q;
+  if (q == end || *q != '[') return nullptr;
   // Dimensions hold only sizes, '<=', '?', ',' and blanks; anything else ends the extent
   // there, so the shape grammar reports it at its own position.
   for (++q; q < end && *q != ']'; ++q) {

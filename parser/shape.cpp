@@ -106,7 +106,7 @@ bool same_ignoring_layout(const Shape& a, const Shape& b) {
   if (a.is_tuple != b.is_tuple) return false;
   if (a.is_tuple)
     return std::equal(a.elements.begin(), a.elements.end(), b.elements.begin(), b.elements.end(), same_ignoring_layout);
-  return a.type == b.type && a.dims == b.dims && a.dim_kinds == b.dim_kinds;
+  return a.is_buffer == b.is_buffer && a.type == b.type && a.dims == b.dims && a.dim_kinds == b.dim_kinds;
 }
 
 std::string to_string(const Layout& layout) {
@@ -146,7 +146,8 @@ std::string to_string(const Shape& shape) {
     }
     return out + ")";
   }
-  std::string out(element_type_name(shape.type));
+  std::string out = shape.is_buffer ? "b(" : "";
+  out += element_type_name(shape.type);
   out += "[";
   for (std::size_t i = 0; i < shape.dims.size(); ++i) {
     if (i) out += ",";
@@ -158,6 +159,7 @@ std::string to_string(const Shape& shape) {
   }
   out += "]";
   if (shape.layout) out += to_string(*shape.layout);
+  if (shape.is_buffer) out += ")";
   return out;
 }
 

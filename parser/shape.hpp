@@ -78,8 +78,12 @@ struct Layout {
   friend bool operator==(const Layout&, const Layout&) = default;
 };
 
+/// An array, a tuple, or a buffer `b(f32[2,4])`: an array shape with
+/// `is_buffer` set (the shape of the values CreateBuffer/Pin custom-calls
+/// make). Everything that reads elements treats a buffer as its array.
 struct Shape {
   bool is_tuple = false;
+  bool is_buffer = false;                 // arrays only: written `b(array)`
   ElementType type = ElementType::kPred;  // arrays only
   std::vector<std::int64_t> dims;         // arrays only; -1 for an unbounded '?'
   std::vector<DimKind> dim_kinds;         // same length as dims
@@ -95,7 +99,7 @@ struct Shape {
 /// Equal element types and dimensions, recursively; layouts are not compared.
 bool same_ignoring_layout(const Shape& a, const Shape& b);
 
-/// Canonical text of a shape or layout (the form XLA prints, no spaces).
+/// Canonical text of a shape or layout (the form XLA prints, no spaces; `b(...)` around a buffer's array).
 std::string to_string(const Shape& shape);
 std::string to_string(const Layout& layout);
 
