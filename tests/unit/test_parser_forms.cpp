@@ -4,31 +4,16 @@
 #include <string>
 
 #include "layout/physical_layout.hpp"
+#include "parse_helpers.hpp"
 #include "parser/parse.hpp"
 #include "parser/print.hpp"
 #include "parser/result_shapes.hpp"
 
 using namespace hlo_index;
+using test::first_error;
+using test::parse_ok;
 
 namespace {
-
-std::vector<hlo::Module> parse_ok(const std::string& text) {
-  parser::DiagnosticEngine diagnostics;
-  auto modules = parser::parse_hlo_text(text, "test.hlo", diagnostics);
-  INFO(parser::render(diagnostics));
-  REQUIRE_FALSE(diagnostics.has_errors());
-  REQUIRE_FALSE(modules.empty());
-  return modules;
-}
-
-std::string first_error(const std::string& text) {
-  parser::DiagnosticEngine diagnostics;
-  auto modules = parser::parse_hlo_text(text, "t.hlo", diagnostics);
-  CHECK(modules.empty());
-  REQUIRE(diagnostics.has_errors());
-  const parser::Diagnostic& d = diagnostics.diagnostics().front();
-  return std::to_string(d.line) + ":" + std::to_string(d.column) + ": " + d.message;
-}
 
 // The shape of the instruction `name` in the module's last computation.
 std::string shape_of(const hlo::Module& m, std::string_view name) {

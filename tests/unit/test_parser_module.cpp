@@ -2,31 +2,16 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "parse_helpers.hpp"
 #include "parser/attributes.hpp"
 #include "parser/parse.hpp"
 #include "parser/print.hpp"
 
 using namespace hlo_index;
+using test::first_error;
+using test::parse_ok;
 
 namespace {
-
-std::vector<hlo::Module> parse_ok(const std::string& text, parser::ParseOptions options = {}) {
-  parser::DiagnosticEngine diagnostics;
-  auto modules = parser::parse_hlo_text(text, "test.hlo", diagnostics, options);
-  INFO(parser::render(diagnostics));
-  REQUIRE_FALSE(diagnostics.has_errors());
-  REQUIRE_FALSE(modules.empty());
-  return modules;
-}
-
-std::string first_error(const std::string& text) {
-  parser::DiagnosticEngine diagnostics;
-  auto modules = parser::parse_hlo_text(text, "t.hlo", diagnostics);
-  CHECK(modules.empty());
-  REQUIRE(diagnostics.has_errors());
-  const parser::Diagnostic& d = diagnostics.diagnostics().front();
-  return std::to_string(d.line) + ":" + std::to_string(d.column) + ": " + d.message;
-}
 
 const hlo::Instruction& find(const hlo::Computation& c, std::string_view name) {
   for (const hlo::Instruction& i : c.instructions)
