@@ -125,6 +125,10 @@ void setup_analyze_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--isl-max-operations", options->isl_max_operations,
                   "Budget of one isl computation in isl operations (default 2000000); when it runs out the "
                   "answer is a sound over-approximation marked approximate");
+  cmd->add_option("--time-limit-per-instruction", options->time_limit_per_instruction,
+                  "Seconds one instruction's analysis may take (default 60, 0: no limit); past it the "
+                  "instruction's maps are UNDEFINED with the reason and the rest of the module is analysed")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--allow-truncated", options->allow_truncated,
                 "Accept a dump cut off inside its last computation (a warning instead of an error)");
   cmd->add_option("--expect", options->expect,
@@ -156,6 +160,7 @@ indexing::AnalysisOptions analysis_options(const AnalyzeOptions& options) {
   indexing::AnalysisOptions out;
   out.style = options.xla_compat ? indexing::MapStyle::kXla : indexing::MapStyle::kExact;
   out.simplify = options.simplify;
+  out.time_limit_per_instruction = options.time_limit_per_instruction;
   return out;
 }
 

@@ -24,6 +24,7 @@ struct AnalyzeOptions {
   bool coalescing = false;      // per-operand read pattern across threads (indexing/coalescing.hpp)
   std::string format = "text";  // text | json
   unsigned long isl_max_operations = 0;
+  double time_limit_per_instruction = 60.0;  // seconds; 0: none
   bool allow_truncated = false;
   bool canonical_names = false;  // rename by stem and position first (parser/canonical_names.hpp)
   std::string expect;            // a golden file: print the diff from it instead of the output

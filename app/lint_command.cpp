@@ -17,6 +17,7 @@
 #include "indexing/analysis/computation_walk.hpp"
 #include "indexing/analysis/linter.hpp"
 #include "indexing/analysis/module_input.hpp"
+#include "indexing/instruction_indexing.hpp"
 
 namespace hlo_index::app {
 
@@ -293,6 +294,10 @@ void add_lint_options(CLI::App& cmd, LintOptions& options) {
   cmd.add_option("--isl-max-operations", options.isl_max_operations,
                  "Budget of one isl computation in isl operations (default 2000000); when it runs out the maps "
                  "are approximate");
+  cmd.add_option("--time-limit-per-instruction", options.time_limit_per_instruction,
+                 "Seconds one instruction's analysis may take (default 60, 0: no limit); past it the "
+                 "instruction's maps are UNDEFINED with the reason (an unanalysable finding)")
+      ->check(CLI::NonNegativeNumber);
 }
 
 void setup_lint_command(CLI::App& app, int& exit_code) {
@@ -404,6 +409,7 @@ int run_lint_command(const LintOptions& options, std::ostream& out, std::ostream
   if (!modules) return k_exit_input_error;
 
   ScopedIslLimit limit(options.isl_max_operations);
+  indexing::ScopedTimeLimit time_limit(options.time_limit_per_instruction);
   Totals totals;
   std::vector<LintFinding> findings = lint_modules(*modules, *rules, options, totals);
   if (!options.write_baseline.empty()) {

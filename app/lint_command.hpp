@@ -27,6 +27,7 @@ struct LintOptions {
   bool list_rules = false;        // print the rules and exit
   bool allow_truncated = false;
   unsigned long isl_max_operations = 0;
+  double time_limit_per_instruction = 60.0;  // seconds; 0: none
 };
 
 /// Adds lint's options and flags to `cmd`, storing into `options` (which

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <sstream>
 
 #include "indexing/exact_ops.hpp"
 #include "indexing/map_ops.hpp"
@@ -13,6 +14,38 @@
 namespace hlo_index::indexing {
 
 using hlo::Opcode;
+
+namespace {
+
+thread_local double t_default_time_limit = k_default_time_limit_per_instruction;
+
+}  // namespace
+
+double default_time_limit_per_instruction() { return t_default_time_limit; }
+
+ScopedTimeLimit::ScopedTimeLimit(double seconds) : m_saved(t_default_time_limit) {
+  if (seconds >= 0) t_default_time_limit = seconds;
+}
+
+ScopedTimeLimit::~ScopedTimeLimit() { t_default_time_limit = m_saved; }
+
+namespace {
+
+std::string time_limit_reason(double seconds) {
+  std::ostringstream text;
+  text << "analysis took longer than the per-instruction limit of " << seconds << " s";
+  return text.str();
+}
+
+}  // namespace
+
+TimeLimitReached::TimeLimitReached(double seconds) : std::runtime_error(time_limit_reason(seconds)) {}
+
+void IndexingAnalysis::check_deadline() const {
+  if (m_deadline && std::chrono::steady_clock::now() > *m_deadline) {
+    throw TimeLimitReached(m_options.time_limit_per_instruction);
+  }
+}
 
 namespace {
 
@@ -199,6 +232,8 @@ std::vector<MapSet> IndexingAnalysis::op_maps(std::uint32_t computation, std::ui
     }
     if (memoised) m_op_memo.emplace(std::move(key), sets);
     return sets;
+  } catch (const TimeLimitReached&) {
+    throw;  // the whole instruction is out of time, not this op
   } catch (const Unsupported& e) {
     return std::vector<MapSet>(n, undefined_set(e.what()));
   } catch (const std::exception& e) {
@@ -281,8 +316,12 @@ std::vector<MapSet> IndexingAnalysis::fused_output_to_input(std::uint32_t callee
   state[{body.root, output}].push_back(IndexingMap::identity(dimension_sizes(out_shape)));
   std::vector<MapSet> result(parameter_count(body));
   const auto order = post_order(body);
-  auto step = [policy = step_policy()](IndexingMap& m) { simplify(m, policy); };
+  auto step = [this, policy = step_policy()](IndexingMap& m) {
+    check_deadline();
+    simplify(m, policy);
+  };
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    check_deadline();
     const std::uint32_t i = *it;
     const hlo::Instruction& instr = body.instructions[i];
     for (auto s = state.lower_bound({i, 0}); s != state.end() && s->first.first == i; ++s) {
@@ -305,6 +344,7 @@ std::vector<MapSet> IndexingAnalysis::fused_output_to_input(std::uint32_t callee
     }
   }
   for (MapSet& set : result) {
+    check_deadline();
     for (IndexingMap& m : set) simplify(m, final_policy());
     relabel_sources(body, set, m_options.style);
     MapSet unique;
@@ -331,8 +371,12 @@ std::vector<MapSet> IndexingAnalysis::fused_input_to_output(std::uint32_t callee
       state[{i, 0}].push_back(IndexingMap::identity(dimension_sizes(m_module.shape_of(instr))));
     }
   }
-  auto step = [policy = step_policy()](IndexingMap& m) { simplify(m, policy); };
+  auto step = [this, policy = step_policy()](IndexingMap& m) {
+    check_deadline();
+    simplify(m, policy);
+  };
   for (std::uint32_t i : post_order(body)) {
+    check_deadline();
     for (auto s = state.lower_bound({i, 0}); s != state.end() && s->first.first == i; ++s) {
       const MapSet& producer = s->second;  // insertions below are under other keys
       const std::size_t element = s->first.second;
@@ -360,6 +404,7 @@ std::vector<MapSet> IndexingAnalysis::fused_input_to_output(std::uint32_t callee
   const hlo::Shape& root_shape = m_module.shape_of(body.instructions[body.root]);
   std::vector<MapSet> result(root_shape.is_tuple ? root_shape.elements.size() : 1);
   for (std::size_t q = 0; q < result.size(); ++q) {
+    check_deadline();
     auto it = state.find({body.root, q});
     if (it == state.end()) continue;
     for (IndexingMap m : it->second) {
@@ -384,6 +429,30 @@ std::vector<MapSet> IndexingAnalysis::input_to_output(std::uint32_t computation,
 
 InstructionIndexing IndexingAnalysis::analyze(std::uint32_t computation, std::uint32_t instruction, bool o2i,
                                               bool i2o) {
+  const double limit = m_options.time_limit_per_instruction;
+  if (limit > 0) {
+    m_deadline = std::chrono::steady_clock::now() +
+                 std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(limit));
+  }
+  try {
+    InstructionIndexing out = analyze_maps(computation, instruction, o2i, i2o);
+    m_deadline.reset();
+    return out;
+  } catch (const TimeLimitReached& e) {
+    m_deadline.reset();
+    const hlo::Instruction& instr = m_module.computations[computation].instructions[instruction];
+    const hlo::Shape& shape = m_module.shape_of(instr);
+    const std::size_t outputs = shape.is_tuple ? shape.elements.size() : 1;
+    const std::vector<MapSet> sets(instr.operand_count, undefined_set(e.what()));
+    InstructionIndexing out;
+    if (o2i) out.output_to_input.assign(outputs, sets);
+    if (i2o) out.input_to_output.assign(outputs, sets);
+    return out;
+  }
+}
+
+InstructionIndexing IndexingAnalysis::analyze_maps(std::uint32_t computation, std::uint32_t instruction, bool o2i,
+                                                   bool i2o) {
   const hlo::Computation& c = m_module.computations[computation];
   const hlo::Instruction& instr = c.instructions[instruction];
   const hlo::Shape& shape = m_module.shape_of(instr);

@@ -12,8 +12,11 @@
 // UNDEFINED with the reason.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -24,12 +27,43 @@
 
 namespace hlo_index::indexing {
 
+/// Default time budget of one instruction's analysis, in seconds.
+inline constexpr double k_default_time_limit_per_instruction = 60.0;
+
+/// The per-instruction time limit of analyses whose options are created
+/// afterwards on this thread (seconds; 0: none). Commands set it for their
+/// duration with ScopedTimeLimit.
+double default_time_limit_per_instruction();
+
+class ScopedTimeLimit {
+public:
+  /// `seconds` < 0 keeps the current default.
+  explicit ScopedTimeLimit(double seconds);
+  ~ScopedTimeLimit();
+  ScopedTimeLimit(const ScopedTimeLimit&) = delete;
+  ScopedTimeLimit& operator=(const ScopedTimeLimit&) = delete;
+
+private:
+  double m_saved;
+};
+
+/// Thrown between composition steps when an instruction's analysis ran
+/// past its time limit; the instruction's maps become UNDEFINED with the
+/// message as the reason.
+class TimeLimitReached : public std::runtime_error {
+public:
+  explicit TimeLimitReached(double seconds);
+};
+
 struct AnalysisOptions {
   /// kXla: XLA's maps and its simplification policy (single ops are only
   /// simplified where XLA does; no isl), for string-for-string comparison.
   MapStyle style = MapStyle::kExact;
   /// Simplify maps (and fusion compositions after every step).
   bool simplify = true;
+  /// Seconds one instruction's analysis may take (0: no limit); past it
+  /// the instruction's maps are UNDEFINED with the reason.
+  double time_limit_per_instruction = default_time_limit_per_instruction();
 };
 
 /// The maps of one instruction: [output][operand] -> set of maps. An
@@ -51,12 +85,16 @@ public:
 
   /// Both directions as asked, with runtime-variable sources named for
   /// display (`operand K (name)`, or XLA's `parameter(N)` in its style).
+  /// Past the time limit every map of the instruction is UNDEFINED with
+  /// the reason.
   InstructionIndexing analyze(std::uint32_t computation, std::uint32_t instruction, bool o2i, bool i2o);
 
   /// Number of per-op map computations answered from the memo (for bench/).
   std::size_t memo_hits() const { return m_memo_hits; }
 
 private:
+  InstructionIndexing analyze_maps(std::uint32_t computation, std::uint32_t instruction, bool output_to_input,
+                                   bool input_to_output);
   std::vector<MapSet> op_maps(std::uint32_t computation, std::uint32_t instruction, std::size_t index, bool forward);
   std::vector<MapSet> fused_output_to_input(std::uint32_t callee, std::size_t output);
   std::vector<MapSet> fused_input_to_output(std::uint32_t callee, std::size_t operand);
@@ -70,6 +108,8 @@ private:
   /// The same number for equal shapes (the parser interns shapes by their
   /// text, so `f32[2]` and `f32[2]{0}` have different ids but equal maps).
   std::uint32_t shape_class(hlo::ShapeId shape);
+  /// Throws TimeLimitReached when the current instruction is past its deadline.
+  void check_deadline() const;
 
   const hlo::Module& m_module;
   AnalysisOptions m_options;
@@ -77,6 +117,7 @@ private:
   std::vector<std::uint32_t> m_shape_class;                        // by ShapeId; k_unclassified until asked
   std::unordered_map<std::string, std::uint32_t> m_shape_classes;  // by canonical text, computed once per ShapeId
   std::map<std::pair<std::uint32_t, std::size_t>, std::vector<MapSet>> m_fused_o2i, m_fused_i2o;
+  std::optional<std::chrono::steady_clock::time_point> m_deadline;  // of the instruction being analysed
   int m_depth = 0;
   std::size_t m_memo_hits = 0;
 };

@@ -21,8 +21,9 @@ public:
   const hlo::Module& module() const { return m_module; }
 
   /// The indexing of instruction `instruction` of computation `computation`
-  /// in the directions asked; an analysis that throws gives UNDEFINED maps
-  /// with the reason instead.
+  /// in the directions asked; an analysis that throws, or runs past the
+  /// options' time_limit_per_instruction, gives UNDEFINED maps with the
+  /// reason instead.
   indexing::InstructionIndexing indexing(std::uint32_t computation, std::uint32_t instruction, bool output_to_input,
                                          bool input_to_output);
   /// Maps in physical offsets, simplified (the basis of read patterns).

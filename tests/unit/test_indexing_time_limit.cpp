@@ -1,0 +1,87 @@
+// The per-instruction time limit: past it an instruction's maps are
+// UNDEFINED with the reason and the rest of the module is analysed as
+// without a limit.
+#include <catch2/catch.hpp>
+
+#include "indexing/analysis/module_analysis.hpp"
+#include "indexing/instruction_indexing.hpp"
+#include "indexing/map_printer.hpp"
+#include "parser/parse.hpp"
+
+using namespace hlo_index;
+
+namespace {
+
+const char* const k_chain = R"(HloModule chain
+fused {
+  p = f32[24] parameter(0)
+  r0 = f32[4,6] reshape(p)
+  r1 = f32[4,6] reverse(r0), dimensions={0}
+  r2 = f32[2,12] reshape(r1)
+  ROOT r3 = f32[24] reshape(r2)
+}
+ENTRY e {
+  p = f32[24] parameter(0)
+  f = f32[24] fusion(p), kind=kLoop, calls=fused
+  ROOT n = f32[24] negate(f)
+}
+)";
+
+hlo::Module parse(const char* text) {
+  parser::DiagnosticEngine diagnostics;
+  std::vector<hlo::Module> modules = parser::parse_hlo_text(text, "chain.hlo", diagnostics);
+  INFO(parser::render(diagnostics));
+  REQUIRE(modules.size() == 1);
+  return std::move(modules[0]);
+}
+
+std::uint32_t find(const hlo::Module& m, std::string_view name) {
+  const hlo::Computation& c = m.computations[m.entry];
+  for (std::uint32_t i = 0; i < c.instructions.size(); ++i) {
+    if (c.instructions[i].name == name) return i;
+  }
+  FAIL("no instruction " << name);
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("time limit: a fusion past the limit is UNDEFINED with the reason, the rest is analysed") {
+  const hlo::Module m = parse(k_chain);
+  indexing::AnalysisOptions options;
+  options.time_limit_per_instruction = 1e-9;
+  analysis::ModuleAnalysis analysis(m, options);
+  for (bool forward : {false, true}) {
+    const indexing::InstructionIndexing fusion = analysis.indexing(m.entry, find(m, "f"), !forward, forward);
+    const auto& sets = forward ? fusion.input_to_output : fusion.output_to_input;
+    REQUIRE(sets.size() == 1);
+    REQUIRE(sets[0].size() == 1);
+    REQUIRE(sets[0][0].size() == 1);
+    CHECK(sets[0][0][0].is_undefined());
+    CHECK(sets[0][0][0].undefined_reason() == "analysis took longer than the per-instruction limit of 1e-09 s");
+  }
+  const indexing::InstructionIndexing negate = analysis.indexing(m.entry, find(m, "n"), true, false);
+  CHECK(indexing::print_map(negate.output_to_input.at(0).at(0).at(0)) == "(d0) -> (d0), domain: d0 in [0, 23]");
+}
+
+TEST_CASE("time limit: without a limit (0) or within it the fusion's map is exact") {
+  const hlo::Module m = parse(k_chain);
+  for (double limit : {0.0, 60.0}) {
+    indexing::AnalysisOptions options;
+    options.time_limit_per_instruction = limit;
+    analysis::ModuleAnalysis analysis(m, options);
+    const indexing::InstructionIndexing fusion = analysis.indexing(m.entry, find(m, "f"), true, false);
+    CHECK(indexing::print_map(fusion.output_to_input.at(0).at(0).at(0)) ==
+          "(d0) -> ((d0 floordiv 6) * -12 + d0 + 18), domain: d0 in [0, 23]");
+  }
+}
+
+TEST_CASE("time limit: ScopedTimeLimit sets the default of options made in its scope") {
+  const double before = indexing::default_time_limit_per_instruction();
+  CHECK(before == indexing::k_default_time_limit_per_instruction);
+  {
+    indexing::ScopedTimeLimit limit(0.5);
+    CHECK(indexing::AnalysisOptions{}.time_limit_per_instruction == 0.5);
+  }
+  CHECK(indexing::AnalysisOptions{}.time_limit_per_instruction == before);
+}
