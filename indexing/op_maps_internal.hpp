@@ -13,7 +13,8 @@ std::vector<MapSet> one_each(std::vector<IndexingMap> maps);
 inline std::uint32_t u32(std::size_t i) { return static_cast<std::uint32_t>(i); }
 
 /// The input count of a variadic op with n inputs followed by n init values
-/// (reduce, reduce-window); throws Unsupported for another operand count.
+/// (reduce, reduce-window); throws Unsupported for another operand count or
+/// an init value that is not a scalar.
 std::size_t input_count(const OpContext& op);
 
 // op_maps_dimensions.cpp: elementwise, broadcast, transpose, reverse, slice, concatenate.

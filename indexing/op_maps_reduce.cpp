@@ -18,7 +18,15 @@ bool contains(const std::vector<std::int64_t>& v, std::size_t x) {
 std::size_t input_count(const OpContext& op) {
   if (op.operand_count() % 2 != 0 || op.operand_count() == 0)
     throw Unsupported("expected inputs and as many init values");
-  return op.operand_count() / 2;
+  const std::size_t inputs = op.operand_count() / 2;
+  // XLA's parser takes an array as an init value, but its verifier rejects
+  // it, and no map says what it would mean.
+  for (std::size_t k = inputs; k < 2 * inputs; ++k) {
+    if (!op.operand_dims(k).empty())
+      throw Unsupported("the init value (operand " + std::to_string(k) +
+                        ") is not a scalar (XLA's verifier rejects it)");
+  }
+  return inputs;
 }
 
 //===--- reduce ---===//
