@@ -3,8 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <set>
-
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>

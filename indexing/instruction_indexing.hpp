@@ -93,8 +93,7 @@ public:
   std::size_t memo_hits() const { return m_memo_hits; }
 
 private:
-  InstructionIndexing analyze_maps(std::uint32_t computation, std::uint32_t instruction, bool output_to_input,
-                                   bool input_to_output);
+  InstructionIndexing analyze_maps(std::uint32_t computation, std::uint32_t instruction, bool o2i, bool i2o);
   std::vector<MapSet> op_maps(std::uint32_t computation, std::uint32_t instruction, std::size_t index, bool forward);
   std::vector<MapSet> fused_output_to_input(std::uint32_t callee, std::size_t output);
   std::vector<MapSet> fused_input_to_output(std::uint32_t callee, std::size_t operand);

@@ -355,6 +355,7 @@ hlo::Shape ModuleBuilder::infer_by_rule(const ast::Instruction& a, const hlo::Co
       throw SyntaxError{operand.name.data(), fmt::format("use of undefined value '{}'", operand.name)};
   }
   std::vector<const hlo::Shape*> operands;
+  operands.reserve(ids.size());
   for (hlo::ShapeId id : ids) operands.push_back(&m_module.shapes[id]);
   std::vector<hlo::Attribute> attributes;
   for (const ast::Attribute& attr : a.attributes) attributes.push_back({attr.name, attr.value});
