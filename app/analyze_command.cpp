@@ -190,6 +190,27 @@ std::vector<std::uint32_t> selected_computations(const hlo::Module& module, cons
   return out;
 }
 
+// --operand K must name an operand of some instruction shown; else nothing
+// would be printed for any of them.
+bool check_operand(const AnalyzeOptions& options, const std::vector<hlo::Module>& modules, std::ostream& err) {
+  if (!options.operand) return true;
+  std::size_t most = 0;
+  for (const hlo::Module& module : modules) {
+    for (std::uint32_t ci : selected_computations(module, options)) {
+      const hlo::Computation& c = module.computations[ci];
+      for (const hlo::Instruction& i : c.instructions) {
+        if (options.instructions.empty() || named(options.instructions, i.name))
+          most = std::max(most, c.operands_of(i).size());
+      }
+    }
+  }
+  if (*options.operand < most) return true;
+  err << fmt::format(
+      "hlo-index: error: --operand {} is out of range: the instructions shown have at most {} operand{}{}\n",
+      *options.operand, most, most == 1 ? "" : "s", most == 0 ? "" : fmt::format(" (0 to {})", most - 1));
+  return false;
+}
+
 void analyze_module(const hlo::Module& module, const AnalyzeOptions& options, AnalyzeRenderer& renderer,
                     analysis::MapTotals& totals) {
   analysis::ModuleAnalysis analysis(module, analysis_options(options));
@@ -220,7 +241,7 @@ int analyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err)
   std::optional<std::vector<hlo::Module>> modules = analysis::load_modules(opts.files, opts.allow_truncated, err);
   if (!modules) return k_exit_input_error;
   if (opts.canonical_names && !rename_canonically(*modules, {opts.allow_truncated}, err)) return k_exit_internal_error;
-  if (!check_names(opts, *modules, err)) return k_exit_input_error;
+  if (!check_names(opts, *modules, err) || !check_operand(opts, *modules, err)) return k_exit_input_error;
   const std::unique_ptr<AnalyzeRenderer> renderer =
       opts.format == "text" ? make_text_renderer(opts, out) : make_json_renderer(opts, out);
   analysis::MapTotals totals;

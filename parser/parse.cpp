@@ -287,7 +287,8 @@ const char* ModuleBuilder::parse_computation(const char* p, const char* end) {
     }
     if (p == end)
       throw SyntaxError{open_brace, fmt::format("computation '{}' is not closed: expected '}}' before the end of "
-                                                "the input",
+                                                "the input (a dump cut off here? --allow-truncated keeps what is "
+                                                "there, with a warning)",
                                                 header.name)};
     if (*p == '}') {
       ++p;

@@ -211,7 +211,9 @@ f {
 
 TEST_CASE("truncated input: an error by default, a warning when allowed") {
   std::string text = "HloModule m\nENTRY %e {\n  %p = f32[] parameter(0)\n  %q = f32[] call(%p), to_apply=%gone\n";
-  CHECK(first_error(text) == "2:10: computation 'e' is not closed: expected '}' before the end of the input");
+  CHECK(first_error(text) ==
+        "2:10: computation 'e' is not closed: expected '}' before the end of the input (a dump "
+        "cut off here? --allow-truncated keeps what is there, with a warning)");
   parser::DiagnosticEngine diagnostics;
   auto modules = parser::parse_hlo_text(text, "t.hlo", diagnostics, {.allow_truncated = true});
   CHECK_FALSE(diagnostics.has_errors());
