@@ -97,6 +97,8 @@ constexpr FamilyMaps k_family_maps[] = {
                     [](Op op, Index operand, Style) { return i2o_batch_norm(op, operand); }},
     {F::kCustomCall, [](Op op, Index output, Style) { return o2i_custom_call(op, output); },
                      [](Op op, Index operand, Style) { return i2o_custom_call(op, operand); }},
+    {F::kScatter, [](Op op, Index output, Style) { return o2i_scatter(op, output); },
+                  [](Op op, Index operand, Style) { return i2o_scatter(op, operand); }},
 };
 // clang-format on
 

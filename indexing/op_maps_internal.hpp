@@ -89,6 +89,10 @@ std::vector<MapSet> i2o_sort(const OpContext& op, std::size_t operand);
 std::vector<MapSet> o2i_batch_norm(const OpContext& op, std::size_t output);
 std::vector<MapSet> i2o_batch_norm(const OpContext& op, std::size_t operand);
 
+// op_maps_scatter.cpp
+std::vector<MapSet> o2i_scatter(const OpContext& op, std::size_t output);
+std::vector<MapSet> i2o_scatter(const OpContext& op, std::size_t operand);
+
 // op_maps_custom_call.cpp
 std::vector<MapSet> o2i_custom_call(const OpContext& op, std::size_t output);
 std::vector<MapSet> i2o_custom_call(const OpContext& op, std::size_t operand);

@@ -147,6 +147,7 @@ constexpr OpRow k_op_table[] = {
                              .xla_simplify = XlaSimplify::kUnusedSymbolsOnly}},
     {Opcode::kDynamicUpdateSlice, {.maps = M::kDynamicUpdateSlice, .result = S::kDynamicUpdateSlice,
                                    .runtime_offsets = true, .xla_simplify = XlaSimplify::kUnusedSymbolsOnly}},
+    {Opcode::kScatter, {.maps = M::kScatter, .runtime_offsets = true}},
     {Opcode::kGather, {.maps = M::kGather, .result = S::kGather, .memo_attributes = k_gather,
                        .runtime_offsets = true, .xla_simplify = XlaSimplify::kUnusedSymbolsOnly}},
 

@@ -13,7 +13,10 @@
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <functional>
+#include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -50,32 +53,42 @@ std::vector<Point> all_points(const std::vector<std::int64_t>& dims) {
   return points;
 }
 
+// The pairs (dimension point, result) of one map, over every value of its
+// range and runtime variables.
+Relation relation_of_any_runtime(const IndexingMap& map) {
+  Relation out;
+  REQUIRE(map.is_defined());
+  const auto vars = map.domain().all_variables();
+  const std::size_t nd = map.dim_count(), nr = map.range_count();
+  std::vector<std::int64_t> values(vars.size());
+  std::function<void(std::size_t)> walk = [&](std::size_t v) {
+    if (v == vars.size()) {
+      simplify::VarValues at{std::span(values).subspan(0, nd), std::span(values).subspan(nd, nr),
+                             std::span(values).subspan(nd + nr)};
+      for (const auto& c : map.domain().constraints())
+        if (!c.interval.contains(simplify::evaluate(c.expr, at))) return;
+      Point result;
+      for (const auto& e : map.results()) result.push_back(simplify::evaluate(e, at));
+      out.insert({Point(values.begin(), values.begin() + static_cast<long>(nd)), result});
+      return;
+    }
+    const auto bounds = map.domain().bounds(vars[v]);
+    for (std::int64_t x = bounds.lo; x <= bounds.hi; ++x) {
+      values[v] = x;
+      walk(v + 1);
+    }
+  };
+  walk(0);
+  return out;
+}
+
 // The pairs (domain point, result) of a set of maps without runtime variables.
 Relation relation_of(const MapSet& set) {
   Relation out;
   for (const IndexingMap& map : set) {
-    REQUIRE(map.is_defined());
     REQUIRE(map.runtime_count() == 0);
-    const auto vars = map.domain().all_variables();
-    std::vector<std::int64_t> values(vars.size());
-    std::function<void(std::size_t)> walk = [&](std::size_t v) {
-      if (v == vars.size()) {
-        const std::size_t nd = map.dim_count();
-        simplify::VarValues at{std::span(values).subspan(0, nd), std::span(values).subspan(nd), {}};
-        for (const auto& c : map.domain().constraints())
-          if (!c.interval.contains(simplify::evaluate(c.expr, at))) return;
-        Point result;
-        for (const auto& e : map.results()) result.push_back(simplify::evaluate(e, at));
-        out.insert({Point(values.begin(), values.begin() + static_cast<long>(nd)), result});
-        return;
-      }
-      const auto bounds = map.domain().bounds(vars[v]);
-      for (std::int64_t x = bounds.lo; x <= bounds.hi; ++x) {
-        values[v] = x;
-        walk(v + 1);
-      }
-    };
-    walk(0);
+    const Relation one = relation_of_any_runtime(map);
+    out.insert(one.begin(), one.end());
   }
   return out;
 }
@@ -290,4 +303,187 @@ TEST_CASE("custom-call: an unknown target is UNDEFINED with its name", "[indexin
   const IndexingMap& map = maps.output_to_input[0][0].front();
   CHECK(map.is_undefined());
   CHECK(map.undefined_reason() == "no indexing maps for custom-call target 'my_kernel'");
+}
+
+namespace {
+
+// A random scatter of one operand: its text and the pieces of its semantics.
+struct RandomScatter {
+  std::vector<std::int64_t> operand, updates, indices;
+  std::vector<std::int64_t> update_window_dims, inserted, to_operand;
+  std::vector<std::size_t> window_of;  // operand dimension -> update dimension (npos: inserted)
+  std::vector<std::size_t> batch;      // update dimensions that are batch positions
+  std::string text;
+};
+
+RandomScatter random_scatter(test::Rng& rng) {
+  RandomScatter s;
+  const std::size_t rank = static_cast<std::size_t>(rng.uniform(1, 3));
+  s.operand = random_dims(rng, rank, 4);
+  std::vector<std::int64_t> window(rank);
+  for (std::size_t k = 0; k < rank; ++k) {
+    if (rng.uniform(0, 2) == 0) {
+      s.inserted.push_back(static_cast<std::int64_t>(k));
+      window[k] = 1;
+    } else {
+      window[k] = rng.uniform(1, s.operand[k]);
+    }
+  }
+  for (std::size_t k = 0; k < rank; ++k) {
+    if (rng.uniform(0, 1) == 0 || (k + 1 == rank && s.to_operand.empty()))
+      s.to_operand.push_back(static_cast<std::int64_t>(k));
+  }
+  const std::size_t batch_rank = static_cast<std::size_t>(rng.uniform(0, 2));
+  const std::size_t window_rank = rank - s.inserted.size();
+  // Updates: batch dimensions and window dimensions interleaved at random.
+  std::vector<char> is_window(batch_rank + window_rank, 0);
+  for (std::size_t w = 0; w < window_rank; ++w) is_window[w] = 1;
+  for (std::size_t i = is_window.size(); i > 1; --i)
+    std::swap(is_window[i - 1], is_window[static_cast<std::size_t>(rng.uniform(0, static_cast<std::int64_t>(i) - 1))]);
+  s.window_of.assign(rank, std::string::npos);
+  std::size_t next_window = 0;
+  std::vector<std::size_t> window_operand_dims;
+  for (std::size_t k = 0; k < rank; ++k) {
+    if (std::find(s.inserted.begin(), s.inserted.end(), static_cast<std::int64_t>(k)) == s.inserted.end())
+      window_operand_dims.push_back(k);
+  }
+  for (std::size_t u = 0; u < is_window.size(); ++u) {
+    if (is_window[u]) {
+      const std::size_t k = window_operand_dims[next_window++];
+      s.update_window_dims.push_back(static_cast<std::int64_t>(u));
+      s.window_of[k] = u;
+      s.updates.push_back(window[k]);
+    } else {
+      s.batch.push_back(u);
+      const std::int64_t size = rng.uniform(1, 3);
+      s.updates.push_back(size);
+      s.indices.push_back(size);
+    }
+  }
+  s.indices.push_back(static_cast<std::int64_t>(s.to_operand.size()));
+  s.text = fmt::format(
+      "HloModule s\nadd {{\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}}\n"
+      "ENTRY e {{\n  o = {} parameter(0)\n  i = {} parameter(1)\n  u = {} parameter(2)\n"
+      "  ROOT r = {} scatter(o, i, u), update_window_dims={{{}}}, inserted_window_dims={{{}}}, "
+      "scatter_dims_to_operand_dims={{{}}}, index_vector_dim={}, to_apply=add\n}}\n",
+      shape_text("f32", s.operand), shape_text("s32", s.indices), shape_text("f32", s.updates),
+      shape_text("f32", s.operand), fmt::join(s.update_window_dims, ","), fmt::join(s.inserted, ","),
+      fmt::join(s.to_operand, ","), s.indices.size() - 1);
+  return s;
+}
+
+// Enumerates a map whose runtime variables hold the values `value(source, point)` gives
+// (none: the variable has no value there, so the point reads nothing), as (dims, result) pairs.
+Relation relation_with_values(
+    const IndexingMap& map,
+    const std::function<std::optional<std::int64_t>(const indexing::RuntimeSource&, const Point&)>& value) {
+  Relation out;
+  const std::size_t nd = map.dim_count(), nr = map.range_count();
+  std::vector<std::int64_t> values(nd + nr);
+  std::function<void(std::size_t)> walk = [&](std::size_t v) {
+    if (v == nd + nr) {
+      std::vector<std::int64_t> rt;
+      for (std::size_t r = 0; r < map.runtime_count(); ++r) {
+        const auto& source = map.runtime_sources().at(r);
+        Point at;
+        simplify::VarValues here{std::span(values).subspan(0, nd), std::span(values).subspan(nd, nr), {}};
+        for (const auto& e : source.map->results()) at.push_back(simplify::evaluate(e, here));
+        const auto x = value(source, at);
+        if (!x || !map.domain().bounds({simplify::VarKind::kRuntime, static_cast<std::uint32_t>(r)}).contains(*x))
+          return;
+        rt.push_back(*x);
+      }
+      simplify::VarValues all{std::span(values).subspan(0, nd), std::span(values).subspan(nd, nr), rt};
+      for (const auto& c : map.domain().constraints())
+        if (!c.interval.contains(simplify::evaluate(c.expr, all))) return;
+      Point result;
+      for (const auto& e : map.results()) result.push_back(simplify::evaluate(e, all));
+      out.insert({Point(values.begin(), values.begin() + static_cast<long>(nd)), result});
+      return;
+    }
+    const std::size_t kind_index = v < nd ? v : v - nd;
+    const auto bounds = map.domain().bounds(
+        {v < nd ? simplify::VarKind::kDim : simplify::VarKind::kRange, static_cast<std::uint32_t>(kind_index)});
+    for (std::int64_t x = bounds.lo; x <= bounds.hi; ++x) {
+      values[v] = x;
+      walk(v + 1);
+    }
+  };
+  walk(0);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("scatter: the updates whose windows land, for concrete indices; operand and indices",
+          "[op-bruteforce][scatter]") {
+  test::Rng rng(1507);
+  int exact_cases = 0;
+  for (int round = 0; round < 40; ++round) {
+    const RandomScatter s = random_scatter(rng);
+    INFO(s.text);
+    const auto modules = test::parse_ok(s.text);
+    const hlo::Module& m = modules[0];
+    indexing::IndexingAnalysis analysis(m, {});
+    const auto maps = analysis.analyze(m.entry, m.computations[m.entry].root, true, true);
+    // Concrete indices: some in bounds, some out (whose windows are skipped).
+    std::map<Point, std::int64_t> index_values;
+    for (const Point& p : all_points(s.indices)) {
+      const std::int64_t k = s.to_operand[static_cast<std::size_t>(p.back())];
+      index_values[p] = rng.uniform(-1, s.operand[static_cast<std::size_t>(k)]);
+    }
+    // Reference: update U lands on S + W when the whole window fits.
+    Relation lands;
+    for (const Point& u : all_points(s.updates)) {
+      Point g;
+      for (std::size_t b : s.batch) g.push_back(u[b]);
+      Point out(s.operand.size(), 0);
+      bool fits = true;
+      for (std::size_t k = 0; k < s.operand.size(); ++k) {
+        std::int64_t start = 0;
+        for (std::size_t j = 0; j < s.to_operand.size(); ++j) {
+          if (static_cast<std::size_t>(s.to_operand[j]) != k) continue;
+          Point at = g;
+          at.push_back(static_cast<std::int64_t>(j));
+          start = index_values.at(at);
+        }
+        const std::int64_t size = s.window_of[k] == std::string::npos ? 1 : s.updates[s.window_of[k]];
+        fits = fits && start >= 0 && start + size <= s.operand[k];
+        out[k] = start + (s.window_of[k] == std::string::npos ? 0 : u[s.window_of[k]]);
+      }
+      if (fits) lands.insert({u, out});
+    }
+    auto value = [&](const indexing::RuntimeSource& source, const Point& at) -> std::optional<std::int64_t> {
+      const std::int64_t v = index_values.at(at);
+      if (!source.feasible.contains(v)) return std::nullopt;  // an out-of-bounds window is skipped
+      return v;
+    };
+    const auto& i2o_row = maps.input_to_output.at(0);
+    REQUIRE(i2o_row.size() == 3);
+    REQUIRE(i2o_row[2].size() == 1);
+    CHECK(relation_with_values(i2o_row[2][0], value) == lands);
+    const MapSet& read = maps.output_to_input.at(0).at(2);
+    REQUIRE(read.size() == 1);
+    const Relation reads = inverse(lands);
+    if (read[0].approximate()) {
+      // One runtime value stands for the starts of every batch position: a superset, over
+      // every value the starts can take.
+      Relation all;
+      for (const auto& [o, u] : relation_of_any_runtime(read[0])) all.insert({o, u});
+      for (const auto& pair : reads) CHECK(all.count(pair) == 1);
+    } else {
+      ++exact_cases;
+      CHECK(relation_with_values(read[0], value) == reads);
+    }
+    // Every output element reads its operand element and every index.
+    const auto out_points = all_points(s.operand);
+    Relation identity, every_index;
+    for (const Point& o : out_points) {
+      identity.insert({o, o});
+      for (const Point& i : all_points(s.indices)) every_index.insert({o, i});
+    }
+    CHECK(relation_of(maps.output_to_input[0].at(0)) == identity);
+    CHECK(relation_of(maps.output_to_input[0].at(1)) == every_index);
+  }
+  CHECK(exact_cases > 3);
 }
