@@ -61,6 +61,18 @@ Convolution convolution(const OpContext& op) {
       throw Unsupported("window sizes, strides and dilations must be positive");
     }
   }
+  // XLA's shape inference rejects these; the parser leaves such a result
+  // shape unchecked, and maps built from them would index outside the operands.
+  for (std::size_t i = 0; i < spatial; ++i) {
+    if (c.window[i].size != c.kernel[sz(c.dims.kernel_spatial[i])]) {
+      throw Unsupported("the window size differs from the kernel's spatial dimension");
+    }
+  }
+  if (c.input[sz(c.dims.input_feature)] != c.kernel_input_features * c.feature_groups ||
+      c.input[sz(c.dims.input_batch)] != c.output[sz(c.dims.output_batch)] * c.batch_groups ||
+      c.kernel[sz(c.dims.kernel_output_feature)] != out_features) {
+    throw Unsupported("the operand feature and batch sizes do not match the output and the group counts");
+  }
   return c;
 }
 
