@@ -7,7 +7,10 @@
 // or size - 1 - s along dimensions with rhs_reversal. A term whose window
 // position covers padding or a base-dilation hole reads nothing: the exact
 // maps read neither the input nor the kernel there. XLA's kernel map (the
-// XLA style) reads the kernel at every window position.
+// XLA style) reads the kernel at every window position, marked approximate
+// where a window position can meet padding or a hole.
+#include <algorithm>
+
 #include "indexing/map_ops.hpp"
 #include "indexing/op_maps_internal.hpp"
 #include "parser/attributes.hpp"
@@ -110,6 +113,17 @@ void require_real_input(IndexingMap& map, const Convolution& c, std::size_t i, c
 
 }  // namespace
 
+namespace {
+
+// Whether some window position can meet padding or a base-dilation hole
+// (where XLA's kernel maps read the kernel although no input is there).
+bool window_meets_holes(const Convolution& c) {
+  return std::any_of(c.window.begin(), c.window.end(),
+                     [](const auto& w) { return w.pad_low > 0 || w.pad_high > 0 || w.base_dilation > 1; });
+}
+
+}  // namespace
+
 std::vector<MapSet> o2i_convolution(const OpContext& op, MapStyle style) {
   const Convolution c = convolution(op);
   const std::size_t spatial = c.window.size();
@@ -167,6 +181,8 @@ std::vector<MapSet> o2i_convolution(const OpContext& op, MapStyle style) {
     for (std::size_t i = 0; i < spatial && !kernel.is_known_empty(); ++i) {
       require_real_input(kernel, c, i, Expr::dim(u32(c.dims.output_spatial[i])), Expr::range(u32(i)));
     }
+  } else if (window_meets_holes(c)) {
+    kernel.mark_approximate();  // XLA's kernel map includes positions that meet padding or holes
   }
   return one_each({std::move(input), std::move(kernel)});
 }
@@ -190,6 +206,7 @@ std::vector<MapSet> i2o_convolution(const OpContext& op, std::size_t operand, Ma
       results[sz(c.dims.output_spatial[i])] = new_range(c.output[sz(c.dims.output_spatial[i])]);
     }
     IndexingMap map = build::map(c.kernel, results, ranges);
+    if (style == MapStyle::kXla && window_meets_holes(c)) map.mark_approximate();
     if (style != MapStyle::kXla) {
       for (std::size_t i = 0; i < spatial && !map.is_known_empty(); ++i) {
         // Reversal is its own inverse: the window position of kernel index k.
