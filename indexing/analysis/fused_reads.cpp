@@ -1,6 +1,8 @@
 #include "indexing/analysis/fused_reads.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <optional>
 #include <exception>
 #include <stdexcept>
 #include <tuple>
@@ -46,9 +48,18 @@ std::vector<std::uint32_t> users_first(const hlo::Computation& body) {
   return post;
 }
 
-void compose_into(const MapSet& first, const MapSet& second, MapSet& into) {
+// The per-instruction time limit of the analysis applies to the walk too.
+struct Deadline {
+  std::optional<std::chrono::steady_clock::time_point> at;
+  void check() const {
+    if (at && std::chrono::steady_clock::now() > *at) throw std::runtime_error("analysis took longer than the limit");
+  }
+};
+
+void compose_into(const MapSet& first, const MapSet& second, MapSet& into, const Deadline& deadline) {
   for (const IndexingMap& a : first) {
     for (const IndexingMap& b : second) {
+      deadline.check();
       if (a.is_undefined() || b.is_undefined()) throw std::runtime_error("a fused instruction has no maps");
       IndexingMap m = indexing::compose(a, b);
       indexing::simplify(m, indexing::SimplifyPolicy::kExactRulesOnly);
@@ -84,6 +95,11 @@ FusedBody fused_body(const hlo::Module& module, indexing::IndexingAnalysis& anal
   result.parameter_uses.resize(parameters);
   result.to_instruction.resize(result.outputs);
   const std::vector<std::uint32_t> order = users_first(body);
+  Deadline deadline;
+  if (const double limit = indexing::default_time_limit_per_instruction(); limit > 0) {
+    deadline.at = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                         std::chrono::duration<double>(limit));
+  }
   try {
     for (std::size_t k = 0; k < result.outputs; ++k) {
       auto& state = result.to_instruction[k];
@@ -100,7 +116,7 @@ FusedBody fused_body(const hlo::Module& module, indexing::IndexingAnalysis& anal
             std::size_t element = 0;
             if (instr.opcode == hlo::Opcode::kGetTupleElement)
               element = static_cast<std::size_t>(parser::int_attribute(body, instr, "index").value_or(0));
-            compose_into(s->second, producer[j], state[{operands[j], element}]);
+            compose_into(s->second, producer[j], state[{operands[j], element}], deadline);
             if (operand.opcode != hlo::Opcode::kParameter) continue;
             auto& uses = result.parameter_uses.at(static_cast<std::size_t>(operand.parameter_number));
             auto use = std::find_if(uses.begin(), uses.end(),
@@ -109,7 +125,7 @@ FusedBody fused_body(const hlo::Module& module, indexing::IndexingAnalysis& anal
               uses.push_back({i, j, std::vector<MapSet>(result.outputs)});
               use = uses.end() - 1;
             }
-            compose_into(s->second, producer[j], use->maps[k]);
+            compose_into(s->second, producer[j], use->maps[k], deadline);
           }
         }
       }
@@ -126,6 +142,10 @@ FusedBody fused_body(const hlo::Module& module, indexing::IndexingAnalysis& anal
       for (MapSet& set : u.maps) {
         MapSet unique;
         for (IndexingMap& m : set) {
+          if (deadline.at && std::chrono::steady_clock::now() > *deadline.at) {
+            result.undefined_reason = "analysis took longer than the limit";
+            return result;
+          }
           indexing::simplify(m, indexing::SimplifyPolicy::kExact);
           indexing::insert_unique(unique, std::move(m), true);
         }

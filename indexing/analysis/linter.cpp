@@ -165,7 +165,8 @@ std::vector<LintFinding> Linter::lint(std::uint32_t computation, std::uint32_t i
   const std::vector<OperandFacts> facts = operand_facts(c, c.instructions[instruction], logical);
   // The rules about fusion decisions look inside the fused body.
   std::optional<FusedBody> body;
-  if (c.instructions[instruction].opcode == hlo::Opcode::kFusion)
+  const bool undefined = std::any_of(facts.begin(), facts.end(), [](const OperandFacts& f) { return !f.defined; });
+  if (c.instructions[instruction].opcode == hlo::Opcode::kFusion && !undefined)
     body = fused_body(m_module, m_analysis.maps(), computation, instruction);
   const FusedBody* fused = body && body->defined() ? &*body : nullptr;
   if (fused != nullptr) {
