@@ -268,8 +268,9 @@ void add_lint_options(CLI::App& cmd, LintOptions& options) {
       ->allow_extra_args(false)
       ->type_name("RULE");
   cmd.add_flag("--list-rules", options.list_rules, "Print the rules with their thresholds and exit");
-  cmd.add_option("--explain", options.explain, "Print the documentation of RULE (what it means, its threshold, "
-                                               "what it does not flag, the usual fix) and exit");
+  cmd.add_option("--explain", options.explain,
+                 "Print the documentation of RULE (what it means, its threshold, "
+                 "what it does not flag, the usual fix) and exit");
   cmd.add_flag("--all-instructions", options.all_instructions,
                "Lint every instruction of the non-fused computations, not only the fusions");
   cmd.add_option("--baseline", options.baseline, "Drop the findings listed in FILE (written by --write-baseline)")

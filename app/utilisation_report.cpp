@@ -22,10 +22,10 @@ std::int64_t add_saturating(std::int64_t a, std::int64_t b) {
 std::string utilisation_text(const analysis::OperandUtilisation& u) {
   if (!u.defined()) return "utilisation: unknown (" + u.undefined_reason + ")";
   // Through an all-gather the elements are (replica, element) pairs over the replicas read.
-  const std::string elements =
-      u.replicas > 1 ? fmt::format("{} ({} replicas x {}) (replica, element) pairs", u.operand_elements * u.replicas,
-                                   u.replicas, u.operand_elements)
-                     : fmt::format("{} elements", u.operand_elements);
+  const std::string elements = u.replicas > 1
+                                   ? fmt::format("{} ({} replicas x {}) (replica, element) pairs",
+                                                 u.operand_elements * u.replicas, u.replicas, u.operand_elements)
+                                   : fmt::format("{} elements", u.operand_elements);
   std::string text =
       fmt::format("utilisation: {} of {} read ({:.3f}), {} reads ({:.2f} per element read), {} bytes, {} map{}",
                   count_text(u.distinct_read), elements, u.utilisation(), count_text(u.total_reads), u.multiplicity(),

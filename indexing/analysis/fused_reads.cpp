@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <optional>
 #include <exception>
+#include <optional>
 #include <stdexcept>
 #include <tuple>
 
@@ -97,8 +97,8 @@ FusedBody fused_body(const hlo::Module& module, indexing::IndexingAnalysis& anal
   const std::vector<std::uint32_t> order = users_first(body);
   Deadline deadline;
   if (const double limit = indexing::default_time_limit_per_instruction(); limit > 0) {
-    deadline.at = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                         std::chrono::duration<double>(limit));
+    deadline.at = std::chrono::steady_clock::now() +
+                  std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(limit));
   }
   try {
     for (std::size_t k = 0; k < result.outputs; ++k) {
@@ -136,8 +136,9 @@ FusedBody fused_body(const hlo::Module& module, indexing::IndexingAnalysis& anal
   }
   // Equal relations written differently are one way of reading.
   for (auto& uses : result.parameter_uses) {
-    std::sort(uses.begin(), uses.end(),
-              [](const FusedUse& a, const FusedUse& b) { return std::tie(a.user, a.position) < std::tie(b.user, b.position); });
+    std::sort(uses.begin(), uses.end(), [](const FusedUse& a, const FusedUse& b) {
+      return std::tie(a.user, a.position) < std::tie(b.user, b.position);
+    });
     for (FusedUse& u : uses) {
       for (MapSet& set : u.maps) {
         MapSet unique;

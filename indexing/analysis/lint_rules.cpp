@@ -92,10 +92,8 @@ std::string_view rule_fix(LintRule rule) {
     case LintRule::kDuplicatedRead:
       return "derive both uses from one read of the operand, or let the producer write it in the layout of the "
              "second use";
-    case LintRule::kUnknownIndexing:
-      return "nothing in the HLO: hlo-index has no maps for the op yet (report it)";
-    case LintRule::kApproximateIndexing:
-      return "raise --isl-max-operations, or accept the sound over-approximation";
+    case LintRule::kUnknownIndexing: return "nothing in the HLO: hlo-index has no maps for the op yet (report it)";
+    case LintRule::kApproximateIndexing: return "raise --isl-max-operations, or accept the sound over-approximation";
   }
   return "";
 }

@@ -213,9 +213,9 @@ std::string Linter::fused_name(const hlo::Computation& computation, std::uint32_
   const hlo::Instruction& instr = computation.instructions[index];
   if (const hlo::Instruction* at = located(m_module, computation, index)) {
     const parser::LineColumn lc = m_module.source->line_column(m_module.source->offset_of(at->name.data()));
-    return fmt::format("%{} (line {})", instr.name, lc.line);
+    return fmt::format("%{} ({}, line {})", instr.name, hlo::opcode_name(instr.opcode), lc.line);
   }
-  return fmt::format("%{}", instr.name);
+  return fmt::format("%{} ({})", instr.name, hlo::opcode_name(instr.opcode));
 }
 
 void Linter::name_fused(LintFinding& finding, std::string_view key, const hlo::Computation& computation,
@@ -304,13 +304,12 @@ void Linter::duplicated_read_rule(const hlo::Computation& c, std::uint32_t instr
     d.operand_name = f.name;
     const std::string who =
         first.use->user == second.use->user
-            ? fmt::format("{} reads it through two maps", fused_name(callee, first.use->user))
-            : fmt::format("{} and {} read it through different maps", fused_name(callee, first.use->user),
-                          fused_name(callee, second.use->user));
+            ? fmt::format("{} is evaluated through two maps that read", fused_name(callee, first.use->user))
+            : fmt::format("{} and {} read", fused_name(callee, first.use->user), fused_name(callee, second.use->user));
     d.message = fmt::format(
-        "%{} reads {} {} times over: {}, {} elements in common; fix: derive both uses from one read (one fused "
-        "instruction reading the operand once), or give the operand the layout of its main use in its producer",
-        c.instructions[instruction].name, f.describe(j), reads.size(), who, common);
+        "%{} reads {} through {} distinct maps that overlap (threshold {} maps): {} {} elements in common; fix: {}",
+        c.instructions[instruction].name, f.describe(j), reads.size(), m_thresholds.duplicated_read_min_maps, who,
+        common, rule_fix(LintRule::kDuplicatedRead));
     d.values["maps"] = reads.size();
     json texts = json::array();
     for (const FusedRead& r : reads) texts.push_back(indexing::print_map(*r.map));
@@ -436,13 +435,13 @@ void Linter::recomputation_rule(const hlo::Computation& c, std::uint32_t instruc
     d.operand_name = f.name;
     const std::string by = consumer ? fmt::format(" because {} re-reads it", fused_name(callee, *consumer)) : "";
     d.message = fmt::format(
-        "%{} evaluates {} ({}) {:.1f} times per element of its result (threshold {}){}, so it reads {} {:.1f} "
-        "times per element; fix: compute {} in a fusion of its own ({} result) and read it from memory",
-        c.instructions[instruction].name, fused_name(callee, producer), hlo::opcode_name(p.opcode), per_element,
-        m_thresholds.max_multiplicity, by, f.describe(*operand), operand_per_element, fused_name(callee, producer),
-        human_bytes(packed_bytes(elements, array_bits(m_module.shape_of(p).is_tuple
-                                                          ? m_module.shape_of(p).elements.at(element)
-                                                          : m_module.shape_of(p)))));
+        "%{} evaluates {} {:.1f} times per element of its result (threshold {}){}, so it reads {} {:.1f} "
+        "times per element; fix: compute %{} in a fusion of its own ({} result) and read it from memory",
+        c.instructions[instruction].name, fused_name(callee, producer), per_element, m_thresholds.max_multiplicity, by,
+        f.describe(*operand), operand_per_element, p.name,
+        human_bytes(
+            packed_bytes(elements, array_bits(m_module.shape_of(p).is_tuple ? m_module.shape_of(p).elements.at(element)
+                                                                            : m_module.shape_of(p)))));
     d.values["multiplicity"] = per_element;
     d.values["evaluations"] = evaluations;
     d.values["producer_elements"] = distinct.value;
@@ -547,8 +546,7 @@ bool Linter::read_in_full_by_users(std::uint32_t computation, std::uint32_t inst
 }
 
 void Linter::count_rules(std::uint32_t computation, std::uint32_t instruction, const InstructionIndexing& logical,
-                         const FusedBody* body, const std::vector<OperandFacts>& facts,
-                         std::vector<LintFinding>& out) {
+                         const FusedBody* body, const std::vector<OperandFacts>& facts, std::vector<LintFinding>& out) {
   if (!m_rules[static_cast<std::size_t>(LintRule::kLowUtilisation)]) return;
   const hlo::Computation& c = m_module.computations[computation];
   std::vector<bool> judged(facts.size());
@@ -569,8 +567,8 @@ void Linter::count_rules(std::uint32_t computation, std::uint32_t instruction, c
     std::optional<std::uint32_t> reader;
     if (body != nullptr && u.operand < body->parameter_uses.size() && body->parameter_uses[u.operand].size() == 1)
       reader = body->parameter_uses[u.operand][0].user;
-    low_utilisation_rule(c, instruction, u, f, body != nullptr ? &m_module.computations[body->callee] : nullptr,
-                         reader, out);
+    low_utilisation_rule(c, instruction, u, f, body != nullptr ? &m_module.computations[body->callee] : nullptr, reader,
+                         out);
   }
 }
 
@@ -584,8 +582,8 @@ void Linter::low_utilisation_rule(const hlo::Computation& c, std::uint32_t instr
   d.operand = u.operand;
   d.operand_name = f.name;
   const std::string by = reader ? fmt::format(" (through {})", fused_name(*callee, *reader)) : std::string();
-  const std::string of = u.replicas > 1 ? fmt::format(" (replica, element) pairs of {} replicas", u.replicas)
-                                        : std::string(" elements");
+  const std::string of =
+      u.replicas > 1 ? fmt::format(" (replica, element) pairs of {} replicas", u.replicas) : std::string(" elements");
   d.message = fmt::format(
       "%{} reads {}{} of {}{}: {}{} of {}{} (threshold {}); fix: fuse the part read into the producer of %{}, or "
       "have the producer write only that part",

@@ -1,7 +1,7 @@
 // Operand utilisation: named cases with known answers, and every instruction
 // of every testdata/analyze module checked against enumeration of its maps.
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <filesystem>
@@ -224,10 +224,10 @@ TEST_CASE("utilisation: all-gather reads (replica, element) pairs", "[indexing][
   // Semantics: output element (i, j) of an all-gather along dimension 1 of
   // 4 replicas' f32[R,C] reads element (i, j mod C) of replica j div C.
   for (const auto& [rows, cols] : {std::pair{2, 3}, std::pair{3, 1}, std::pair{1, 5}}) {
-    const std::string hlo =
-        fmt::format("HloModule u, replica_count=4\nENTRY e {{\n  p = f32[{},{}] parameter(0)\n"
-                    "  ROOT g = f32[{},{}] all-gather(p), replica_groups={{{{0,1,2,3}}}}, dimensions={{1}}\n}}\n",
-                    rows, cols, rows, 4 * cols);
+    const std::string hlo = fmt::format(
+        "HloModule u, replica_count=4\nENTRY e {{\n  p = f32[{},{}] parameter(0)\n"
+        "  ROOT g = f32[{},{}] all-gather(p), replica_groups={{{{0,1,2,3}}}}, dimensions={{1}}\n}}\n",
+        rows, cols, rows, 4 * cols);
     const auto u = root_utilisation(hlo);
     std::set<std::tuple<int, int, int>> read;  // (replica, row, column)
     std::int64_t reads = 0;
@@ -272,7 +272,8 @@ TEST_CASE("utilisation: a dot over an all-gather reads each pair K times", "[ind
   CHECK(u.operands[0].multiplicity() == Approx(5.0));  // the dot's N, not N x replicas
 }
 
-TEST_CASE("utilisation: a multi-output fusion evaluates a shared producer once", "[indexing][utilisation][bruteforce]") {
+TEST_CASE("utilisation: a multi-output fusion evaluates a shared producer once",
+          "[indexing][utilisation][bruteforce]") {
   // (reduce(dot(a, b)), dot(a, b)): the outputs share the loop over the dot,
   // so the dot is evaluated once per element and reads a's row K times.
   for (const auto& [m, k, n] : {std::tuple{4, 6, 5}, std::tuple{2, 3, 7}}) {
