@@ -398,7 +398,7 @@ void Linter::recomputation_rule(const hlo::Computation& c, std::uint32_t instruc
     // The operand this costs most: the largest multiplication of reads among those the producer reads.
     std::optional<std::size_t> operand;
     double operand_per_element = 0;
-    std::int64_t operand_reads = 0;
+    std::int64_t operand_reads = 0, operand_read = 0;
     for (std::size_t j : parameters_below(callee, producer)) {
       if (j >= facts.size() || !facts[j].array || !facts[j].defined || facts[j].approximate ||
           facts[j].bytes < m_thresholds.high_multiplicity_min_bytes)
@@ -413,6 +413,7 @@ void Linter::recomputation_rule(const hlo::Computation& c, std::uint32_t instruc
         operand = j;
         operand_per_element = r;
         operand_reads = total;
+        operand_read = read.value;
       }
     }
     if (!operand) continue;
@@ -449,6 +450,8 @@ void Linter::recomputation_rule(const hlo::Computation& c, std::uint32_t instruc
     if (consumer) name_fused(d, "consumer", callee, *consumer);
     d.values["operand_reads"] = operand_reads;
     d.values["operand_multiplicity"] = operand_per_element;
+    d.values["total_reads"] = operand_reads;  // the operand's, as before the rule judged producers
+    d.values["distinct_read"] = operand_read;
     d.values["operand_bytes"] = f.bytes;
     d.values["max_multiplicity"] = m_thresholds.max_multiplicity;
     d.values["min_bytes"] = m_thresholds.high_multiplicity_min_bytes;
