@@ -512,6 +512,38 @@ void Linter::whole_instruction_rules(const hlo::Computation& c, std::uint32_t in
   }
 }
 
+bool Linter::per_device_offsets(const hlo::Computation& c, std::uint32_t instruction, std::size_t operand,
+                                const InstructionIndexing& maps) const {
+  const hlo::Instruction& instr = c.instructions[instruction];
+  const auto operands = c.operands_of(instr);
+  bool any = false;
+  for (const auto& per_output : maps.output_to_input) {
+    if (operand >= per_output.size()) continue;
+    for (const IndexingMap& m : per_output[operand]) {
+      if (!m.is_defined()) continue;
+      for (const indexing::RuntimeSource& source : m.runtime_sources()) {
+        if (source.operand < 0 || static_cast<std::size_t>(source.operand) >= operands.size()) return false;
+        // The offset is computed from the device's id and constants only.
+        bool device = false;
+        std::vector<std::uint32_t> stack{operands[static_cast<std::size_t>(source.operand)]};
+        std::set<std::uint32_t> seen(stack.begin(), stack.end());
+        while (!stack.empty()) {
+          const hlo::Instruction& i = c.instructions[stack.back()];
+          stack.pop_back();
+          if (i.opcode == hlo::Opcode::kPartitionId || i.opcode == hlo::Opcode::kReplicaId) device = true;
+          if (i.opcode == hlo::Opcode::kParameter) return false;
+          for (std::uint32_t o : c.operands_of(i)) {
+            if (seen.insert(o).second) stack.push_back(o);
+          }
+        }
+        if (!device) return false;
+        any = true;
+      }
+    }
+  }
+  return any;
+}
+
 bool Linter::read_in_full_by_users(std::uint32_t computation, std::uint32_t instruction, std::size_t operand) {
   const hlo::Computation& c = m_module.computations[computation];
   // An async computation wraps one op the scheduler overlaps (a slice there
@@ -555,8 +587,12 @@ void Linter::count_rules(std::uint32_t computation, std::uint32_t instruction, c
   std::vector<bool> judged(facts.size());
   for (std::size_t j = 0; j < facts.size(); ++j) {
     const OperandFacts& f = facts[j];
-    // Runtime offsets choose the part read at run time: the whole buffer must exist (not a fusion decision).
-    judged[j] = f.array && f.defined && !f.runtime && f.bytes >= m_thresholds.low_utilisation_min_bytes;
+    // Runtime offsets choose the part read at run time: the whole buffer must
+    // exist (not a fusion decision), unless the offsets depend only on the
+    // device: then each device holds a buffer it reads a part of.
+    judged[j] = f.array && f.defined &&
+                (!f.runtime || (!f.approximate && per_device_offsets(c, instruction, j, logical))) &&
+                f.bytes >= m_thresholds.low_utilisation_min_bytes;
   }
   if (std::none_of(judged.begin(), judged.end(), [](bool b) { return b; })) return;
   const InstructionUtilisation usage =
@@ -585,18 +621,24 @@ void Linter::low_utilisation_rule(const hlo::Computation& c, std::uint32_t instr
   d.operand = u.operand;
   d.operand_name = f.name;
   const std::string by = reader ? fmt::format(" (through {})", fused_name(*callee, *reader)) : std::string();
+  const std::string where = u.depends_on_runtime ? ", on each device (the offsets depend only on the device id)" : "";
+  const hlo::Instruction& producer = c.instructions[c.operands_of(c.instructions[instruction])[u.operand]];
+  const std::string fix =
+      u.depends_on_runtime && producer.opcode == hlo::Opcode::kAllReduce
+          ? fmt::format("replace %{} and this slice by a reduce-scatter, so each device receives only its part", f.name)
+          : fmt::format("fuse the part read into the producer of %{}, or have the producer write only that part",
+                        f.name);
   const std::string of =
       u.replicas > 1 ? fmt::format(" (replica, element) pairs of {} replicas", u.replicas) : std::string(" elements");
-  d.message = fmt::format(
-      "%{} reads {}{} of {}{}: {}{} of {}{} (threshold {}); fix: fuse the part read into the producer of %{}, or "
-      "have the producer write only that part",
-      c.instructions[instruction].name, bound ? "at most " : "", percent(fraction), f.describe(u.operand), by,
-      bound ? "at most " : "", u.distinct_read.value, u.operand_elements * u.replicas, of,
-      percent(m_thresholds.min_utilisation), f.name);
+  d.message = fmt::format("%{} reads {}{} of {}{}: {}{} of {}{}{} (threshold {}); fix: {}",
+                          c.instructions[instruction].name, bound ? "at most " : "", percent(fraction),
+                          f.describe(u.operand), by, bound ? "at most " : "", u.distinct_read.value,
+                          u.operand_elements * u.replicas, of, where, percent(m_thresholds.min_utilisation), fix);
   d.values["utilisation"] = fraction;
   d.values["elements_read"] = u.distinct_read.value;
   d.values["operand_elements"] = u.operand_elements;
   if (u.replicas > 1) d.values["replicas"] = u.replicas;
+  if (u.depends_on_runtime) d.values["per_device_offsets"] = true;
   d.values["operand_bytes"] = f.bytes;
   d.values["exact"] = !bound;
   if (reader) name_fused(d, "reader", *callee, *reader);

@@ -51,6 +51,10 @@ private:
                                const indexing::InstructionIndexing& logical, std::vector<LintFinding>& out) const;
   void count_rules(std::uint32_t computation, std::uint32_t instruction, const indexing::InstructionIndexing& logical,
                    const FusedBody* body, const std::vector<OperandFacts>& facts, std::vector<LintFinding>& out);
+  /// True when every runtime offset of the operand's maps is computed from
+  /// partition-id or replica-id and constants (each device reads its part).
+  bool per_device_offsets(const hlo::Computation& c, std::uint32_t instruction, std::size_t operand,
+                          const indexing::InstructionIndexing& maps) const;
   /// True when the users of the operand together read at least --min-utilisation
   /// of it (a split: slices that each read a part): no waste to report.
   bool read_in_full_by_users(std::uint32_t computation, std::uint32_t instruction, std::size_t operand);
