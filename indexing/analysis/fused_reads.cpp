@@ -87,6 +87,22 @@ FusedBody fused_body(const hlo::Module& module, indexing::IndexingAnalysis& anal
   }
   const hlo::Shape& root_shape = module.shape_of(body.instructions[body.root]);
   result.outputs = root_shape.is_tuple ? root_shape.elements.size() : 1;
+  // One loop domain: the outputs (the tuple's operands) have one shape and none is a reduce.
+  if (root_shape.is_tuple && body.instructions[body.root].opcode == hlo::Opcode::kTuple) {
+    result.one_loop_domain = true;
+    std::optional<std::vector<std::int64_t>> dims;
+    for (std::uint32_t o : body.operands_of(body.instructions[body.root])) {
+      const hlo::Instruction& out = body.instructions[o];
+      const hlo::Shape& shape = module.shape_of(out);
+      if (out.opcode == hlo::Opcode::kReduce || shape.is_tuple) {
+        result.one_loop_domain = false;
+        break;
+      }
+      const std::vector<std::int64_t> d = indexing::dimension_sizes(shape);
+      if (dims && *dims != d) result.one_loop_domain = false;
+      dims = d;
+    }
+  }
   std::size_t parameters = 0;
   for (const hlo::Instruction& i : body.instructions) {
     if (i.opcode == hlo::Opcode::kParameter)
@@ -161,6 +177,12 @@ MapSet shared_loop_reads(const FusedBody& body, std::size_t parameter) {
   MapSet out;
   if (parameter >= body.parameter_uses.size()) return out;
   for (const FusedUse& use : body.parameter_uses[parameter]) {
+    if (body.one_loop_domain || use.maps.size() == 1) {
+      for (const MapSet& set : use.maps) {
+        for (const IndexingMap& m : set) indexing::insert_unique(out, m, true);
+      }
+      continue;
+    }
     std::size_t best = 0;
     std::int64_t most = -1;
     for (std::size_t k = 0; k < use.maps.size(); ++k) {

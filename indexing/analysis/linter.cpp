@@ -275,12 +275,15 @@ void Linter::duplicated_read_rule(const hlo::Computation& c, std::uint32_t instr
     // The distinct reads under the shared-loop model: one output's maps per use.
     std::vector<FusedRead> reads;
     for (const FusedUse& use : body.parameter_uses[j]) {
-      for (const IndexingMap& m : use.maps[loop_output(use)]) {
-        if (!m.is_defined()) continue;
-        const bool seen = std::any_of(reads.begin(), reads.end(), [&](const FusedRead& r) {
-          return *r.map == m || indexing::are_equal(*r.map, m).value_or(false);
-        });
-        if (!seen) reads.push_back({&use, &m});
+      for (std::size_t k = 0; k < use.maps.size(); ++k) {
+        if (!body.one_loop_domain && k != loop_output(use)) continue;
+        for (const IndexingMap& m : use.maps[k]) {
+          if (!m.is_defined()) continue;
+          const bool seen = std::any_of(reads.begin(), reads.end(), [&](const FusedRead& r) {
+            return *r.map == m || indexing::are_equal(*r.map, m).value_or(false);
+          });
+          if (!seen) reads.push_back({&use, &m});
+        }
       }
     }
     if (reads.size() < m_thresholds.duplicated_read_min_maps) continue;
@@ -385,11 +388,13 @@ void Linter::recomputation_rule(const hlo::Computation& c, std::uint32_t instruc
     for (const auto& per_output : body.to_instruction) {
       const auto it = per_output.find({producer, element});
       if (it == per_output.end()) continue;
-      evaluations = std::max(evaluations, reads_of_one_execution(it->second, exact));
+      if (!body.one_loop_domain) evaluations = std::max(evaluations, reads_of_one_execution(it->second, exact));
       for (const IndexingMap& m : it->second) {
-        if (m.is_defined() && m.runtime_count() == 0) all.push_back(m);
+        if (m.is_defined() && m.runtime_count() == 0) indexing::insert_unique(all, m, true);
       }
     }
+    // Over one loop domain, the evaluations at distinct (loop point, element) pairs.
+    if (body.one_loop_domain) evaluations = reads_of_one_execution(all, exact);
     if (all.empty()) continue;
     const indexing::Count distinct = indexing::count_union_image(all);
     if (!exact || !distinct.exact || distinct.value == 0) continue;

@@ -304,3 +304,38 @@ TEST_CASE("utilisation: a multi-output fusion evaluates a shared producer once",
     CHECK(u.operands[1].multiplicity() == Approx(static_cast<double>(m)));
   }
 }
+
+TEST_CASE("utilisation: a loop fusion's outputs share reads at the same loop point",
+          "[indexing][utilisation][bruteforce]") {
+  // (exp(p), 2 * exp(p)): both outputs read p(i, j) at loop point (i, j): one
+  // way of reading, n * n reads. (exp(p), transpose(exp(p))): at loop point
+  // (i, j) the outputs need p(i, j) and p(j, i): two ways of reading, each
+  // counted in full (reads are summed over the ways of reading, as for
+  // p + transpose(p) in one output), not once per output as before.
+  for (const int n : {3, 5}) {
+    const auto hlo = [n](const std::string& second) {
+      return fmt::format(
+          "HloModule u\nf {{\n  a = f32[{0},{0}] parameter(0)\n  e = f32[{0},{0}] exponential(a)\n{1}"
+          "  ROOT t = (f32[{0},{0}], f32[{0},{0}]) tuple(e, o)\n}}\n"
+          "ENTRY e {{\n  p = f32[{0},{0}] parameter(0)\n"
+          "  ROOT r = (f32[{0},{0}], f32[{0},{0}]) fusion(p), kind=kLoop, calls=f\n}}\n",
+          n, second);
+    };
+    // (way of reading, loop i, loop j, p row, p column)
+    std::set<std::tuple<int, int, int, int, int>> same, transposed;
+    for (int i = 0; i < n; ++i) {
+      for (int j = 0; j < n; ++j) {
+        same.insert({0, i, j, i, j});
+        transposed.insert({0, i, j, i, j});
+        transposed.insert({1, i, j, j, i});
+      }
+    }
+    INFO(n);
+    const auto u_same = root_utilisation(
+        hlo(fmt::format("  two = f32[{0},{0}] constant(2)\n  o = f32[{0},{0}] multiply(e, two)\n", n)));
+    CHECK(u_same.operands[0].total_reads.value == static_cast<std::int64_t>(same.size()));
+    const auto u_transposed =
+        root_utilisation(hlo(fmt::format("  o = f32[{0},{0}] transpose(e), dimensions={{1,0}}\n", n)));
+    CHECK(u_transposed.operands[0].total_reads.value == static_cast<std::int64_t>(transposed.size()));
+  }
+}
