@@ -122,8 +122,9 @@ void insert_unique(MapSet& set, IndexingMap map, bool semantic) {
     return;
   }
   std::erase_if(set, [](const IndexingMap& m) { return m.is_known_empty(); });
+  // A structurally equal member anywhere in the set settles it before any isl question.
+  if (std::find(set.begin(), set.end(), map) != set.end()) return;
   for (const IndexingMap& m : set) {
-    if (m == map) return;
     if (m.is_undefined() || map.is_undefined()) {
       if (m.is_undefined() && map.is_undefined() && m.undefined_reason() == map.undefined_reason()) return;
       continue;
