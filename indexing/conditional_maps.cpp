@@ -99,6 +99,8 @@ std::vector<MapSet> IndexingAnalysis::conditional_maps(std::uint32_t computation
   const auto output_dims = [&](std::size_t k) {
     return dimension_sizes(shape.is_tuple ? shape.elements.at(k) : shape);
   };
+  // Tuple branch operands are left UNDEFINED: chains of conditionals passing tuples (torax)
+  // multiply the pieces of every branch selector along the chain.
   const auto branch_operand_is_tuple = [&](std::size_t i) {
     const hlo::Shape& s = m_module.shape_of(c.instructions[operands[i + 1]]);
     if (s.is_tuple && !s.elements.empty()) throw Unsupported("a conditional with a tuple branch operand");

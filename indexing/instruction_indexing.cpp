@@ -116,6 +116,37 @@ void compose_into(const MapSet& first, const MapSet& second, MapSet& into, MapSt
 
 }  // namespace
 
+namespace {
+
+// Calls and conditionals may read several elements of a tuple operand: each
+// of their maps into one has the element as its first result (a constant).
+bool reads_tuple_elements_by_result(Opcode op) {
+  const hlo::MapFamily family = hlo::op_traits(op).maps;
+  return family == hlo::MapFamily::kCall || family == hlo::MapFamily::kConditional;
+}
+
+// A map into element `element` of a tuple-shaped parameter, as a map into the tuple.
+IndexingMap into_tuple_element(const IndexingMap& map, const hlo::Shape& tuple, std::size_t element) {
+  if (!map.is_defined()) return map;
+  if (element >= tuple.elements.size() || tuple.elements[element].is_tuple)
+    return IndexingMap::undefined("a nested tuple element of a tuple parameter");
+  IndexingMap out = map;
+  out.results().insert(out.results().begin(), Expr::constant(static_cast<std::int64_t>(element)));
+  return out;
+}
+
+// The element and the map into it.
+std::pair<std::size_t, IndexingMap> split_tuple_element(const IndexingMap& map) {
+  if (!map.is_defined()) return {0, map};
+  if (map.results().empty() || map.results().front().kind() != Expr::Kind::kConstant)
+    throw Unsupported("a map into a tuple operand without its element");
+  IndexingMap rest = map;
+  rest.results().erase(rest.results().begin());
+  return {static_cast<std::size_t>(map.results().front().constant_value()), std::move(rest)};
+}
+
+}  // namespace
+
 void insert_unique(MapSet& set, IndexingMap map, bool semantic) {
   if (map.is_known_empty()) {
     if (set.empty()) set.push_back(std::move(map));
@@ -331,20 +362,29 @@ std::vector<MapSet> IndexingAnalysis::fused_output_to_input(std::uint32_t callee
     for (auto s = state.lower_bound({i, 0}); s != state.end() && s->first.first == i; ++s) {
       const MapSet& consumer = s->second;
       if (instr.opcode == Opcode::kParameter) {
+        MapSet& into = result.at(static_cast<std::size_t>(instr.parameter_number));
+        const hlo::Shape& shape = m_module.shape_of(instr);
         for (const IndexingMap& m : consumer) {
-          insert_unique(result.at(static_cast<std::size_t>(instr.parameter_number)), m, false);
+          insert_unique(into, shape.is_tuple ? into_tuple_element(m, shape, s->first.second) : m, false);
         }
         continue;
       }
       const std::vector<MapSet> producer = op_maps(callee, i, s->first.second, false);
       auto operands = body.operands_of(instr);
       for (std::size_t j = 0; j < operands.size() && j < producer.size(); ++j) {
-        // A map into a tuple-shaped operand reads one of its elements: that output of the producer.
-        std::size_t element = 0;
-        if (m_module.shape_of(body.instructions[operands[j]]).is_tuple) {
-          element = operand_tuple_element(OpContext{m_module, body, i}, s->first.second).value_or(0);
+        if (!m_module.shape_of(body.instructions[operands[j]]).is_tuple) {
+          compose_into(consumer, producer[j], state[{operands[j], 0}], m_options.style, step);
+        } else if (reads_tuple_elements_by_result(instr.opcode)) {
+          // Each map names the element it reads in its first result.
+          for (const IndexingMap& p : producer[j]) {
+            const auto [element, rest] = split_tuple_element(p);
+            compose_into(consumer, {rest}, state[{operands[j], element}], m_options.style, step);
+          }
+        } else {
+          // The op reads the element its output passes on (get-tuple-element's index=, ...).
+          const std::size_t element = operand_tuple_element(OpContext{m_module, body, i}, s->first.second).value_or(0);
+          compose_into(consumer, producer[j], state[{operands[j], element}], m_options.style, step);
         }
-        compose_into(consumer, producer[j], state[{operands[j], element}], m_options.style, step);
       }
     }
   }
