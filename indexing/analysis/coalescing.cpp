@@ -157,6 +157,19 @@ std::vector<std::int64_t> sampled_groups(std::int64_t groups, std::int64_t max_g
   return out;
 }
 
+// Outputs per warp of a row reduction: 32 / the reads of one row (at least 1).
+std::int64_t rows_per_warp(const std::vector<Sampled>& maps, const AccessSetup& setup, const CoalescingOptions& o) {
+  for (std::int64_t t = 0; t < setup.output_slots; ++t) {
+    std::int64_t reads = 0;
+    for (const Sampled& s : maps)
+      for_each_read(s, t, o.max_range_points * setup.group_outputs, [&](std::int64_t) {
+        return ++reads < setup.group_outputs;
+      });
+    if (reads > 0) return std::max<std::int64_t>(1, setup.group_outputs / reads);
+  }
+  return 1;
+}
+
 // The output offset step of a tile row: the stride of an output dimension
 // along which the map reads consecutive operand offsets; 1 when none does.
 std::int64_t tile_row_step(const std::vector<Sampled>& maps, const AccessSetup& setup, const CoalescingOptions& o) {
@@ -198,10 +211,11 @@ void add_group(const std::vector<std::vector<std::int64_t>>& threads, const Acce
   std::set<std::int64_t> units;
   for (std::int64_t o : distinct) units.insert(o * bits / unit);
   const auto n = static_cast<std::int64_t>(distinct.size());
-  // The fewest units that hold as many elements, read contiguously from the
-  // lowest offset read (alignment is the layout's, not the pattern's fault).
-  const std::int64_t first_bit = *distinct.begin() * bits;
-  const std::int64_t minimum = (first_bit + n * bits - 1) / unit - first_bit / unit + 1;
+  // The fewest units that hold as many bits (XLA's lower bound); a read that
+  // is one contiguous run needs the units it spans, whatever its alignment
+  // (that is the layout's doing, not the access pattern's).
+  const bool contiguous = *distinct.rbegin() - *distinct.begin() + 1 == n;
+  const std::int64_t minimum = contiguous ? static_cast<std::int64_t>(units.size()) : (n * bits + unit - 1) / unit;
   totals.transfers += static_cast<std::int64_t>(units.size());
   totals.minimum += minimum;
   totals.bits_read += n * bits;
@@ -217,19 +231,17 @@ std::vector<std::vector<std::int64_t>> group_reads(const std::vector<Sampled>& m
   std::vector<std::vector<std::int64_t>> threads;
   switch (setup.model) {
     case AccessModel::kGpuRowReduction: {
-      // From output g on, each output's row in stride order, until the warp is full.
+      // Warp g takes `step` outputs (rows shorter than a warp share it: XLA's
+      // multi-row reduction) and reads each row in stride order, until full.
       std::int64_t filled = 0;
-      for (std::int64_t t = g; t < setup.output_slots && filled < size; ++t) {
-        bool any = false;
+      for (std::int64_t t = g * step; t < std::min(setup.output_slots, (g + 1) * step) && filled < size; ++t) {
         for (const Sampled& s : maps) {
           for_each_read(s, t, o.max_range_points * size, [&](std::int64_t offset) {
             threads.push_back({offset});
-            any = true;
             return ++filled < size;
           });
           if (filled >= size) break;
         }
-        if (!any && t == g) return threads;  // an idle output starts no warp
       }
       return threads;
     }
@@ -318,10 +330,13 @@ Coalescing coalescing(const MapSet& physical, const AccessSetup& setup, const Co
     return result;
   }
   const std::int64_t size = std::max<std::int64_t>(1, setup.group_outputs);
-  const bool per_output = setup.model == AccessModel::kGpuRowReduction;
-  const std::int64_t groups = per_output ? setup.output_slots : (setup.output_slots + size - 1) / size;
-  const std::int64_t step =
-      setup.model == AccessModel::kGpuTiledTranspose ? tile_row_step(maps, setup, options) : std::int64_t{1};
+  // Tiled transpose: outputs between the threads of a tile row; row
+  // reduction: outputs per warp.
+  const bool rows = setup.model == AccessModel::kGpuRowReduction;
+  const std::int64_t step = setup.model == AccessModel::kGpuTiledTranspose ? tile_row_step(maps, setup, options)
+                            : rows                                          ? rows_per_warp(maps, setup, options)
+                                                                            : std::int64_t{1};
+  const std::int64_t groups = rows ? (setup.output_slots + step - 1) / step : (setup.output_slots + size - 1) / size;
   // TPU and CPU groups hold many outputs with their iterations: fewer of them.
   const bool wide = setup.model == AccessModel::kTpuTiles || setup.model == AccessModel::kCpuLines;
   const std::int64_t max_groups = wide ? options.max_wide_groups : options.max_groups;
@@ -338,7 +353,8 @@ Coalescing coalescing(const MapSet& physical, const AccessSetup& setup, const Co
   result.min_transfers = static_cast<double>(totals.minimum) / static_cast<double>(totals.groups);
   result.used_fraction =
       static_cast<double>(totals.bits_read) / static_cast<double>(totals.transfers * setup.unit_bits);
-  if (step != 1) result.reason = "tile rows " + std::to_string(step) + " output elements apart";
+  if (step != 1 && !rows) result.reason = "tile rows " + std::to_string(step) + " output elements apart";
+  if (step != 1 && rows) result.reason = std::to_string(step) + " rows per warp";
   classify(totals, result);
   return result;
 }

@@ -28,6 +28,8 @@ public:
   /// The findings of instruction `instruction` of computation `computation`,
   /// in no particular order.
   std::vector<LintFinding> lint(std::uint32_t computation, std::uint32_t instruction);
+  /// The target uncoalesced-read judges reads for (`--target`); none: detected from the module.
+  void set_target(std::optional<Target> target) { m_analysis.patterns().set_target(target); }
 
 private:
   struct OperandFacts;

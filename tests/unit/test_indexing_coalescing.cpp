@@ -447,15 +447,23 @@ Expected simulate(const Case& c, const Coalescing& verdict) {
   }
   std::vector<std::vector<std::int64_t>> groups;
   if (model == AccessModel::kGpuRowReduction) {
-    // From each output offset: rows in ascending offsets, 32 reads a warp.
-    for (std::int64_t g : sampled(slots, 64)) {
+    // Rows shorter than a warp share it (32 / row length rows per warp);
+    // each row read in ascending offsets, 32 reads a warp.
+    std::int64_t rows = 1;
+    for (std::int64_t t = 0; t < slots; ++t) {
+      const auto n = static_cast<std::int64_t>(reads_of(t).size());
+      if (n > 0) {
+        rows = std::max<std::int64_t>(1, 32 / n);
+        break;
+      }
+    }
+    for (std::int64_t g : sampled((slots + rows - 1) / rows, 64)) {
       std::vector<std::int64_t> warp;
-      for (std::int64_t t = g; t < slots && static_cast<std::int64_t>(warp.size()) < 32; ++t) {
+      for (std::int64_t t = g * rows; t < std::min(slots, (g + 1) * rows); ++t) {
         Ints row = reads_of(t);
         std::sort(row.begin(), row.end());
         for (std::int64_t o : row)
           if (static_cast<std::int64_t>(warp.size()) < 32) warp.push_back(o);
-        if (row.empty() && t == g) break;
       }
       groups.push_back(warp);
     }
@@ -502,9 +510,10 @@ Expected simulate(const Case& c, const Coalescing& verdict) {
     if (distinct.empty()) continue;
     std::set<std::int64_t> units;
     for (std::int64_t o : distinct) units.insert(o * bits / unit);
-    const std::int64_t first = *distinct.begin() * bits, n = static_cast<std::int64_t>(distinct.size());
+    const auto n = static_cast<std::int64_t>(distinct.size());
+    const bool one_run = *distinct.rbegin() - *distinct.begin() + 1 == n;
     transfers += static_cast<std::int64_t>(units.size());
-    minimum += (first + n * bits - 1) / unit - first / unit + 1;
+    minimum += one_run ? static_cast<std::int64_t>(units.size()) : (n * bits + unit - 1) / unit;
     ++e.groups;
   }
   if (e.groups == 0) return e;
