@@ -119,8 +119,7 @@ AccessModel gpu_emitter(const hlo::Module& module, const hlo::Computation& compu
   for (const hlo::Instruction* r : roots) {
     // The transpose hero may sit under elementwise conversions.
     const hlo::Instruction* hero = r;
-    while ((hero->opcode == hlo::Opcode::kConvert || hero->opcode == hlo::Opcode::kBitcast) &&
-           hero->operand_count == 1)
+    while ((hero->opcode == hlo::Opcode::kConvert || hero->opcode == hlo::Opcode::kBitcast) && hero->operand_count == 1)
       hero = &body->instructions[body->operands_of(*hero)[0]];
     if (tiled_transpose(module, *body, *hero)) return AccessModel::kGpuTiledTranspose;
   }

@@ -162,9 +162,8 @@ std::int64_t rows_per_warp(const std::vector<Sampled>& maps, const AccessSetup& 
   for (std::int64_t t = 0; t < setup.output_slots; ++t) {
     std::int64_t reads = 0;
     for (const Sampled& s : maps)
-      for_each_read(s, t, o.max_range_points * setup.group_outputs, [&](std::int64_t) {
-        return ++reads < setup.group_outputs;
-      });
+      for_each_read(s, t, o.max_range_points * setup.group_outputs,
+                    [&](std::int64_t) { return ++reads < setup.group_outputs; });
     if (reads > 0) return std::max<std::int64_t>(1, setup.group_outputs / reads);
   }
   return 1;
@@ -224,9 +223,8 @@ void add_group(const std::vector<std::vector<std::int64_t>>& threads, const Acce
 }
 
 // The threads of group g and their reads under the model.
-std::vector<std::vector<std::int64_t>> group_reads(const std::vector<Sampled>& maps, std::int64_t g,
-                                                   std::int64_t step, const AccessSetup& setup,
-                                                   const CoalescingOptions& o) {
+std::vector<std::vector<std::int64_t>> group_reads(const std::vector<Sampled>& maps, std::int64_t g, std::int64_t step,
+                                                   const AccessSetup& setup, const CoalescingOptions& o) {
   const std::int64_t size = setup.group_outputs;
   std::vector<std::vector<std::int64_t>> threads;
   switch (setup.model) {
@@ -321,7 +319,7 @@ Coalescing coalescing(const MapSet& physical, const AccessSetup& setup, const Co
     for (std::size_t r = 0; r < m.runtime_count(); ++r)
       s.runtimes.push_back(m.domain().bounds({VarKind::kRuntime, static_cast<std::uint32_t>(r)}).lo);
     s.order = setup.model == AccessModel::kGpuRowReduction ? stride_order(m, s.runtimes)
-                                                             : lexicographic_order(m.range_count());
+                                                           : lexicographic_order(m.range_count());
     maps.push_back(std::move(s));
   }
   if (maps.empty()) {
@@ -334,8 +332,8 @@ Coalescing coalescing(const MapSet& physical, const AccessSetup& setup, const Co
   // reduction: outputs per warp.
   const bool rows = setup.model == AccessModel::kGpuRowReduction;
   const std::int64_t step = setup.model == AccessModel::kGpuTiledTranspose ? tile_row_step(maps, setup, options)
-                            : rows                                          ? rows_per_warp(maps, setup, options)
-                                                                            : std::int64_t{1};
+                            : rows                                         ? rows_per_warp(maps, setup, options)
+                                                                           : std::int64_t{1};
   const std::int64_t groups = rows ? (setup.output_slots + step - 1) / step : (setup.output_slots + size - 1) / size;
   // TPU and CPU groups hold many outputs with their iterations: fewer of them.
   const bool wide = setup.model == AccessModel::kTpuTiles || setup.model == AccessModel::kCpuLines;

@@ -66,7 +66,7 @@ struct AccessSetup {
   AccessModel model = AccessModel::kGpuLoop;
   std::int64_t output_slots = 0;  // allocated elements of the output buffer
   std::int64_t operand_bits = 32;
-  std::int64_t unit_bits = 1024;  // 128-byte transactions; TPU: a whole tile; CPU: 512
+  std::int64_t unit_bits = 1024;    // 128-byte transactions; TPU: a whole tile; CPU: 512
   std::int64_t group_outputs = 32;  // threads of a warp; TPU: outputs of an output tile; CPU: 16
   /// kGpuTiledTranspose: the strides of the output's physical dimensions, tried
   /// as the step between the threads of a tile row.
@@ -74,7 +74,7 @@ struct AccessSetup {
 };
 
 struct CoalescingOptions {
-  std::int64_t max_groups = 64;  // groups evaluated: the first half, then evenly spread
+  std::int64_t max_groups = 64;       // groups evaluated: the first half, then evenly spread
   std::int64_t max_wide_groups = 16;  // likewise for TPU and CPU groups
   // Range-variable points tried for a thread's first read (its lowest offset)
   // and, on TPU and CPU, the iterations enumerated per output element.

@@ -399,7 +399,7 @@ void Linter::coalescing_rule(const hlo::Computation& c, std::uint32_t instructio
     std::string where = outputs.size() > 1 ? fmt::format(" for output {}", worst_output) : std::string();
     if (maps_in_set > 1) where += fmt::format(" through map {} of {}", worst_map + 1, maps_in_set);
     const bool tpu = worst->model == AccessModel::kTpuTiles, cpu = worst->model == AccessModel::kCpuLines;
-    const std::string how = tpu ? "through poorly used tile transfers"
+    const std::string how = tpu   ? "through poorly used tile transfers"
                             : cpu ? "through poorly used cache lines"
                                   : "uncoalesced";
     const std::string unit = tpu ? "tiles" : cpu ? "lines" : "transactions";
@@ -407,10 +407,11 @@ void Linter::coalescing_rule(const hlo::Computation& c, std::uint32_t instructio
     const std::string stride = worst->pattern == ReadPattern::kStrided
                                    ? fmt::format(", consecutive threads {} elements apart", worst->stride)
                                    : std::string();
-    d.message = fmt::format("%{} reads {} {}{}: {:.1f} {}-byte {} per {} where {:.1f} would do{}, {} of the bytes "
-                            "fetched used [{}]",
-                            instr.name, f.describe(j), how, where, worst->transfers, worst->unit_bytes, unit, group,
-                            worst->min_transfers, stride, percent(worst->used_fraction), model_name(worst->model));
+    d.message = fmt::format(
+        "%{} reads {} {}{}: {:.1f} {}-byte {} per {} where {:.1f} would do{}, {} of the bytes "
+        "fetched used [{}]",
+        instr.name, f.describe(j), how, where, worst->transfers, worst->unit_bytes, unit, group, worst->min_transfers,
+        stride, percent(worst->used_fraction), model_name(worst->model));
     d.values["pattern"] = std::string(pattern_name(worst->pattern));
     d.values["model"] = std::string(model_name(worst->model));
     if (worst->pattern == ReadPattern::kStrided) d.values["stride"] = worst->stride;

@@ -5,8 +5,8 @@ namespace hlo_index::analysis {
 using indexing::IndexingMap;
 
 const Coalescing& ReadPatternMemo::of(const IndexingMap& physical, const AccessSetup& setup) {
-  Key key{m_maps.intern(physical), setup.model,          setup.output_slots, setup.operand_bits,
-          setup.unit_bits,         setup.output_steps};
+  Key key{m_maps.intern(physical), setup.model,     setup.output_slots,
+          setup.operand_bits,      setup.unit_bits, setup.output_steps};
   auto it = m_patterns.find(key);
   if (it == m_patterns.end()) it = m_patterns.emplace(std::move(key), coalescing({physical}, setup)).first;
   return it->second;

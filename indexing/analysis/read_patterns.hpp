@@ -33,8 +33,8 @@ public:
 private:
   MapInterner& m_maps;
   std::optional<Target> m_target;
-  using Key = std::tuple<MapInterner::Id, AccessModel, std::int64_t, std::int64_t, std::int64_t,
-                         std::vector<std::int64_t>>;
+  using Key =
+      std::tuple<MapInterner::Id, AccessModel, std::int64_t, std::int64_t, std::int64_t, std::vector<std::int64_t>>;
   std::map<Key, Coalescing> m_patterns;
 };
 

@@ -129,7 +129,8 @@ TEST_CASE("hlo-index lint: exit codes are 0 when clean, 1 with findings, 2 on in
 }
 
 TEST_CASE("hlo-index lint: several files, findings sorted by file then line") {
-  Run run = run_lint(quoted(k_dir / "transpose_fusion.hlo") + " " + quoted(k_dir / "strided_slice.hlo") + " --target cpu");
+  Run run =
+      run_lint(quoted(k_dir / "transpose_fusion.hlo") + " " + quoted(k_dir / "strided_slice.hlo") + " --target cpu");
   CHECK(run.code == 1);
   const std::string strided = (k_dir / "strided_slice.hlo").string();
   const std::string transpose = (k_dir / "transpose_fusion.hlo").string();

@@ -68,8 +68,7 @@ std::vector<Coalescing> root_patterns(const std::string& body, std::optional<Tar
   return table[output][operand];
 }
 
-Coalescing root_pattern(const std::string& body, std::optional<Target> target = Target::kGpu,
-                        std::size_t operand = 0) {
+Coalescing root_pattern(const std::string& body, std::optional<Target> target = Target::kGpu, std::size_t operand = 0) {
   const auto patterns = root_patterns(body, target, operand);
   REQUIRE(patterns.size() == 1);
   return patterns[0];
@@ -486,8 +485,8 @@ Expected simulate(const Case& c, const Coalescing& verdict) {
       for (std::size_t k = p.size(); k-- > 1;) {
         stride *= p[k];
         const Ints a = reads_of(0), b = reads_of(stride);
-        if (!a.empty() && !b.empty() && *std::min_element(b.begin(), b.end()) ==
-                                            *std::min_element(a.begin(), a.end()) + 1) {
+        if (!a.empty() && !b.empty() &&
+            *std::min_element(b.begin(), b.end()) == *std::min_element(a.begin(), a.end()) + 1) {
           step = stride;
           break;
         }
