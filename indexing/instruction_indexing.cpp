@@ -335,9 +335,10 @@ std::vector<MapSet> IndexingAnalysis::fused_output_to_input(std::uint32_t callee
       const std::vector<MapSet> producer = op_maps(callee, i, s->first.second, false);
       auto operands = body.operands_of(instr);
       for (std::size_t j = 0; j < operands.size() && j < producer.size(); ++j) {
+        // A map into a tuple-shaped operand reads one of its elements: that output of the producer.
         std::size_t element = 0;
-        if (instr.opcode == Opcode::kGetTupleElement) {
-          element = static_cast<std::size_t>(parser::int_attribute(body, instr, "index").value_or(0));
+        if (m_module.shape_of(body.instructions[operands[j]]).is_tuple) {
+          element = operand_tuple_element(OpContext{m_module, body, i}, s->first.second).value_or(0);
         }
         compose_into(consumer, producer[j], state[{operands[j], element}], m_options.style, step);
       }
@@ -387,8 +388,19 @@ std::vector<MapSet> IndexingAnalysis::fused_input_to_output(std::uint32_t callee
           for (const IndexingMap& m : producer) insert_unique(state[{user, 0}], m, false);
           continue;
         }
+        if (m_module.shape_of(body.instructions[i]).is_tuple &&
+            hlo::op_traits(u.opcode).tuple_element != hlo::TupleElement::kNone) {
+          // Only the user's outputs that are this element of the tuple.
+          const OpContext user_op{m_module, body, user};
+          const std::vector<MapSet> consumer = op_maps(callee, user, position, true);
+          for (std::size_t q = 0; q < consumer.size(); ++q) {
+            if (operand_tuple_element(user_op, q) != element) continue;
+            compose_into(producer, consumer[q], state[{user, q}], m_options.style, step);
+          }
+          continue;
+        }
         if (m_module.shape_of(body.instructions[i]).is_tuple) {
-          // A whole tuple read by something other than get-tuple-element.
+          // A whole tuple read by an op that does not pass its elements on.
           insert_unique(
               state[{user, 0}],
               IndexingMap::undefined(std::string("a tuple operand of '").append(m_module.opcode_text(u)).append("'")));

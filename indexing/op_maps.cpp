@@ -83,6 +83,22 @@ constexpr FamilyMaps k_family_maps[] = {
                     [](Op op, Index operand, Style) { return i2o_all_gather(op, operand); }},
     // Calls are composed by IndexingAnalysis; a single call has no maps of its own.
     {F::kCall, [](Op op, Index, Style) -> Sets { no_maps(op); }, [](Op op, Index, Style) -> Sets { no_maps(op); }},
+    {F::kTupleElements, [](Op op, Index output, Style) { return o2i_tuple_elements(op, output); },
+                        [](Op op, Index operand, Style) { return i2o_tuple_elements(op, operand); }},
+    {F::kCollective, [](Op op, Index output, Style) { return o2i_collective(op, output); },
+                     [](Op op, Index operand, Style) { return i2o_collective(op, operand); }},
+    {F::kNothingRead, [](Op op, Index, Style) { return o2i_nothing_read(op); },
+                      [](Op op, Index, Style) { return i2o_nothing_read(op); }},
+    {F::kWholeOperands, [](Op op, Index output, Style) { return o2i_whole_operands(op, output); },
+                        [](Op op, Index operand, Style) { return i2o_whole_operands(op, operand); }},
+    {F::kSort, [](Op op, Index output, Style) { return o2i_sort(op, output); },
+               [](Op op, Index operand, Style) { return i2o_sort(op, operand); }},
+    {F::kBatchNorm, [](Op op, Index output, Style) { return o2i_batch_norm(op, output); },
+                    [](Op op, Index operand, Style) { return i2o_batch_norm(op, operand); }},
+    {F::kCustomCall, [](Op op, Index output, Style) { return o2i_custom_call(op, output); },
+                     [](Op op, Index operand, Style) { return i2o_custom_call(op, operand); }},
+    {F::kScatter, [](Op op, Index output, Style) { return o2i_scatter(op, output); },
+                  [](Op op, Index operand, Style) { return i2o_scatter(op, operand); }},
 };
 // clang-format on
 
@@ -104,6 +120,17 @@ const FamilyMaps& family_maps(const OpContext& op) {
 std::vector<MapSet> output_to_input(const OpContext& op, std::size_t output, MapStyle style) {
   if (output >= op.output_count()) throw Unsupported("the instruction has no output " + std::to_string(output));
   return family_maps(op).output_to_input(op, output, style);
+}
+
+std::optional<std::size_t> operand_tuple_element(const OpContext& op, std::size_t output) {
+  switch (hlo::op_traits(op.opcode()).tuple_element) {
+    case hlo::TupleElement::kNone: return std::nullopt;
+    case hlo::TupleElement::kIndexAttribute: return static_cast<std::size_t>(op.int_attribute("index").value_or(0));
+    case hlo::TupleElement::kSameAsOutput: return output;
+    case hlo::TupleElement::kFirst: return 0;
+    case hlo::TupleElement::kSecond: return 1;
+  }
+  return std::nullopt;
 }
 
 std::vector<MapSet> input_to_output(const OpContext& op, std::size_t operand, MapStyle style) {

@@ -11,6 +11,7 @@
 // IndexingAnalysis (instruction_indexing.hpp).
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "indexing/indexing_map.hpp"
@@ -32,5 +33,10 @@ std::vector<MapSet> output_to_input(const OpContext& op, std::size_t output, Map
 
 /// Operand `operand` of `op` to each output: one set per output.
 std::vector<MapSet> input_to_output(const OpContext& op, std::size_t operand, MapStyle style);
+
+/// Which element of its tuple-shaped operand output `output` of `op` reads
+/// (get-tuple-element's index=, opt-barrier's k-th, ...; op_traits'
+/// TupleElement column); none for ops that read no tuple operand.
+std::optional<std::size_t> operand_tuple_element(const OpContext& op, std::size_t output);
 
 }  // namespace hlo_index::indexing

@@ -73,6 +73,30 @@ std::vector<MapSet> i2o_dynamic_update_slice(const OpContext& op, std::size_t op
 std::vector<MapSet> o2i_gather(const OpContext& op, MapStyle style);
 std::vector<MapSet> i2o_gather(const OpContext& op, std::size_t operand, MapStyle style);
 
+// op_maps_passthrough.cpp: tuple elements, collectives at the same index, nothing read, whole operands.
+std::vector<MapSet> o2i_tuple_elements(const OpContext& op, std::size_t output);
+std::vector<MapSet> i2o_tuple_elements(const OpContext& op, std::size_t operand);
+std::vector<MapSet> o2i_collective(const OpContext& op, std::size_t output);
+std::vector<MapSet> i2o_collective(const OpContext& op, std::size_t operand);
+std::vector<MapSet> o2i_nothing_read(const OpContext& op);
+std::vector<MapSet> i2o_nothing_read(const OpContext& op);
+std::vector<MapSet> o2i_whole_operands(const OpContext& op, std::size_t output);
+std::vector<MapSet> i2o_whole_operands(const OpContext& op, std::size_t operand);
+
+// op_maps_sort.cpp: sort, top-k, batch norms.
+std::vector<MapSet> o2i_sort(const OpContext& op, std::size_t output);
+std::vector<MapSet> i2o_sort(const OpContext& op, std::size_t operand);
+std::vector<MapSet> o2i_batch_norm(const OpContext& op, std::size_t output);
+std::vector<MapSet> i2o_batch_norm(const OpContext& op, std::size_t operand);
+
+// op_maps_scatter.cpp
+std::vector<MapSet> o2i_scatter(const OpContext& op, std::size_t output);
+std::vector<MapSet> i2o_scatter(const OpContext& op, std::size_t operand);
+
+// op_maps_custom_call.cpp
+std::vector<MapSet> o2i_custom_call(const OpContext& op, std::size_t output);
+std::vector<MapSet> i2o_custom_call(const OpContext& op, std::size_t operand);
+
 /// The padding map of a pad (or of a reduce-window/convolution window): an
 /// index of the padded array to the operand index it holds, per dimension
 /// low/high/interior padding; positions holding padding are outside the

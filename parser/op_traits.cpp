@@ -30,6 +30,8 @@ constexpr std::string_view k_gather[] = {"offset_dims",           "collapsed_sli
                                          "operand_batching_dims", "start_indices_batching_dims", "slice_sizes",
                                          "index_vector_dim"};
 constexpr std::string_view k_index[] = {"index"};
+constexpr std::string_view k_custom_call[] = {"custom_call_target", "backend_config"};
+constexpr std::string_view k_feature_index[] = {"feature_index"};
 
 constexpr OpTraits unary(T type = T::kSame) {
   return {.maps = M::kElementwise, .result = S::kElementwise, .elementwise = {F::kUnary, type}};
@@ -75,9 +77,38 @@ constexpr OpRow k_op_table[] = {
     // Elementwise maps whose result shape is not checked: map takes its
     // element type from to_apply; all-reduce is variadic.
     {Opcode::kMap, {.maps = M::kElementwise}},
-    // Collectives that combine the same index across replicas.
-    {Opcode::kAllReduce, {.maps = M::kElementwise}}, {Opcode::kAllReduceStart, {.maps = M::kElementwise}},
-    {Opcode::kAllReduceDone, {.maps = M::kElementwise}},
+    // Collectives that combine or move the same index across replicas (variadic: output k from operand k).
+    {Opcode::kAllReduce, {.maps = M::kCollective}}, {Opcode::kAllReduceStart, {.maps = M::kCollective}},
+    {Opcode::kCollectivePermute, {.maps = M::kCollective}},
+    {Opcode::kCollectivePermuteStart, {.maps = M::kCollective}},
+    {Opcode::kCollectiveBroadcast, {.maps = M::kCollective}},
+    // Elements of a tuple operand passed on unchanged (an array operand: the identity).
+    {Opcode::kOptBarrier, {.maps = M::kTupleElements, .tuple_element = TupleElement::kSameAsOutput}},
+    {Opcode::kDomain, {.maps = M::kTupleElements, .tuple_element = TupleElement::kSameAsOutput}},
+    {Opcode::kAddDependency, {.maps = M::kTupleElements}},
+    {Opcode::kAllReduceDone, {.maps = M::kTupleElements, .tuple_element = TupleElement::kSameAsOutput}},
+    {Opcode::kAllGatherDone, {.maps = M::kTupleElements, .tuple_element = TupleElement::kSecond}},
+    {Opcode::kCollectivePermuteDone, {.maps = M::kTupleElements, .tuple_element = TupleElement::kSecond}},
+    {Opcode::kCopyStart, {.maps = M::kTupleElements}},
+    {Opcode::kCopyDone, {.maps = M::kTupleElements, .tuple_element = TupleElement::kFirst}},
+    {Opcode::kSend, {.maps = M::kTupleElements}},
+    {Opcode::kRecvDone, {.maps = M::kTupleElements, .tuple_element = TupleElement::kSameAsOutput}},
+    {Opcode::kSetDimensionSize, {.maps = M::kElementwise}},
+    // Nothing read on the device: tokens, host transfers, sizes, ids.
+    {Opcode::kAfterAll, {.maps = M::kNothingRead}}, {Opcode::kInfeed, {.maps = M::kNothingRead}},
+    {Opcode::kRecv, {.maps = M::kNothingRead}}, {Opcode::kSendDone, {.maps = M::kNothingRead}},
+    {Opcode::kGetDimensionSize, {.maps = M::kNothingRead}}, {Opcode::kPartitionId, {.maps = M::kNothingRead}},
+    {Opcode::kReplicaId, {.maps = M::kNothingRead}}, {Opcode::kRngGetAndUpdateState, {.maps = M::kNothingRead}},
+    // Every output element reads every operand element: distribution parameters, a generator's state.
+    {Opcode::kRng, {.maps = M::kWholeOperands}}, {Opcode::kRngBitGenerator, {.maps = M::kWholeOperands}},
+    {Opcode::kOutfeed, {.maps = M::kWholeOperands}},
+    // Sorting along one dimension.
+    {Opcode::kSort, {.maps = M::kSort, .memo_attributes = k_dimensions}},
+    {Opcode::kTopK, {.maps = M::kSort}},
+    {Opcode::kBatchNormInference, {.maps = M::kBatchNorm, .memo_attributes = k_feature_index}},
+    {Opcode::kBatchNormTraining, {.maps = M::kBatchNorm, .memo_attributes = k_feature_index}},
+    {Opcode::kBatchNormGrad, {.maps = M::kBatchNorm, .memo_attributes = k_feature_index}},
+    {Opcode::kCustomCall, {.maps = M::kCustomCall, .memo_attributes = k_custom_call}},
 
     // Nothing read.
     {Opcode::kConstant, {.maps = M::kNoOperands, .check = C::kLiteral}},
@@ -116,12 +147,14 @@ constexpr OpRow k_op_table[] = {
                              .xla_simplify = XlaSimplify::kUnusedSymbolsOnly}},
     {Opcode::kDynamicUpdateSlice, {.maps = M::kDynamicUpdateSlice, .result = S::kDynamicUpdateSlice,
                                    .runtime_offsets = true, .xla_simplify = XlaSimplify::kUnusedSymbolsOnly}},
+    {Opcode::kScatter, {.maps = M::kScatter, .runtime_offsets = true}},
     {Opcode::kGather, {.maps = M::kGather, .result = S::kGather, .memo_attributes = k_gather,
                        .runtime_offsets = true, .xla_simplify = XlaSimplify::kUnusedSymbolsOnly}},
 
     // Tuples, collectives and calls.
     {Opcode::kGetTupleElement, {.maps = M::kGetTupleElement, .result = S::kGetTupleElement,
-                                .check = C::kGetTupleElement, .memo_attributes = k_index}},
+                                .check = C::kGetTupleElement, .memo_attributes = k_index,
+                                .tuple_element = TupleElement::kIndexAttribute}},
     {Opcode::kTuple, {.maps = M::kTuple, .result = S::kTuple}},
     {Opcode::kAllGather, {.maps = M::kAllGather, .result = S::kAllGather, .memo_attributes = k_dimensions}},
     {Opcode::kFusion, {.maps = M::kCall, .check = C::kFusionKind}},

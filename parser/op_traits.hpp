@@ -49,8 +49,26 @@ enum class MapFamily : std::uint8_t {
   kGetTupleElement,
   kTuple,
   kAllGather,
-  kCall,  // fusion, call: the composed maps of the called computation
+  kCall,           // fusion, call: the composed maps of the called computation
+  kTupleElements,  // opt-barrier, domain, the -done halves: output k is an element of operand 0, unchanged
+  kCollective,     // all-reduce, collective-permute/-broadcast: output k reads operand k at the same index
+  kNothingRead,    // after-all, infeed, recv, get-dimension-size, ...: no operand element is read
+  kWholeOperands,  // rng, rng-bit-generator: every output element reads every operand element
+  kSort,           // sort, topk: an output element reads the whole sort dimension of every operand
+  kBatchNorm,      // batch-norm-inference/-training/-grad: per feature
+  kCustomCall,     // by custom_call_target (op_maps_custom_call.cpp); other targets UNDEFINED
+  kScatter,        // operands, indices, and the updates whose windows land (runtime starts)
   kCount,
+};
+
+/// Maps into a tuple-shaped operand address one of its elements, in that
+/// element's index space; which one, for output k of the op.
+enum class TupleElement : std::uint8_t {
+  kNone,            // the op reads no tuple-shaped operand
+  kIndexAttribute,  // get-tuple-element: index=
+  kSameAsOutput,    // opt-barrier, domain, recv-done: output k is element k
+  kFirst,           // copy-done: the destination of copy-start's (destination, source, context)
+  kSecond,          // all-gather-done, collective-permute-done: the result of the -start's (operand, result)
 };
 
 /// How result_shapes.cpp infers an op's result shape.
@@ -139,6 +157,7 @@ struct OpTraits {
   /// they are not memoised.
   bool runtime_offsets = false;
   XlaSimplify xla_simplify = XlaSimplify::kNone;
+  TupleElement tuple_element = TupleElement::kNone;
 };
 
 /// The row of `opcode` (default traits for an op without one).

@@ -1,0 +1,489 @@
+// Brute-force checks of the maps of sort, top-k, the batch norms,
+// rng-bit-generator, the collectives at the same index, the tuple
+// pass-through ops (opt-barrier, domain, copy-start/-done, send/recv), and
+// the known custom-call targets, on random small shapes (fixed seeds).
+//
+// For each case the expected relation output element -> operand element is
+// written down from XLA's operation semantics as a predicate ("normalized[i]
+// reads x[j] when j has i's feature", ...), independently of indexing/; the
+// maps of the root instruction, enumerated point by point, must be exactly
+// that relation, and the operand -> output maps exactly its inverse. The
+// tuple pass-through ops are checked through a call, where composition has
+// to follow the tuple element each output passes on.
+#include <fmt/format.h>
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "indexing/instruction_indexing.hpp"
+#include "parse_helpers.hpp"
+#include "test_rng.hpp"
+
+using namespace hlo_index;
+using indexing::IndexingMap;
+using indexing::MapSet;
+
+namespace {
+
+using Point = std::vector<std::int64_t>;
+using Relation = std::set<std::pair<Point, Point>>;
+// Whether element `out` of output k reads element `in` of operand j.
+using Reads = std::function<bool(std::size_t k, const Point& out, std::size_t j, const Point& in)>;
+
+std::vector<Point> all_points(const std::vector<std::int64_t>& dims) {
+  std::vector<Point> points{{}};
+  for (std::int64_t size : dims) {
+    std::vector<Point> next;
+    for (const Point& p : points) {
+      for (std::int64_t x = 0; x < size; ++x) {
+        Point q = p;
+        q.push_back(x);
+        next.push_back(std::move(q));
+      }
+    }
+    points = std::move(next);
+  }
+  return points;
+}
+
+// The pairs (dimension point, result) of one map, over every value of its
+// range and runtime variables.
+Relation relation_of_any_runtime(const IndexingMap& map) {
+  Relation out;
+  REQUIRE(map.is_defined());
+  const auto vars = map.domain().all_variables();
+  const std::size_t nd = map.dim_count(), nr = map.range_count();
+  std::vector<std::int64_t> values(vars.size());
+  std::function<void(std::size_t)> walk = [&](std::size_t v) {
+    if (v == vars.size()) {
+      simplify::VarValues at{std::span(values).subspan(0, nd), std::span(values).subspan(nd, nr),
+                             std::span(values).subspan(nd + nr)};
+      for (const auto& c : map.domain().constraints())
+        if (!c.interval.contains(simplify::evaluate(c.expr, at))) return;
+      Point result;
+      for (const auto& e : map.results()) result.push_back(simplify::evaluate(e, at));
+      out.insert({Point(values.begin(), values.begin() + static_cast<long>(nd)), result});
+      return;
+    }
+    const auto bounds = map.domain().bounds(vars[v]);
+    for (std::int64_t x = bounds.lo; x <= bounds.hi; ++x) {
+      values[v] = x;
+      walk(v + 1);
+    }
+  };
+  walk(0);
+  return out;
+}
+
+// The pairs (domain point, result) of a set of maps without runtime variables.
+Relation relation_of(const MapSet& set) {
+  Relation out;
+  for (const IndexingMap& map : set) {
+    REQUIRE(map.runtime_count() == 0);
+    const Relation one = relation_of_any_runtime(map);
+    out.insert(one.begin(), one.end());
+  }
+  return out;
+}
+
+Relation inverse(const Relation& r) {
+  Relation out;
+  for (const auto& [a, b] : r) out.insert({b, a});
+  return out;
+}
+
+std::vector<std::int64_t> dims_of(const hlo::Shape& shape) { return shape.dims; }
+
+// Checks the root of `text`'s entry computation against `reads` in both directions.
+void check_root(const std::string& text, const Reads& reads) {
+  INFO(text);
+  const std::vector<hlo::Module> modules = test::parse_ok(text);
+  const hlo::Module& m = modules[0];
+  const hlo::Computation& c = m.computations[m.entry];
+  const hlo::Instruction& root = c.instructions[c.root];
+  indexing::IndexingAnalysis analysis(m, {});
+  const indexing::InstructionIndexing maps = analysis.analyze(m.entry, c.root, true, true);
+  const hlo::Shape& shape = m.shape_of(root);
+  const std::size_t outputs = shape.is_tuple ? shape.elements.size() : 1;
+  const auto operands = c.operands_of(root);
+  for (std::size_t k = 0; k < outputs; ++k) {
+    const auto out_dims = dims_of(shape.is_tuple ? shape.elements[k] : shape);
+    for (std::size_t j = 0; j < operands.size(); ++j) {
+      INFO("output " << k << ", operand " << j);
+      const auto in_dims = dims_of(m.shape_of(c.instructions[operands[j]]));
+      Relation expected;
+      for (const Point& o : all_points(out_dims)) {
+        for (const Point& i : all_points(in_dims)) {
+          if (reads(k, o, j, i)) expected.insert({o, i});
+        }
+      }
+      CHECK(relation_of(maps.output_to_input.at(k).at(j)) == expected);
+      // input_to_output is by output, then operand; an output no operand feeds has an empty row.
+      const auto& row = maps.input_to_output.at(k);
+      CHECK(relation_of(j < row.size() ? row[j] : MapSet{}) == inverse(expected));
+    }
+  }
+}
+
+std::string shape_text(const std::string& type, const std::vector<std::int64_t>& dims) {
+  return fmt::format("{}[{}]", type, fmt::join(dims, ","));
+}
+
+std::vector<std::int64_t> random_dims(test::Rng& rng, std::size_t rank, std::int64_t max) {
+  std::vector<std::int64_t> dims;
+  for (std::size_t i = 0; i < rank; ++i) dims.push_back(rng.uniform(1, max));
+  return dims;
+}
+
+// Equal outside dimension d.
+bool same_except(const Point& a, const Point& b, std::size_t d) {
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (i != d && a[i] != b[i]) return false;
+  return true;
+}
+
+const std::string k_comparator =
+    "less {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  c = s32[] parameter(2)\n"
+    "  d = s32[] parameter(3)\n  ROOT lt = pred[] compare(a, b), direction=LT\n}\n";
+
+}  // namespace
+
+TEST_CASE("sort: each output element reads the whole sort dimension of every operand", "[op-bruteforce][sort]") {
+  test::Rng rng(1501);
+  for (int round = 0; round < 30; ++round) {
+    const std::size_t rank = static_cast<std::size_t>(rng.uniform(1, 3));
+    const auto dims = random_dims(rng, rank, 4);
+    const std::size_t d = static_cast<std::size_t>(rng.uniform(0, static_cast<std::int64_t>(rank) - 1));
+    const std::string f = shape_text("f32", dims), s = shape_text("s32", dims);
+    const std::string text = fmt::format(
+        "HloModule s\n{}ENTRY e {{\n  x = {} parameter(0)\n  i = {} parameter(1)\n"
+        "  ROOT r = ({}, {}) sort(x, i), dimensions={{{}}}, to_apply=less\n}}\n",
+        k_comparator, f, s, f, s, d);
+    check_root(text, [&](std::size_t, const Point& o, std::size_t, const Point& in) { return same_except(o, in, d); });
+  }
+}
+
+TEST_CASE("top-k (the op and the TopK custom-call): the whole last dimension", "[op-bruteforce][sort]") {
+  test::Rng rng(1502);
+  for (int round = 0; round < 20; ++round) {
+    const std::size_t rank = static_cast<std::size_t>(rng.uniform(1, 2));
+    auto dims = random_dims(rng, rank, 5);
+    auto out = dims;
+    out.back() = rng.uniform(1, dims.back());
+    const std::string result = fmt::format("({}, {})", shape_text("f32", out), shape_text("s32", out));
+    const std::string op = round % 2 == 0 ? fmt::format("topk(x), k={}, largest=true", out.back())
+                                          : "custom-call(x), custom_call_target=\"TopK\"";
+    const std::string text = "HloModule t\nENTRY e {\n  x = " + shape_text("f32", dims) +
+                             " parameter(0)\n  ROOT r = " + result + " " + op + "\n}\n";
+    check_root(text,
+               [&](std::size_t, const Point& o, std::size_t, const Point& in) { return same_except(o, in, rank - 1); });
+  }
+}
+
+TEST_CASE("batch norms: per element, per feature and per feature slice", "[op-bruteforce][batch-norm]") {
+  test::Rng rng(1503);
+  for (int round = 0; round < 24; ++round) {
+    const std::size_t rank = static_cast<std::size_t>(rng.uniform(1, 3));
+    const auto dims = random_dims(rng, rank, 3);
+    const std::size_t f = static_cast<std::size_t>(rng.uniform(0, static_cast<std::int64_t>(rank) - 1));
+    const std::string x = shape_text("f32", dims), v = shape_text("f32", {dims[f]});
+    const std::string attrs = fmt::format(", epsilon=0.001, feature_index={}", f);
+    std::string params = "  x = " + x + " parameter(0)\n";
+    for (int p = 1; p <= 4; ++p) params += fmt::format("  v{} = {} parameter({})\n", p, v, p);
+    auto feature_of_data = [&](const Point& p) { return p[f]; };
+    const int op = round % 3;
+    std::string root;
+    Reads reads;
+    if (op == 0) {
+      root = x + " batch-norm-inference(x, v1, v2, v3, v4)" + attrs;
+      reads = [&](std::size_t, const Point& o, std::size_t j, const Point& in) {
+        return j == 0 ? o == in : feature_of_data(o) == in[0];
+      };
+    } else if (op == 1) {
+      root = fmt::format("({}, {}, {}) batch-norm-training(x, v1, v2){}", x, v, v, attrs);
+      reads = [&](std::size_t k, const Point& o, std::size_t j, const Point& in) {
+        const std::int64_t feat = k == 0 ? feature_of_data(o) : o[0];
+        if (j == 0) return feat == feature_of_data(in);  // the mean and variance of the feature
+        return k == 0 && feat == in[0];                  // scale and offset only scale the normalized output
+      };
+    } else {
+      params += "  g = " + x + " parameter(5)\n";
+      root = fmt::format("({}, {}, {}) batch-norm-grad(x, v1, v2, v3, g){}", x, v, v, attrs);
+      reads = [&](std::size_t k, const Point& o, std::size_t j, const Point& in) {
+        const std::int64_t feat = k == 0 ? feature_of_data(o) : o[0];
+        const bool data = j == 0 || j == 4;
+        const bool same = data ? feat == feature_of_data(in) : feat == in[0];
+        if (k == 2) return j == 4 && same;   // grad_offset: the sum of grad_output over the feature
+        if (k == 1 && j == 1) return false;  // grad_scale does not depend on scale
+        return same;
+      };
+    }
+    const std::string text = "HloModule b\nENTRY e {\n" + params + "  ROOT r = " + root + "\n}\n";
+    check_root(text, reads);
+  }
+}
+
+TEST_CASE("rng-bit-generator and rng: every output element reads every operand element", "[op-bruteforce]") {
+  test::Rng rng(1504);
+  for (int round = 0; round < 10; ++round) {
+    const auto state = random_dims(rng, 1, 3);
+    const auto values = random_dims(rng, static_cast<std::size_t>(rng.uniform(1, 2)), 3);
+    const std::string text = "HloModule r\nENTRY e {\n  s = " + shape_text("u64", state) +
+                             " parameter(0)\n  ROOT r = (" + shape_text("u64", state) + ", " +
+                             shape_text("u32", values) + ") rng-bit-generator(s), algorithm=rng_philox\n}\n";
+    check_root(text, [](std::size_t, const Point&, std::size_t, const Point&) { return true; });
+    const std::string uniform =
+        "HloModule u\nENTRY e {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT r = " +
+        shape_text("f32", values) + " rng(a, b), distribution=rng_uniform\n}\n";
+    check_root(uniform, [](std::size_t, const Point&, std::size_t, const Point&) { return true; });
+  }
+}
+
+TEST_CASE("collectives at the same index: output k reads operand k elementwise", "[op-bruteforce][collective]") {
+  test::Rng rng(1505);
+  const std::string add = "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n";
+  for (int round = 0; round < 12; ++round) {
+    const std::size_t n = static_cast<std::size_t>(rng.uniform(1, 3));
+    std::string params, names, shapes;
+    for (std::size_t j = 0; j < n; ++j) {
+      const std::string s = shape_text("f32", random_dims(rng, static_cast<std::size_t>(rng.uniform(0, 2)), 3));
+      params += fmt::format("  p{} = {} parameter({})\n", j, s, j);
+      names += fmt::format("{}p{}", j ? ", " : "", j);
+      shapes += fmt::format("{}{}", j ? ", " : "", s);
+    }
+    const std::string result = n == 1 ? shapes : fmt::format("({})", shapes);
+    const std::string text = "HloModule c\n" + add + "ENTRY e {\n" + params + "  ROOT r = " + result + " all-reduce(" +
+                             names + "), replica_groups={}, to_apply=add\n}\n";
+    check_root(text, [](std::size_t k, const Point& o, std::size_t j, const Point& in) { return k == j && o == in; });
+  }
+  check_root(
+      "HloModule p\nENTRY e {\n  x = f32[3,2] parameter(0)\n  ROOT r = f32[3,2] collective-permute(x), "
+      "source_target_pairs={{0,1},{1,0}}\n}\n",
+      [](std::size_t, const Point& o, std::size_t, const Point& in) { return o == in; });
+}
+
+TEST_CASE("tuple pass-through ops: a call composes through the element each output passes on",
+          "[op-bruteforce][tuple]") {
+  test::Rng rng(1506);
+  for (int round = 0; round < 12; ++round) {
+    const std::string a = shape_text("f32", random_dims(rng, 2, 3)), b = shape_text("f32", random_dims(rng, 1, 4));
+    const std::string pair = fmt::format("({}, {})", a, b);
+    // Swap the two elements after an opt-barrier and a domain; pass operand 0 through
+    // copy-start/copy-done and a Sharding custom-call on the way.
+    const std::string body = "body {\n  p0 = " + a + " parameter(0)\n  p1 = " + b + " parameter(1)\n  cs = (" + a +
+                             ", " + a + ", u32[]) copy-start(p0)\n  cd = " + a + " copy-done(cs)\n  sh = " + a +
+                             " custom-call(cd), custom_call_target=\"Sharding\"\n  t = " + pair +
+                             " tuple(sh, p1)\n  ob = " + pair + " opt-barrier(t)\n  dm = " + pair +
+                             " domain(ob), domain={kind=\"sharding\", entry={maximal device=0}, exit={}}\n  g0 = " + a +
+                             " get-tuple-element(dm), index=0\n  g1 = " + b +
+                             " get-tuple-element(dm), index=1\n  ROOT r = (" + b + ", " + a + ") tuple(g1, g0)\n}\n";
+    const std::string text = "HloModule t\n" + body + "ENTRY e {\n  x = " + a + " parameter(0)\n  y = " + b +
+                             " parameter(1)\n  ROOT c = (" + b + ", " + a + ") call(x, y), to_apply=body\n}\n";
+    check_root(text, [](std::size_t k, const Point& o, std::size_t j, const Point& in) {
+      return k == 1 - j && o == in;  // output 0 is y, output 1 is x
+    });
+  }
+}
+
+TEST_CASE("custom-call: an unknown target is UNDEFINED with its name", "[indexing][custom-call]") {
+  const auto modules = test::parse_ok(
+      "HloModule u\nENTRY e {\n  x = f32[4] parameter(0)\n  ROOT r = f32[4] custom-call(x), "
+      "custom_call_target=\"my_kernel\"\n}\n");
+  const hlo::Module& m = modules[0];
+  indexing::IndexingAnalysis analysis(m, {});
+  const auto maps = analysis.analyze(m.entry, m.computations[m.entry].root, true, false);
+  REQUIRE(maps.output_to_input.at(0).at(0).size() == 1);
+  const IndexingMap& map = maps.output_to_input[0][0].front();
+  CHECK(map.is_undefined());
+  CHECK(map.undefined_reason() == "no indexing maps for custom-call target 'my_kernel'");
+}
+
+namespace {
+
+// A random scatter of one operand: its text and the pieces of its semantics.
+struct RandomScatter {
+  std::vector<std::int64_t> operand, updates, indices;
+  std::vector<std::int64_t> update_window_dims, inserted, to_operand;
+  std::vector<std::size_t> window_of;  // operand dimension -> update dimension (npos: inserted)
+  std::vector<std::size_t> batch;      // update dimensions that are batch positions
+  std::string text;
+};
+
+RandomScatter random_scatter(test::Rng& rng) {
+  RandomScatter s;
+  const std::size_t rank = static_cast<std::size_t>(rng.uniform(1, 3));
+  s.operand = random_dims(rng, rank, 4);
+  std::vector<std::int64_t> window(rank);
+  for (std::size_t k = 0; k < rank; ++k) {
+    if (rng.uniform(0, 2) == 0) {
+      s.inserted.push_back(static_cast<std::int64_t>(k));
+      window[k] = 1;
+    } else {
+      window[k] = rng.uniform(1, s.operand[k]);
+    }
+  }
+  for (std::size_t k = 0; k < rank; ++k) {
+    if (rng.uniform(0, 1) == 0 || (k + 1 == rank && s.to_operand.empty()))
+      s.to_operand.push_back(static_cast<std::int64_t>(k));
+  }
+  const std::size_t batch_rank = static_cast<std::size_t>(rng.uniform(0, 2));
+  const std::size_t window_rank = rank - s.inserted.size();
+  // Updates: batch dimensions and window dimensions interleaved at random.
+  std::vector<char> is_window(batch_rank + window_rank, 0);
+  for (std::size_t w = 0; w < window_rank; ++w) is_window[w] = 1;
+  for (std::size_t i = is_window.size(); i > 1; --i)
+    std::swap(is_window[i - 1], is_window[static_cast<std::size_t>(rng.uniform(0, static_cast<std::int64_t>(i) - 1))]);
+  s.window_of.assign(rank, std::string::npos);
+  std::size_t next_window = 0;
+  std::vector<std::size_t> window_operand_dims;
+  for (std::size_t k = 0; k < rank; ++k) {
+    if (std::find(s.inserted.begin(), s.inserted.end(), static_cast<std::int64_t>(k)) == s.inserted.end())
+      window_operand_dims.push_back(k);
+  }
+  for (std::size_t u = 0; u < is_window.size(); ++u) {
+    if (is_window[u]) {
+      const std::size_t k = window_operand_dims[next_window++];
+      s.update_window_dims.push_back(static_cast<std::int64_t>(u));
+      s.window_of[k] = u;
+      s.updates.push_back(window[k]);
+    } else {
+      s.batch.push_back(u);
+      const std::int64_t size = rng.uniform(1, 3);
+      s.updates.push_back(size);
+      s.indices.push_back(size);
+    }
+  }
+  s.indices.push_back(static_cast<std::int64_t>(s.to_operand.size()));
+  s.text = fmt::format(
+      "HloModule s\nadd {{\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}}\n"
+      "ENTRY e {{\n  o = {} parameter(0)\n  i = {} parameter(1)\n  u = {} parameter(2)\n"
+      "  ROOT r = {} scatter(o, i, u), update_window_dims={{{}}}, inserted_window_dims={{{}}}, "
+      "scatter_dims_to_operand_dims={{{}}}, index_vector_dim={}, to_apply=add\n}}\n",
+      shape_text("f32", s.operand), shape_text("s32", s.indices), shape_text("f32", s.updates),
+      shape_text("f32", s.operand), fmt::join(s.update_window_dims, ","), fmt::join(s.inserted, ","),
+      fmt::join(s.to_operand, ","), s.indices.size() - 1);
+  return s;
+}
+
+// Enumerates a map whose runtime variables hold the values `value(source, point)` gives
+// (none: the variable has no value there, so the point reads nothing), as (dims, result) pairs.
+Relation relation_with_values(
+    const IndexingMap& map,
+    const std::function<std::optional<std::int64_t>(const indexing::RuntimeSource&, const Point&)>& value) {
+  Relation out;
+  const std::size_t nd = map.dim_count(), nr = map.range_count();
+  std::vector<std::int64_t> values(nd + nr);
+  std::function<void(std::size_t)> walk = [&](std::size_t v) {
+    if (v == nd + nr) {
+      std::vector<std::int64_t> rt;
+      for (std::size_t r = 0; r < map.runtime_count(); ++r) {
+        const auto& source = map.runtime_sources().at(r);
+        Point at;
+        simplify::VarValues here{std::span(values).subspan(0, nd), std::span(values).subspan(nd, nr), {}};
+        for (const auto& e : source.map->results()) at.push_back(simplify::evaluate(e, here));
+        const auto x = value(source, at);
+        if (!x || !map.domain().bounds({simplify::VarKind::kRuntime, static_cast<std::uint32_t>(r)}).contains(*x))
+          return;
+        rt.push_back(*x);
+      }
+      simplify::VarValues all{std::span(values).subspan(0, nd), std::span(values).subspan(nd, nr), rt};
+      for (const auto& c : map.domain().constraints())
+        if (!c.interval.contains(simplify::evaluate(c.expr, all))) return;
+      Point result;
+      for (const auto& e : map.results()) result.push_back(simplify::evaluate(e, all));
+      out.insert({Point(values.begin(), values.begin() + static_cast<long>(nd)), result});
+      return;
+    }
+    const std::size_t kind_index = v < nd ? v : v - nd;
+    const auto bounds = map.domain().bounds(
+        {v < nd ? simplify::VarKind::kDim : simplify::VarKind::kRange, static_cast<std::uint32_t>(kind_index)});
+    for (std::int64_t x = bounds.lo; x <= bounds.hi; ++x) {
+      values[v] = x;
+      walk(v + 1);
+    }
+  };
+  walk(0);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("scatter: the updates whose windows land, for concrete indices; operand and indices",
+          "[op-bruteforce][scatter]") {
+  test::Rng rng(1507);
+  int exact_cases = 0;
+  for (int round = 0; round < 40; ++round) {
+    const RandomScatter s = random_scatter(rng);
+    INFO(s.text);
+    const auto modules = test::parse_ok(s.text);
+    const hlo::Module& m = modules[0];
+    indexing::IndexingAnalysis analysis(m, {});
+    const auto maps = analysis.analyze(m.entry, m.computations[m.entry].root, true, true);
+    // Concrete indices: some in bounds, some out (whose windows are skipped).
+    std::map<Point, std::int64_t> index_values;
+    for (const Point& p : all_points(s.indices)) {
+      const std::int64_t k = s.to_operand[static_cast<std::size_t>(p.back())];
+      index_values[p] = rng.uniform(-1, s.operand[static_cast<std::size_t>(k)]);
+    }
+    // Reference: update U lands on S + W when the whole window fits.
+    Relation lands;
+    for (const Point& u : all_points(s.updates)) {
+      Point g;
+      for (std::size_t b : s.batch) g.push_back(u[b]);
+      Point out(s.operand.size(), 0);
+      bool fits = true;
+      for (std::size_t k = 0; k < s.operand.size(); ++k) {
+        std::int64_t start = 0;
+        for (std::size_t j = 0; j < s.to_operand.size(); ++j) {
+          if (static_cast<std::size_t>(s.to_operand[j]) != k) continue;
+          Point at = g;
+          at.push_back(static_cast<std::int64_t>(j));
+          start = index_values.at(at);
+        }
+        const std::int64_t size = s.window_of[k] == std::string::npos ? 1 : s.updates[s.window_of[k]];
+        fits = fits && start >= 0 && start + size <= s.operand[k];
+        out[k] = start + (s.window_of[k] == std::string::npos ? 0 : u[s.window_of[k]]);
+      }
+      if (fits) lands.insert({u, out});
+    }
+    auto value = [&](const indexing::RuntimeSource& source, const Point& at) -> std::optional<std::int64_t> {
+      const std::int64_t v = index_values.at(at);
+      if (!source.feasible.contains(v)) return std::nullopt;  // an out-of-bounds window is skipped
+      return v;
+    };
+    const auto& i2o_row = maps.input_to_output.at(0);
+    REQUIRE(i2o_row.size() == 3);
+    REQUIRE(i2o_row[2].size() == 1);
+    CHECK(relation_with_values(i2o_row[2][0], value) == lands);
+    const MapSet& read = maps.output_to_input.at(0).at(2);
+    REQUIRE(read.size() == 1);
+    const Relation reads = inverse(lands);
+    if (read[0].approximate()) {
+      // One runtime value stands for the starts of every batch position: a superset, over
+      // every value the starts can take.
+      Relation all;
+      for (const auto& [o, u] : relation_of_any_runtime(read[0])) all.insert({o, u});
+      for (const auto& pair : reads) CHECK(all.count(pair) == 1);
+    } else {
+      ++exact_cases;
+      CHECK(relation_with_values(read[0], value) == reads);
+    }
+    // Every output element reads its operand element and every index.
+    const auto out_points = all_points(s.operand);
+    Relation identity, every_index;
+    for (const Point& o : out_points) {
+      identity.insert({o, o});
+      for (const Point& i : all_points(s.indices)) every_index.insert({o, i});
+    }
+    CHECK(relation_of(maps.output_to_input[0].at(0)) == identity);
+    CHECK(relation_of(maps.output_to_input[0].at(1)) == every_index);
+  }
+  CHECK(exact_cases > 3);
+}
