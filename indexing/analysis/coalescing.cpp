@@ -6,7 +6,6 @@
 #include <map>
 #include <numeric>
 #include <optional>
-#include <set>
 
 namespace hlo_index::analysis {
 
@@ -194,11 +193,11 @@ struct Totals {
 // The reads of one group in thread order (a thread reads one offset per
 // iteration; idle threads read nothing).
 void add_group(const std::vector<std::vector<std::int64_t>>& threads, const AccessSetup& setup, Totals& totals) {
-  std::set<std::int64_t> distinct;
+  std::vector<std::int64_t> distinct;
   std::optional<std::int64_t> previous;
   for (const auto& reads : threads) {
     if (reads.empty()) continue;
-    distinct.insert(reads.begin(), reads.end());
+    distinct.insert(distinct.end(), reads.begin(), reads.end());
     if (previous) {
       ++totals.strides[reads.front() - *previous];
       ++totals.pairs;
@@ -206,16 +205,19 @@ void add_group(const std::vector<std::vector<std::int64_t>>& threads, const Acce
     previous = reads.front();
   }
   if (distinct.empty()) return;
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
   const std::int64_t bits = setup.operand_bits, unit = setup.unit_bits;
-  std::set<std::int64_t> units;
-  for (std::int64_t o : distinct) units.insert(o * bits / unit);
+  std::int64_t units = 0;  // distinct units: the offsets are sorted
+  for (std::size_t k = 0; k < distinct.size(); ++k)
+    if (k == 0 || distinct[k] * bits / unit != distinct[k - 1] * bits / unit) ++units;
   const auto n = static_cast<std::int64_t>(distinct.size());
   // The fewest units that hold as many bits (XLA's lower bound); a read that
   // is one contiguous run needs the units it spans, whatever its alignment
   // (that is the layout's doing, not the access pattern's).
-  const bool contiguous = *distinct.rbegin() - *distinct.begin() + 1 == n;
-  const std::int64_t minimum = contiguous ? static_cast<std::int64_t>(units.size()) : (n * bits + unit - 1) / unit;
-  totals.transfers += static_cast<std::int64_t>(units.size());
+  const bool contiguous = distinct.back() - distinct.front() + 1 == n;
+  const std::int64_t minimum = contiguous ? units : (n * bits + unit - 1) / unit;
+  totals.transfers += units;
   totals.minimum += minimum;
   totals.bits_read += n * bits;
   totals.one_element = totals.one_element && n == 1;
@@ -336,8 +338,9 @@ Coalescing coalescing(const MapSet& physical, const AccessSetup& setup, const Co
                                                                            : std::int64_t{1};
   const std::int64_t groups = rows ? (setup.output_slots + step - 1) / step : (setup.output_slots + size - 1) / size;
   // TPU and CPU groups hold many outputs with their iterations: fewer of them.
-  const bool wide = setup.model == AccessModel::kTpuTiles || setup.model == AccessModel::kCpuLines;
-  const std::int64_t max_groups = wide ? options.max_wide_groups : options.max_groups;
+  const std::int64_t max_groups = setup.model == AccessModel::kTpuTiles   ? options.max_tile_groups
+                                  : setup.model == AccessModel::kCpuLines ? options.max_line_groups
+                                                                          : options.max_groups;
   Totals totals;
   for (std::int64_t g : sampled_groups(groups, max_groups))
     add_group(group_reads(maps, g, step, setup, options), setup, totals);

@@ -14,8 +14,9 @@
 // - GPU tiled transpose: a warp reads one row of a 32-element tile of the
 //   operand (consecutive operand offsets), output elements `step` apart.
 // - TPU: the outputs of one output tile (1024 when untiled: an 8 x 128
-//   vector register) with up to 128 iterations each; the unit is a whole tile
-//   of the operand's layout (512 bytes when untiled).
+//   vector register) with up to 128 iterations each (enough for a 128-lane
+//   row of a reduced dimension); the unit is a whole tile of the operand's
+//   layout (512 bytes when untiled). Few groups: each is costly.
 // - CPU: 16 consecutive output elements with up to 128 iterations each; the
 //   unit is a 64-byte cache line.
 //
@@ -75,7 +76,8 @@ struct AccessSetup {
 
 struct CoalescingOptions {
   std::int64_t max_groups = 64;       // groups evaluated: the first half, then evenly spread
-  std::int64_t max_wide_groups = 16;  // likewise for TPU and CPU groups
+  std::int64_t max_line_groups = 16;  // likewise for CPU groups (16 outputs each)
+  std::int64_t max_tile_groups = 4;   // likewise for TPU groups (a whole output tile each)
   // Range-variable points tried for a thread's first read (its lowest offset)
   // and, on TPU and CPU, the iterations enumerated per output element.
   std::int64_t max_range_points = 64;

@@ -467,7 +467,8 @@ Expected simulate(const Case& c, const Coalescing& verdict) {
       groups.push_back(warp);
     }
   } else if (model == AccessModel::kTpuTiles || model == AccessModel::kCpuLines) {
-    for (std::int64_t g : sampled((slots + size - 1) / size, 16)) {
+    const std::int64_t most = model == AccessModel::kTpuTiles ? 4 : 16;
+    for (std::int64_t g : sampled((slots + size - 1) / size, most)) {
       std::vector<std::int64_t> all;
       for (std::int64_t t = g * size; t < std::min(slots, (g + 1) * size); ++t) {
         const Ints r = reads_of(t);
