@@ -99,6 +99,17 @@ std::string_view model_name(AccessModel model) {
   return "gpu loop emitter";
 }
 
+bool matmul_emitted(const hlo::Module& module, const hlo::Computation& computation,
+                    const hlo::Instruction& instruction) {
+  auto matmul = [](const hlo::Instruction& i) {
+    return i.opcode == hlo::Opcode::kDot || i.opcode == hlo::Opcode::kConvolution;
+  };
+  if (matmul(instruction)) return true;
+  if (instruction.opcode != hlo::Opcode::kFusion || computation.callees_of(instruction).empty()) return false;
+  const hlo::Computation& body = module.computations[computation.callees_of(instruction)[0]];
+  return std::any_of(body.instructions.begin(), body.instructions.end(), matmul);
+}
+
 AccessModel gpu_emitter(const hlo::Module& module, const hlo::Computation& computation,
                         const hlo::Instruction& instruction) {
   const hlo::Computation* body = &computation;

@@ -35,4 +35,10 @@ std::string_view model_name(AccessModel model);
 AccessModel gpu_emitter(const hlo::Module& module, const hlo::Computation& computation,
                         const hlo::Instruction& instruction);
 
+/// A dot or convolution, or a fusion with one: XLA emits it with its matmul
+/// emitters (cuBLAS or Triton tiles on GPU, the MXU on TPU, Eigen on CPU),
+/// which tile both operands; none of the access models describes its reads.
+bool matmul_emitted(const hlo::Module& module, const hlo::Computation& computation,
+                    const hlo::Instruction& instruction);
+
 }  // namespace hlo_index::analysis

@@ -25,9 +25,9 @@ const std::array<LintRuleInfo, k_lint_rule_count> k_rules{{
      "64-byte lines. Fires when an operand of at least --uncoalesced-min-bytes is not coalesced under that model. "
      "Deliberately not flagged: offsets that differ between the threads of a group (gather indices: data-dependent, "
      "unknown until run time; a dynamic-slice's offsets are the same for every thread and are judged at one value), "
-     "broadcasts (one element per group), misaligned but contiguous reads (the minimum counts from where the read "
-     "starts), and on the GPU loop emitter reads that walk a reduced dimension consecutively (a dot's operands, which "
-     "XLA's dot emitters tile).",
+     "dots and convolutions and the fusions that hold one (XLA's matmul emitters tile their operands), broadcasts (one "
+     "element per group), misaligned but contiguous reads (one contiguous run needs the segments it spans), and on "
+     "the GPU loop emitter reads that walk a reduced dimension consecutively (a reduction fused into a loop).",
      "--uncoalesced-min-bytes (1MiB)"},
     {LintRule::kLowUtilisation, "low-utilisation", "A large operand is mostly not read.",
      "Fires when the instruction reads fewer than --min-utilisation of the elements of an operand of at least "

@@ -358,6 +358,8 @@ void Linter::coalescing_rule(const hlo::Computation& c, std::uint32_t instructio
   const hlo::Instruction& instr = c.instructions[instruction];
   const auto operands = c.operands_of(instr);
   const std::vector<const hlo::Shape*> outputs = output_shapes(m_module.shape_of(instr));
+  // XLA's matmul emitters tile a dot's or convolution's operands themselves.
+  if (matmul_emitted(m_module, c, instr)) return;
   PhysicalIndexing& offsets = m_analysis.offsets();
   const AccessModel model = access_model(m_analysis.patterns().target(m_module), m_module, c, instr);
   for (std::size_t j = 0; j < facts.size(); ++j) {
@@ -379,8 +381,8 @@ void Linter::coalescing_rule(const hlo::Computation& c, std::uint32_t instructio
         if (!set[m].is_defined()) continue;
         const MapSet physical = offsets.convert({set[m]}, *outputs[k], operand_shape);
         if (!physical[0].is_defined()) continue;
-        // A dot's operands walk their contracted dimension consecutively;
-        // XLA's dot emitters tile them, the loop emitter does not read them.
+        // A reduction fused into a loop walks its reduced dimension
+        // consecutively in each thread: consecutive iterations, not threads.
         if (model == AccessModel::kGpuLoop && walks_consecutively(physical)) continue;
         const Coalescing& r = m_analysis.patterns().of(physical[0], setup);
         if (r.coalesced() || r.pattern == ReadPattern::kIrregular) continue;
