@@ -213,9 +213,10 @@ void add_group(const std::vector<std::vector<std::int64_t>>& threads, const Acce
     if (k == 0 || distinct[k] * bits / unit != distinct[k - 1] * bits / unit) ++units;
   const auto n = static_cast<std::int64_t>(distinct.size());
   // The fewest units that hold as many bits (XLA's lower bound); a read that
-  // is one contiguous run needs the units it spans, whatever its alignment
-  // (that is the layout's doing, not the access pattern's).
-  const bool contiguous = distinct.back() - distinct.front() + 1 == n;
+  // is one contiguous run, up to gaps of under 10% of its span (a slice that
+  // drops one element per row), needs the units it spans, whatever its
+  // alignment (that is the layout's doing, not the access pattern's).
+  const bool contiguous = 10 * n >= 9 * (distinct.back() - distinct.front() + 1);
   const std::int64_t minimum = contiguous ? units : (n * bits + unit - 1) / unit;
   totals.transfers += units;
   totals.minimum += minimum;
