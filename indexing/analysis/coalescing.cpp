@@ -190,6 +190,33 @@ struct Totals {
   bool one_element = true;  // every group read one element
 };
 
+// The fewest units the sorted offsets `reads` could take: XLA's lower bound
+// ceil(bits / unit), except that alignment is the layout's doing, not the
+// access pattern's: a dense run (90% of the offsets it spans read, so a slice
+// dropping one element per row) needs the units it spans. Runs are split
+// where the next read is a whole unit or more further on; runs of a unit or
+// more count their units, shorter ones pool their bits, and no run can take
+// fewer units than it spans.
+std::int64_t minimum_units(const std::vector<std::int64_t>& reads, std::int64_t bits, std::int64_t unit) {
+  std::int64_t pooled_bits = 0, spanned = 0, largest = 0;
+  for (std::size_t begin = 0; begin < reads.size();) {
+    std::size_t end = begin + 1;
+    while (end < reads.size() && (reads[end] - reads[end - 1]) * bits < unit) ++end;
+    const auto n = static_cast<std::int64_t>(end - begin);
+    const std::int64_t span = reads[end - 1] - reads[begin] + 1;
+    const std::int64_t units = (reads[end - 1] * bits) / unit - (reads[begin] * bits) / unit + 1;
+    const bool dense = 10 * n >= 9 * span;
+    if (dense) largest = std::max(largest, units);
+    if (dense && span * bits >= unit) {
+      spanned += units;
+    } else {
+      pooled_bits += n * bits;
+    }
+    begin = end;
+  }
+  return std::max(largest, spanned + (pooled_bits + unit - 1) / unit);
+}
+
 // The reads of one group in thread order (a thread reads one offset per
 // iteration; idle threads read nothing).
 void add_group(const std::vector<std::vector<std::int64_t>>& threads, const AccessSetup& setup, Totals& totals) {
@@ -212,12 +239,7 @@ void add_group(const std::vector<std::vector<std::int64_t>>& threads, const Acce
   for (std::size_t k = 0; k < distinct.size(); ++k)
     if (k == 0 || distinct[k] * bits / unit != distinct[k - 1] * bits / unit) ++units;
   const auto n = static_cast<std::int64_t>(distinct.size());
-  // The fewest units that hold as many bits (XLA's lower bound); a read that
-  // is one contiguous run, up to gaps of under 10% of its span (a slice that
-  // drops one element per row), needs the units it spans, whatever its
-  // alignment (that is the layout's doing, not the access pattern's).
-  const bool contiguous = 10 * n >= 9 * (distinct.back() - distinct.front() + 1);
-  const std::int64_t minimum = contiguous ? units : (n * bits + unit - 1) / unit;
+  const std::int64_t minimum = minimum_units(distinct, bits, unit);
   totals.transfers += units;
   totals.minimum += minimum;
   totals.bits_read += n * bits;

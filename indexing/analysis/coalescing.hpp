@@ -24,8 +24,8 @@
 // are fixed to their lowest feasible value, as XLA does; offsets that differ
 // between threads (a gather's per-row indices) make the read irregular.
 // Per group: the units transferred (128-byte transactions, tiles, lines) and
-// the minimum for as many bytes (for a read that is one run up to gaps of
-// under 10%: the units it spans); the read is coalesced when
+// the minimum for as many bytes (dense runs: the units they span, see
+// minimum_units in coalescing.cpp); the read is coalesced when
 // the minimum is more than 90% of the units transferred (XLA's threshold),
 // summed over the sampled groups.
 #pragma once

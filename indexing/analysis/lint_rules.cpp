@@ -26,8 +26,7 @@ const std::array<LintRuleInfo, k_lint_rule_count> k_rules{{
      "Deliberately not flagged: offsets that differ between the threads of a group (gather indices: data-dependent, "
      "unknown until run time; a dynamic-slice's offsets are the same for every thread and are judged at one value), "
      "dots and convolutions and the fusions that hold one (XLA's matmul emitters tile their operands), broadcasts (one "
-     "element per group), misaligned but contiguous reads (one run, up to gaps of under 10% of its span, needs the "
-     "segments it spans), and on "
+     "element per group), misaligned dense reads (a run with 90% of its span read needs the units it spans), and on "
      "the GPU loop emitter reads that walk a reduced dimension consecutively (a reduction fused into a loop).",
      "--uncoalesced-min-bytes (1MiB)"},
     {LintRule::kLowUtilisation, "low-utilisation", "A large operand is mostly not read.",

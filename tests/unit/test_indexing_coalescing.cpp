@@ -518,11 +518,28 @@ Expected simulate(const Case& c, const Coalescing& verdict) {
     if (distinct.empty()) continue;
     std::set<std::int64_t> units;
     for (std::int64_t o : distinct) units.insert(o * bits / unit);
-    const auto n = static_cast<std::int64_t>(distinct.size());
-    // Dense: at least 90% of the offsets between the lowest and highest read.
-    const bool one_run = 10 * n >= 9 * (*distinct.rbegin() - *distinct.begin() + 1);
+    // Runs split at gaps of a unit or more; a run at least a unit long with
+    // 90% of its span read takes the units it spans, the rest pool their bits.
+    std::vector<std::vector<std::int64_t>> runs;
+    for (std::int64_t o : distinct) {
+      if (runs.empty() || (o - runs.back().back()) * bits >= unit) runs.emplace_back();
+      runs.back().push_back(o);
+    }
+    std::int64_t pooled = 0, spanned = 0, largest = 0;
+    for (const auto& run : runs) {
+      const std::int64_t span = run.back() - run.front() + 1, count = static_cast<std::int64_t>(run.size());
+      std::set<std::int64_t> run_units;
+      for (std::int64_t o : run) run_units.insert(o * bits / unit);
+      const auto touched = static_cast<std::int64_t>(run_units.size());
+      const bool dense = 10 * count >= 9 * span;
+      if (dense) largest = std::max(largest, touched);
+      if (dense && span * bits >= unit)
+        spanned += touched;
+      else
+        pooled += count * bits;
+    }
     transfers += static_cast<std::int64_t>(units.size());
-    minimum += one_run ? static_cast<std::int64_t>(units.size()) : (n * bits + unit - 1) / unit;
+    minimum += std::max(largest, spanned + (pooled + unit - 1) / unit);
     ++e.groups;
   }
   if (e.groups == 0) return e;
