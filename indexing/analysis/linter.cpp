@@ -406,9 +406,10 @@ void Linter::coalescing_rule(const hlo::Computation& c, std::uint32_t instructio
                                   : "uncoalesced";
     const std::string unit = tpu ? "tiles" : cpu ? "lines" : "transactions";
     const std::string group = tpu ? "output tile" : cpu ? "16 outputs" : "warp";
-    const std::string stride = worst->pattern == ReadPattern::kStrided
-                                   ? fmt::format(", consecutive threads {} elements apart", worst->stride)
-                                   : std::string();
+    const std::string stride =
+        worst->pattern == ReadPattern::kStrided
+            ? fmt::format(", consecutive {} {} elements apart", tpu || cpu ? "outputs" : "threads", worst->stride)
+            : std::string();
     d.message = fmt::format(
         "%{} reads {} {}{}: {:.1f} {}-byte {} per {} where {:.1f} would do{}, {} of the bytes "
         "fetched used [{}]",
