@@ -213,6 +213,23 @@ void list_rules(std::ostream& out) {
   }
 }
 
+// `--explain RULE`: the rule's whole documentation; an unknown rule lists the rules.
+int explain_rule(const std::string& id, std::ostream& out, std::ostream& err) {
+  const std::optional<LintRule> rule = analysis::find_lint_rule(id);
+  if (!rule) {
+    err << "hlo-index lint: error: unknown rule '" << id << "' for --explain; the rules are:";
+    for (const LintRuleInfo& r : lint_rules()) err << " " << r.id;
+    err << "\n";
+    return k_exit_input_error;
+  }
+  const LintRuleInfo& r = rule_info(*rule);
+  out << r.id << ": " << r.summary << "\n\n" << r.description << "\n\n";
+  if (!r.thresholds.empty()) out << "Thresholds: " << r.thresholds << "\n";
+  out << "Usual fix: " << analysis::rule_fix(*rule) << "\n";
+  out << "Disable with: hlo-index lint --disable " << r.id << "\n";
+  return k_exit_ok;
+}
+
 }  // namespace
 
 std::optional<std::int64_t> parse_size(std::string_view text) {
@@ -251,6 +268,9 @@ void add_lint_options(CLI::App& cmd, LintOptions& options) {
       ->allow_extra_args(false)
       ->type_name("RULE");
   cmd.add_flag("--list-rules", options.list_rules, "Print the rules with their thresholds and exit");
+  cmd.add_option("--explain", options.explain,
+                 "Print the documentation of RULE (what it means, its threshold, "
+                 "what it does not flag, the usual fix) and exit");
   cmd.add_flag("--all-instructions", options.all_instructions,
                "Lint every instruction of the non-fused computations, not only the fusions");
   cmd.add_option("--target", options.target,
@@ -284,12 +304,13 @@ void add_lint_options(CLI::App& cmd, LintOptions& options) {
   size_option("--low-utilisation-min-bytes", t.low_utilisation_min_bytes,
               "low-utilisation: only operands of at least SIZE");
   cmd.add_option("--max-multiplicity", t.max_multiplicity,
-                 "high-multiplicity: fires when elements are read more than this many times on average")
+                 "high-multiplicity: fires when a fused producer is evaluated more than this many times per element")
       ->capture_default_str();
   size_option("--high-multiplicity-min-bytes", t.high_multiplicity_min_bytes,
-              "high-multiplicity: only operands of at least SIZE");
+              "high-multiplicity: only fusions reading an operand of at least SIZE through the producer");
   cmd.add_option("--duplicated-read-min-maps", t.duplicated_read_min_maps,
-                 "duplicated-read: fires when an operand is read through at least this many distinct maps")
+                 "duplicated-read: fires when an operand is read through at least this many distinct maps, two of "
+                 "them overlapping")
       ->capture_default_str();
   size_option("--duplicated-read-min-bytes", t.duplicated_read_min_bytes,
               "duplicated-read: only operands of at least SIZE");
@@ -314,13 +335,14 @@ void setup_lint_command(CLI::App& app, int& exit_code) {
       "                        element, warps of 32, 128-byte segments), operands >= --uncoalesced-min-bytes\n"
       "  low-utilisation       reads less than --min-utilisation (0.5) of an operand\n"
       "                        >= --low-utilisation-min-bytes\n"
-      "  high-multiplicity     reads each element more than --max-multiplicity (8) times on average, operands\n"
-      "                        >= --high-multiplicity-min-bytes\n"
-      "  duplicated-read       reads an operand through >= --duplicated-read-min-maps (2) distinct maps,\n"
-      "                        operands >= --duplicated-read-min-bytes\n"
+      "  high-multiplicity     a fusion evaluates an expensive fused producer (dot, reduce, ...) more than\n"
+      "                        --max-multiplicity (8) times per element, operands >= --high-multiplicity-min-bytes\n"
+      "  duplicated-read       a fusion reads common elements of an operand through >= --duplicated-read-min-maps\n"
+      "                        (2) distinct maps, operands >= --duplicated-read-min-bytes\n"
       "  unknown-indexing      an instruction hlo-index cannot analyse (one finding each, with the reason)\n"
       "  approximate-indexing  an instruction with approximate maps (counts are upper bounds)\n"
-      "Size thresholds default to 1MiB (the operand's whole size). --list-rules explains each rule.\n"
+      "Size thresholds default to 1MiB (the operand's whole size). --list-rules lists the rules, --explain RULE\n"
+      "explains one (what it means, what it does not flag, the usual fix).\n"
       "Output: `FILE:LINE:COL: warning: [rule] message` lines on stdout, sorted by file, line, column and\n"
       "rule (or --format json / sarif); diagnostics and a summary line (`hlo-index lint: N findings (rule: n,\n"
       "...)`) on stderr. A baseline file lists findings to ignore by rule, module, computation, instruction\n"
@@ -402,6 +424,7 @@ int run_lint_command(const LintOptions& options, std::ostream& out, std::ostream
     list_rules(out);
     return k_exit_ok;
   }
+  if (!options.explain.empty()) return explain_rule(options.explain, out, err);
   const std::optional<LintRuleSet> rules = checked_options(options, err);
   if (!rules) return k_exit_input_error;
   std::optional<std::set<std::string>> baseline;

@@ -26,6 +26,7 @@ struct LintOptions {
   std::string baseline;           // drop the findings listed in this file
   std::string write_baseline;     // write every finding to this file instead of reporting
   bool list_rules = false;        // print the rules and exit
+  std::string explain;            // print this rule's documentation and exit
   bool allow_truncated = false;
   unsigned long isl_max_operations = 0;
   double time_limit_per_instruction = 60.0;  // seconds; 0: none

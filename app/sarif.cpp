@@ -18,7 +18,9 @@ using json = nlohmann::ordered_json;
 json rule_descriptor(const LintRuleInfo& r) {
   std::string help;
   if (!r.thresholds.empty()) help.append("Thresholds: ").append(r.thresholds).append(". ");
-  help.append("Disable with `hlo-index lint --disable ").append(r.id).append("`.");
+  help.append("Usual fix: ").append(analysis::rule_fix(r.rule)).append(". ");
+  help.append("Disable with `hlo-index lint --disable ").append(r.id).append("`; ");
+  help.append("`hlo-index lint --explain ").append(r.id).append("` explains the rule.");
   return json{{"id", std::string(r.id)},
               {"shortDescription", {{"text", std::string(r.summary)}}},
               {"fullDescription", {{"text", std::string(r.description)}}},

@@ -21,10 +21,15 @@ std::int64_t add_saturating(std::int64_t a, std::int64_t b) {
 
 std::string utilisation_text(const analysis::OperandUtilisation& u) {
   if (!u.defined()) return "utilisation: unknown (" + u.undefined_reason + ")";
-  std::string text = fmt::format(
-      "utilisation: {} of {} elements read ({:.3f}), {} reads ({:.2f} per element read), {} bytes, {} map{}",
-      count_text(u.distinct_read), u.operand_elements, u.utilisation(), count_text(u.total_reads), u.multiplicity(),
-      u.bytes_read(), u.maps, u.maps == 1 ? "" : "s");
+  // Through an all-gather the elements are (replica, element) pairs over the replicas read.
+  const std::string elements = u.replicas > 1
+                                   ? fmt::format("{} ({} replicas x {}) (replica, element) pairs",
+                                                 u.operand_elements * u.replicas, u.replicas, u.operand_elements)
+                                   : fmt::format("{} elements", u.operand_elements);
+  std::string text =
+      fmt::format("utilisation: {} of {} read ({:.3f}), {} reads ({:.2f} per element read), {} bytes, {} map{}",
+                  count_text(u.distinct_read), elements, u.utilisation(), count_text(u.total_reads), u.multiplicity(),
+                  u.bytes_read(), u.maps, u.maps == 1 ? "" : "s");
   if (u.depends_on_runtime) text += " (runtime offsets: the reads of one execution)";
   if (!u.total_reads.exact || (!u.distinct_read.exact && !u.depends_on_runtime)) text += " (upper bounds)";
   return text;
@@ -37,6 +42,7 @@ nlohmann::ordered_json utilisation_json(const analysis::OperandUtilisation& u) {
     return j;
   }
   j["operand_elements"] = u.operand_elements;
+  if (u.replicas > 1) j["replicas"] = u.replicas;
   j["distinct_read"] = u.distinct_read.value;
   j["total_reads"] = u.total_reads.value;
   j["utilisation"] = u.utilisation();

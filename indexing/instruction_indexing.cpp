@@ -122,8 +122,9 @@ void insert_unique(MapSet& set, IndexingMap map, bool semantic) {
     return;
   }
   std::erase_if(set, [](const IndexingMap& m) { return m.is_known_empty(); });
+  // A structurally equal member anywhere in the set settles it before any isl question.
+  if (std::find(set.begin(), set.end(), map) != set.end()) return;
   for (const IndexingMap& m : set) {
-    if (m == map) return;
     if (m.is_undefined() || map.is_undefined()) {
       if (m.is_undefined() && map.is_undefined() && m.undefined_reason() == map.undefined_reason()) return;
       continue;
@@ -209,6 +210,9 @@ std::vector<MapSet> IndexingAnalysis::op_maps(std::uint32_t computation, std::ui
                                 : instr.operand_count;
   try {
     if (is_call(instr.opcode)) return called_maps(computation, instruction, index, forward);
+    if (hlo::op_traits(instr.opcode).maps == hlo::MapFamily::kConditional) {
+      return conditional_maps(computation, instruction, index, forward);
+    }
     // Signatures grow with the operand list; wide ops (tuples) are cheap to rebuild.
     const bool memoised = !hlo::op_traits(instr.opcode).runtime_offsets && instr.operand_count <= 8;
     std::string key;

@@ -99,6 +99,9 @@ private:
   std::vector<MapSet> fused_input_to_output(std::uint32_t callee, std::size_t operand);
   std::vector<MapSet> called_maps(std::uint32_t computation, std::uint32_t instruction, std::size_t index,
                                   bool forward);
+  /// conditional_maps.cpp: each branch's composed maps, when the branch index selects it.
+  std::vector<MapSet> conditional_maps(std::uint32_t computation, std::uint32_t instruction, std::size_t index,
+                                       bool forward);
   // How single-op maps, each composition step and composed maps are simplified.
   SimplifyPolicy single_op_policy(hlo::Opcode opcode) const;
   SimplifyPolicy step_policy() const;

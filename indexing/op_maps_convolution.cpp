@@ -3,8 +3,14 @@
 //
 // Output element (b, f, o...) sums, over window positions s and input
 // features c of its group, padded_input(b', g * C + c, o * stride + s *
-// rhs_dilation) * kernel(s, c, f), where g is the group of f. The kernel is
-// read at every window position, also where the window covers padding.
+// rhs_dilation) * kernel(s', c, f), where g is the group of f and s' is s,
+// or size - 1 - s along dimensions with rhs_reversal. A term whose window
+// position covers padding or a base-dilation hole reads nothing: the exact
+// maps read neither the input nor the kernel there. XLA's kernel map (the
+// XLA style) reads the kernel at every window position, marked approximate
+// where a window position can meet padding or a hole.
+#include <algorithm>
+
 #include "indexing/map_ops.hpp"
 #include "indexing/op_maps_internal.hpp"
 #include "parser/attributes.hpp"
@@ -58,6 +64,18 @@ Convolution convolution(const OpContext& op) {
       throw Unsupported("window sizes, strides and dilations must be positive");
     }
   }
+  // XLA's shape inference rejects these; the parser leaves such a result
+  // shape unchecked, and maps built from them would index outside the operands.
+  for (std::size_t i = 0; i < spatial; ++i) {
+    if (c.window[i].size != c.kernel[sz(c.dims.kernel_spatial[i])]) {
+      throw Unsupported("the window size differs from the kernel's spatial dimension");
+    }
+  }
+  if (c.input[sz(c.dims.input_feature)] != c.kernel_input_features * c.feature_groups ||
+      c.input[sz(c.dims.input_batch)] != c.output[sz(c.dims.output_batch)] * c.batch_groups ||
+      c.kernel[sz(c.dims.kernel_output_feature)] != out_features) {
+    throw Unsupported("the operand feature and batch sizes do not match the output and the group counts");
+  }
   return c;
 }
 
@@ -70,6 +88,38 @@ std::vector<std::int64_t> o2i_ranges(const Convolution& c, bool batch_group_symb
   sizes.push_back(c.kernel_input_features);
   if (batch_group_symbol) sizes.push_back(c.batch_groups);
   return sizes;
+}
+
+// The kernel index along spatial dimension i that window position s meets.
+Expr kernel_position(const parser::WindowDim& w, const Expr& s) {
+  return w.reversal ? Expr::constant(w.size - 1) - s : s;
+}
+
+// Restricts `map` to the window positions s of output position o along
+// spatial dimension i that meet a real input element: the position in the
+// base-dilated input (before padding) lies within it and, with base
+// dilation, not in a hole between elements.
+void require_real_input(IndexingMap& map, const Convolution& c, std::size_t i, const Expr& o, const Expr& s) {
+  const auto& w = c.window[i];
+  const std::int64_t n = c.input[sz(c.dims.input_spatial[i])];
+  if (n == 0) {
+    map.set_known_empty();
+    return;
+  }
+  const Expr dilated = o * w.stride + s * w.window_dilation - w.pad_low;
+  map.add_constraint(dilated, Interval{0, (n - 1) * w.base_dilation});
+  if (w.base_dilation != 1) map.add_constraint(simplify::mod(dilated, w.base_dilation), Interval::point(0));
+}
+
+}  // namespace
+
+namespace {
+
+// Whether some window position can meet padding or a base-dilation hole
+// (where XLA's kernel maps read the kernel although no input is there).
+bool window_meets_holes(const Convolution& c) {
+  return std::any_of(c.window.begin(), c.window.end(),
+                     [](const auto& w) { return w.pad_low > 0 || w.pad_high > 0 || w.base_dilation > 1; });
 }
 
 }  // namespace
@@ -116,14 +166,28 @@ std::vector<MapSet> o2i_convolution(const OpContext& op, MapStyle style) {
       compose(build::map(c.output, std::move(padded_index), ranges), padding_map(c.input, padded, low, interior));
   if (batch_symbol) input.mark_approximate();  // every batch group instead of the output feature's own
 
+  // Kernel: XLA reads it at every window position (the same set with or
+  // without reversal); exactly, only where the window meets the input.
+  const bool exact = style != MapStyle::kXla;
   std::vector<Expr> kernel_index(c.kernel.size());
-  for (std::size_t i = 0; i < spatial; ++i) kernel_index[sz(c.dims.kernel_spatial[i])] = Expr::range(u32(i));
+  for (std::size_t i = 0; i < spatial; ++i) {
+    const Expr s = Expr::range(u32(i));
+    kernel_index[sz(c.dims.kernel_spatial[i])] = exact ? kernel_position(c.window[i], s) : s;
+  }
   kernel_index[sz(c.dims.kernel_input_feature)] = feature_in_group;
   kernel_index[sz(c.dims.kernel_output_feature)] = out_feature;
-  return one_each({std::move(input), build::map(c.output, std::move(kernel_index), ranges)});
+  IndexingMap kernel = build::map(c.output, std::move(kernel_index), ranges);
+  if (exact) {
+    for (std::size_t i = 0; i < spatial && !kernel.is_known_empty(); ++i) {
+      require_real_input(kernel, c, i, Expr::dim(u32(c.dims.output_spatial[i])), Expr::range(u32(i)));
+    }
+  } else if (window_meets_holes(c)) {
+    kernel.mark_approximate();  // XLA's kernel map includes positions that meet padding or holes
+  }
+  return one_each({std::move(input), std::move(kernel)});
 }
 
-std::vector<MapSet> i2o_convolution(const OpContext& op, std::size_t operand, MapStyle) {
+std::vector<MapSet> i2o_convolution(const OpContext& op, std::size_t operand, MapStyle style) {
   const Convolution c = convolution(op);
   const std::size_t spatial = c.window.size();
   const std::int64_t out_features = c.output[sz(c.dims.output_feature)];
@@ -134,13 +198,23 @@ std::vector<MapSet> i2o_convolution(const OpContext& op, std::size_t operand, Ma
     return Expr::range(u32(ranges.size() - 1));
   };
   if (operand == 1) {
-    // Every output element of the kernel's output feature reads it.
+    // The output elements of the kernel's output feature (XLA style: all of
+    // them) whose window meets a real input element at this kernel position.
     results[sz(c.dims.output_batch)] = new_range(c.output[sz(c.dims.output_batch)]);
     results[sz(c.dims.output_feature)] = Expr::dim(u32(c.dims.kernel_output_feature));
     for (std::size_t i = 0; i < spatial; ++i) {
       results[sz(c.dims.output_spatial[i])] = new_range(c.output[sz(c.dims.output_spatial[i])]);
     }
-    return one_each({build::map(c.kernel, std::move(results), ranges)});
+    IndexingMap map = build::map(c.kernel, results, ranges);
+    if (style == MapStyle::kXla && window_meets_holes(c)) map.mark_approximate();
+    if (style != MapStyle::kXla) {
+      for (std::size_t i = 0; i < spatial && !map.is_known_empty(); ++i) {
+        // Reversal is its own inverse: the window position of kernel index k.
+        const Expr s = kernel_position(c.window[i], Expr::dim(u32(c.dims.kernel_spatial[i])));
+        require_real_input(map, c, i, results[sz(c.dims.output_spatial[i])], s);
+      }
+    }
+    return one_each({std::move(map)});
   }
   // Input element x is at p = x * lhs_dilation + pad_low of the padded input;
   // output o reads it at window position s when o * stride + s * rhs_dilation = p.

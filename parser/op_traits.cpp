@@ -159,6 +159,7 @@ constexpr OpRow k_op_table[] = {
     {Opcode::kAllGather, {.maps = M::kAllGather, .result = S::kAllGather, .memo_attributes = k_dimensions}},
     {Opcode::kFusion, {.maps = M::kCall, .check = C::kFusionKind}},
     {Opcode::kCall, {.maps = M::kCall}},
+    {Opcode::kConditional, {.maps = M::kConditional, .runtime_offsets = true}},
 };
 // clang-format on
 

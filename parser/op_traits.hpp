@@ -57,7 +57,9 @@ enum class MapFamily : std::uint8_t {
   kSort,           // sort, topk: an output element reads the whole sort dimension of every operand
   kBatchNorm,      // batch-norm-inference/-training/-grad: per feature
   kCustomCall,     // by custom_call_target (op_maps_custom_call.cpp); other targets UNDEFINED
-  kScatter,        // operands, indices, and the updates whose windows land (runtime starts)
+  kScatter,
+  kConditional,  // each branch composed as a call, when the branch index (a runtime variable) selects it        //
+                 // operands, indices, and the updates whose windows land (runtime starts)
   kCount,
 };
 

@@ -1,6 +1,9 @@
 #include "indexing/analysis/instruction_report.hpp"
 
 #include <algorithm>
+#include <optional>
+
+#include "indexing/analysis/fused_reads.hpp"
 
 namespace hlo_index::analysis {
 
@@ -56,7 +59,13 @@ InstructionReport report_instruction(ModuleAnalysis& analysis, std::uint32_t com
   const bool counts = request.utilisation || request.read_patterns;
   InstructionIndexing indexing =
       analysis.indexing(computation, instruction, request.output_to_input || counts, request.input_to_output);
-  if (request.utilisation) report.utilisation = utilisation(module, c, instr, indexing);
+  if (request.utilisation) {
+    // A multi-output fusion is counted by its body's shared-loop model (fused_reads.hpp).
+    std::optional<FusedBody> body;
+    if (instr.opcode == hlo::Opcode::kFusion && module.shape_of(instr).is_tuple)
+      body = fused_body(module, analysis.maps(), computation, instruction);
+    report.utilisation = utilisation(module, c, instr, indexing, body ? &*body : nullptr);
+  }
   ReadPatternTable patterns;
   if (request.read_patterns)
     patterns = read_patterns(module, c, instr, indexing, analysis.offsets(), analysis.patterns());

@@ -30,23 +30,45 @@ const std::array<LintRuleInfo, k_lint_rule_count> k_rules{{
      "the GPU loop emitter reads that walk a reduced dimension consecutively (a reduction fused into a loop).",
      "--uncoalesced-min-bytes (1MiB)"},
     {LintRule::kLowUtilisation, "low-utilisation", "A large operand is mostly not read.",
-     "Fires when the instruction reads fewer than --min-utilisation of the elements of an operand of at least "
-     "--low-utilisation-min-bytes (distinct elements, counted exactly from the maps): the buffer was produced and "
-     "is held in full but only part of it is used here (a slice or pad that was not fused into the producer, "
-     "say). With offsets known only at run time (dynamic-slice, gather) the elements read are bounded by the reads, "
-     "whatever the offsets.",
+     "Rationale: the buffer was produced and is held in full but only part of it is used here (a slice or pad that "
+     "was not fused into the producer, say), so the producer wrote, and memory holds, elements nobody reads. Fires "
+     "when the instruction reads fewer than --min-utilisation of the elements of an operand of at least "
+     "--low-utilisation-min-bytes (distinct elements, counted exactly from the maps; through an all-gather, "
+     "(replica, element) pairs over the replicas read). Offsets computed only from partition-id or replica-id are "
+     "judged (bounded by the reads): each device holds the whole buffer and reads its part, so an all-reduce "
+     "sliced per device should be a reduce-scatter. Deliberately not flagged: other reads at offsets known only at "
+     "run time (dynamic-slice, gather, a scan reading one layer of stacked weights: the whole buffer must exist, "
+     "whichever part a run reads); an operand whose users in the computation together read at least "
+     "--min-utilisation of it (a split: slices that each take a part); the slice an async computation wraps (the "
+     "caller splits one buffer between several of them).",
      "--min-utilisation (0.5), --low-utilisation-min-bytes (1MiB)"},
-    {LintRule::kHighMultiplicity, "high-multiplicity", "Each element of a large operand is read many times.",
-     "Fires when the reads of an operand of at least --high-multiplicity-min-bytes (pairs of output element and "
-     "operand element, over all maps) divided by the distinct elements read exceed --max-multiplicity: a "
-     "reduce-window with a large window, a dot, a large operand broadcast along a new dimension. Only exact "
-     "counts of exact maps without runtime offsets are judged.",
+    {LintRule::kHighMultiplicity, "high-multiplicity",
+     "A fusion evaluates an expensive fused producer many times per element of its result.",
+     "Rationale: fusion saves a round trip through memory by recomputing a producer where its consumer needs it; "
+     "when the producer is expensive and the consumer re-reads each of its elements many times, the fusion "
+     "multiplies the producer's work (a dot inside a dot, a reduce under a broadcast). A fused producer is "
+     "expensive when it reads some operand element more than once per result element through a reduction (dot, "
+     "convolution, reduce, reduce-window, a nested fusion holding one). Fires when such a producer, inside a fusion "
+     "that reads at least --high-multiplicity-min-bytes of operands through it, is evaluated more than "
+     "--max-multiplicity times per element of its result (its evaluations under the fusion's loop, divided by the "
+     "elements of its result the fusion uses); a fusion with several outputs evaluates a producer they share once "
+     "per element of their loop. Deliberately not flagged: an op that reads each operand element many times by its "
+     "semantics (a dot reads each element K times, a reduce-window its window, a broadcast re-reads its operand): "
+     "that is what the op is, not a fusion decision; cheap producers (elementwise ops, slices, transposes) "
+     "recomputed under a broadcast or a dot, which XLA duplicates on purpose; maps with runtime offsets or "
+     "approximate maps.",
      "--max-multiplicity (8), --high-multiplicity-min-bytes (1MiB)"},
-    {LintRule::kDuplicatedRead, "duplicated-read", "A large operand is read through several access patterns.",
-     "Fires when an operand of at least --duplicated-read-min-bytes is read through at least "
-     "--duplicated-read-min-maps distinct maps (different as integer relations), e.g. p0 + transpose(p0), or a "
-     "softmax reading its input for the maximum, the sum and the quotient: each pattern may fetch the operand "
-     "again.",
+    {LintRule::kDuplicatedRead, "duplicated-read",
+     "A fusion reads the same elements of a large operand through different maps.",
+     "Rationale: each distinct way a fusion reads an operand is a load of its own; when two of them fetch common "
+     "elements (p0 + transpose(p0), a softmax reading its input for the maximum, the sum and the quotient), those "
+     "elements come from memory twice for work that could have shared one read. Fires when an operand of at least "
+     "--duplicated-read-min-bytes is read through at least --duplicated-read-min-maps distinct maps (different as "
+     "integer relations) and two of them overlap: their images, for one execution (runtime offsets fixed), have an "
+     "element in common. Deliberately not flagged: maps whose images are disjoint (the two pieces of a "
+     "dynamic-update-slice, slices of different parts of one operand: each element is read once); one read "
+     "shared by several outputs of a multi-output fusion (reduce(dot) and the dot itself read the dot's operands "
+     "once, in the loop the outputs share); plain instructions (an op's own maps are its semantics).",
      "--duplicated-read-min-maps (2), --duplicated-read-min-bytes (1MiB)"},
     {LintRule::kUnknownIndexing, "unknown-indexing", "hlo-index cannot analyse the instruction.",
      "Fires once per instruction that has an UNDEFINED map (an op hlo-index has no maps for, inside a fusion or "
@@ -65,6 +87,24 @@ const std::array<LintRuleInfo, k_lint_rule_count> k_rules{{
 const std::array<LintRuleInfo, k_lint_rule_count>& lint_rules() { return k_rules; }
 
 const LintRuleInfo& rule_info(LintRule rule) { return k_rules[static_cast<std::size_t>(rule)]; }
+
+std::string_view rule_fix(LintRule rule) {
+  switch (rule) {
+    case LintRule::kUncoalescedRead:
+      return "give the operand the layout its readers walk (a copy or transpose in its producer), or let XLA's "
+             "transpose emitter handle the fusion";
+    case LintRule::kLowUtilisation:
+      return "fuse the slice (or pad) into the operand's producer, or have the producer write only the part read";
+    case LintRule::kHighMultiplicity:
+      return "compute the producer in a fusion of its own and let the consumer read its result from memory";
+    case LintRule::kDuplicatedRead:
+      return "derive both uses from one read of the operand, or let the producer write it in the layout of the "
+             "second use";
+    case LintRule::kUnknownIndexing: return "nothing in the HLO: hlo-index has no maps for the op yet (report it)";
+    case LintRule::kApproximateIndexing: return "raise --isl-max-operations, or accept the sound over-approximation";
+  }
+  return "";
+}
 
 std::optional<LintRule> find_lint_rule(std::string_view id) {
   for (const LintRuleInfo& r : k_rules) {

@@ -36,6 +36,8 @@ struct LintRuleInfo {
 /// Every rule, in LintRule order.
 const std::array<LintRuleInfo, k_lint_rule_count>& lint_rules();
 const LintRuleInfo& rule_info(LintRule rule);
+/// One line of what would usually fix a finding of the rule.
+std::string_view rule_fix(LintRule rule);
 std::optional<LintRule> find_lint_rule(std::string_view id);
 
 /// Operand rules only look at operands of at least `*_min_bytes` bytes (the

@@ -11,6 +11,7 @@
 #include "indexing/analysis/coalescing.hpp"
 #include "indexing/analysis/read_patterns.hpp"
 #include "indexing/analysis/utilisation.hpp"
+#include "indexing/exact_ops.hpp"
 #include "indexing/map_printer.hpp"
 #include "layout/physical_layout.hpp"
 
@@ -164,8 +165,17 @@ std::vector<LintFinding> Linter::lint(std::uint32_t computation, std::uint32_t i
   std::vector<LintFinding> out;
   whole_instruction_rules(c, instruction, logical, out);
   const std::vector<OperandFacts> facts = operand_facts(c, c.instructions[instruction], logical);
-  duplicated_read_rule(c, instruction, facts, out);
-  count_rules(c, instruction, logical, facts, out);
+  // The rules about fusion decisions look inside the fused body.
+  std::optional<FusedBody> body;
+  const bool undefined = std::any_of(facts.begin(), facts.end(), [](const OperandFacts& f) { return !f.defined; });
+  if (c.instructions[instruction].opcode == hlo::Opcode::kFusion && !undefined)
+    body = fused_body(m_module, m_analysis.maps(), computation, instruction);
+  const FusedBody* fused = body && body->defined() ? &*body : nullptr;
+  if (fused != nullptr) {
+    duplicated_read_rule(c, instruction, *fused, facts, out);
+    recomputation_rule(c, instruction, *fused, facts, out);
+  }
+  count_rules(computation, instruction, logical, fused, facts, out);
   coalescing_rule(c, instruction, logical, facts, out);
   return out;
 }
@@ -201,27 +211,257 @@ std::vector<Linter::OperandFacts> Linter::operand_facts(const hlo::Computation& 
   return facts;
 }
 
-void Linter::duplicated_read_rule(const hlo::Computation& c, std::uint32_t instruction,
+std::string Linter::fused_name(const hlo::Computation& computation, std::uint32_t index) const {
+  const hlo::Instruction& instr = computation.instructions[index];
+  if (const hlo::Instruction* at = located(m_module, computation, index)) {
+    const parser::LineColumn lc = m_module.source->line_column(m_module.source->offset_of(at->name.data()));
+    return fmt::format("%{} ({}, line {})", instr.name, hlo::opcode_name(instr.opcode), lc.line);
+  }
+  return fmt::format("%{} ({})", instr.name, hlo::opcode_name(instr.opcode));
+}
+
+void Linter::name_fused(LintFinding& finding, std::string_view key, const hlo::Computation& computation,
+                        std::uint32_t index) const {
+  json named = json::object();
+  named["name"] = std::string(computation.instructions[index].name);
+  named["opcode"] = std::string(hlo::opcode_name(computation.instructions[index].opcode));
+  if (const hlo::Instruction* at = located(m_module, computation, index))
+    named["line"] = m_module.source->line_column(m_module.source->offset_of(at->name.data())).line;
+  finding.values[std::string(key)] = std::move(named);
+}
+
+namespace {
+
+// One way a fused instruction reads a parameter.
+struct FusedRead {
+  const FusedUse* use;
+  const IndexingMap* map;
+};
+
+// The output whose reads through `use` are the most: the one the shared loop
+// evaluates the use for.
+std::size_t loop_output(const FusedUse& use) {
+  std::size_t best = 0;
+  std::int64_t most = -1;
+  for (std::size_t k = 0; k < use.maps.size(); ++k) {
+    bool exact = true;
+    const std::int64_t reads = reads_of_one_execution(use.maps[k], exact);
+    if (reads > most) {
+      most = reads;
+      best = k;
+    }
+  }
+  return best;
+}
+
+// Elements two reads of one execution have in common (with replica ids as
+// part of the element); nullopt when a count is not exact.
+std::optional<std::int64_t> overlap(const IndexingMap& a, const IndexingMap& b) {
+  const MapSet both = with_replica_results({pinned_runtime(a), pinned_runtime(b)});
+  const indexing::Count ia = indexing::count_image(both[0]);
+  const indexing::Count ib = indexing::count_image(both[1]);
+  const indexing::Count iu = indexing::count_union_image(both);
+  if (!ia.exact || !ib.exact || !iu.exact) return std::nullopt;
+  return ia.value + ib.value - iu.value;
+}
+
+}  // namespace
+
+void Linter::duplicated_read_rule(const hlo::Computation& c, std::uint32_t instruction, const FusedBody& body,
                                   const std::vector<OperandFacts>& facts, std::vector<LintFinding>& out) const {
   if (!m_rules[static_cast<std::size_t>(LintRule::kDuplicatedRead)]) return;
-  for (std::size_t j = 0; j < facts.size(); ++j) {
+  const hlo::Computation& callee = m_module.computations[body.callee];
+  for (std::size_t j = 0; j < facts.size() && j < body.parameter_uses.size(); ++j) {
     const OperandFacts& f = facts[j];
-    if (!f.array || !f.defined || f.bytes < m_thresholds.duplicated_read_min_bytes ||
-        f.maps.size() < m_thresholds.duplicated_read_min_maps) {
-      continue;
+    if (!f.array || !f.defined || f.approximate || f.bytes < m_thresholds.duplicated_read_min_bytes) continue;
+    // The distinct reads under the shared-loop model: one output's maps per use.
+    std::vector<FusedRead> reads;
+    for (const FusedUse& use : body.parameter_uses[j]) {
+      for (std::size_t k = 0; k < use.maps.size(); ++k) {
+        if (!body.one_loop_domain && k != loop_output(use)) continue;
+        for (const IndexingMap& m : use.maps[k]) {
+          if (!m.is_defined()) continue;
+          const bool seen = std::any_of(reads.begin(), reads.end(), [&](const FusedRead& r) {
+            return *r.map == m || indexing::are_equal(*r.map, m).value_or(false);
+          });
+          if (!seen) reads.push_back({&use, &m});
+        }
+      }
     }
+    if (reads.size() < m_thresholds.duplicated_read_min_maps) continue;
+    // The first two reads that fetch common elements.
+    std::optional<std::pair<std::size_t, std::size_t>> pair;
+    std::int64_t common = 0;
+    for (std::size_t a = 0; a < reads.size() && !pair; ++a) {
+      for (std::size_t b = a + 1; b < reads.size() && !pair; ++b) {
+        const std::optional<std::int64_t> n = overlap(*reads[a].map, *reads[b].map);
+        if (n && *n > 0) {
+          pair = {a, b};
+          common = *n;
+        }
+      }
+    }
+    if (!pair) continue;
+    const FusedRead& first = reads[pair->first];
+    const FusedRead& second = reads[pair->second];
     LintFinding d = finding(LintRule::kDuplicatedRead, c, instruction);
     d.operand = j;
     d.operand_name = f.name;
-    d.message = fmt::format("%{} reads {} through {} distinct maps", c.instructions[instruction].name, f.describe(j),
-                            f.maps.size());
-    d.values["maps"] = f.maps.size();
+    const std::string who =
+        first.use->user == second.use->user
+            ? fmt::format("{} is evaluated through two maps that read", fused_name(callee, first.use->user))
+            : fmt::format("{} and {} read", fused_name(callee, first.use->user), fused_name(callee, second.use->user));
+    d.message = fmt::format(
+        "%{} reads {} through {} distinct maps that overlap (threshold {} maps): {} {} elements in common; fix: {}",
+        c.instructions[instruction].name, f.describe(j), reads.size(), m_thresholds.duplicated_read_min_maps, who,
+        common, rule_fix(LintRule::kDuplicatedRead));
+    d.values["maps"] = reads.size();
     json texts = json::array();
-    for (const IndexingMap* m : f.maps) texts.push_back(indexing::print_map(*m));
+    for (const FusedRead& r : reads) texts.push_back(indexing::print_map(*r.map));
     d.values["map_texts"] = std::move(texts);
+    d.values["common_elements"] = common;
+    name_fused(d, "first_reader", callee, first.use->user);
+    name_fused(d, "second_reader", callee, second.use->user);
     d.values["operand_bytes"] = f.bytes;
     d.values["min_maps"] = m_thresholds.duplicated_read_min_maps;
     d.values["min_bytes"] = m_thresholds.duplicated_read_min_bytes;
+    out.push_back(std::move(d));
+  }
+}
+
+namespace {
+
+// Elements of output `element` of a fused instruction.
+std::int64_t result_elements(const hlo::Shape& shape, std::size_t element) {
+  const hlo::Shape& s = shape.is_tuple ? shape.elements.at(element) : shape;
+  return s.is_tuple ? 0 : s.element_count().value_or(0);
+}
+
+// The parameters a fused instruction depends on, by number.
+std::set<std::size_t> parameters_below(const hlo::Computation& body, std::uint32_t index) {
+  std::set<std::size_t> out;
+  std::vector<std::uint32_t> stack{index};
+  std::set<std::uint32_t> seen{index};
+  while (!stack.empty()) {
+    const std::uint32_t i = stack.back();
+    stack.pop_back();
+    const hlo::Instruction& instr = body.instructions[i];
+    if (instr.opcode == hlo::Opcode::kParameter) out.insert(static_cast<std::size_t>(instr.parameter_number));
+    for (std::uint32_t o : body.operands_of(instr)) {
+      if (seen.insert(o).second) stack.push_back(o);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void Linter::recomputation_rule(const hlo::Computation& c, std::uint32_t instruction, const FusedBody& body,
+                                const std::vector<OperandFacts>& facts, std::vector<LintFinding>& out) {
+  if (!m_rules[static_cast<std::size_t>(LintRule::kHighMultiplicity)]) return;
+  const hlo::Computation& callee = m_module.computations[body.callee];
+  indexing::IndexingAnalysis& maps = m_analysis.maps();
+  std::set<std::pair<std::uint32_t, std::size_t>> results;
+  for (const auto& per_output : body.to_instruction) {
+    for (const auto& [key, set] : per_output) results.insert(key);
+  }
+  for (const auto& [producer, element] : results) {
+    const hlo::Instruction& p = callee.instructions[producer];
+    using hlo::Opcode;
+    if (p.opcode == Opcode::kParameter || p.opcode == Opcode::kTuple || p.opcode == Opcode::kGetTupleElement ||
+        p.opcode == Opcode::kConstant || producer == callee.root)
+      continue;
+    const std::int64_t elements = result_elements(m_module.shape_of(p), element);
+    if (elements == 0) continue;
+    // Nontrivial cost: some operand read more than once per result element through a reduction.
+    bool costly = false;
+    for (const MapSet& set : maps.output_to_input(body.callee, producer, element)) {
+      const bool reduces = std::any_of(set.begin(), set.end(), [](const IndexingMap& m) {
+        return m.is_defined() && m.range_count() > 0 && m.runtime_count() == 0;
+      });
+      bool exact = true;
+      if (reduces && reads_of_one_execution(set, exact) > elements) costly = true;
+    }
+    if (!costly) continue;
+    // Evaluations per element of its result, the loop shared by the outputs.
+    std::int64_t evaluations = 0;
+    bool exact = true;
+    MapSet all;
+    for (const auto& per_output : body.to_instruction) {
+      const auto it = per_output.find({producer, element});
+      if (it == per_output.end()) continue;
+      if (!body.one_loop_domain) evaluations = std::max(evaluations, reads_of_one_execution(it->second, exact));
+      for (const IndexingMap& m : it->second) {
+        if (m.is_defined() && m.runtime_count() == 0) indexing::insert_unique(all, m, true);
+      }
+    }
+    // Over one loop domain, the evaluations at distinct (loop point, element) pairs.
+    if (body.one_loop_domain) evaluations = reads_of_one_execution(all, exact);
+    if (all.empty()) continue;
+    const indexing::Count distinct = indexing::count_union_image(all);
+    if (!exact || !distinct.exact || distinct.value == 0) continue;
+    const double per_element = static_cast<double>(evaluations) / static_cast<double>(distinct.value);
+    if (!(per_element > m_thresholds.max_multiplicity)) continue;
+    // The operand this costs most: the largest multiplication of reads among those the producer reads.
+    std::optional<std::size_t> operand;
+    double operand_per_element = 0;
+    std::int64_t operand_reads = 0, operand_read = 0;
+    for (std::size_t j : parameters_below(callee, producer)) {
+      if (j >= facts.size() || !facts[j].array || !facts[j].defined || facts[j].approximate ||
+          facts[j].bytes < m_thresholds.high_multiplicity_min_bytes)
+        continue;
+      const MapSet reads = shared_loop_reads(body, j);
+      bool reads_exact = true;
+      const std::int64_t total = reads_of_one_execution(reads, reads_exact);
+      const indexing::Count read = indexing::count_union_image(with_replica_results(reads));
+      if (!reads_exact || read.value == 0) continue;
+      const double r = static_cast<double>(total) / static_cast<double>(read.value);
+      if (!operand || r > operand_per_element) {
+        operand = j;
+        operand_per_element = r;
+        operand_reads = total;
+        operand_read = read.value;
+      }
+    }
+    if (!operand) continue;
+    // The consumer that re-reads it: the user whose map to it has a range variable.
+    std::optional<std::uint32_t> consumer;
+    for (std::uint32_t u = 0; u < callee.instructions.size() && !consumer; ++u) {
+      const auto ops = callee.operands_of(callee.instructions[u]);
+      for (std::size_t k = 0; k < ops.size() && !consumer; ++k) {
+        if (ops[k] != producer) continue;
+        const std::vector<MapSet> user_maps = maps.output_to_input(body.callee, u, 0);
+        if (k < user_maps.size() && std::any_of(user_maps[k].begin(), user_maps[k].end(), [](const IndexingMap& m) {
+              return m.is_defined() && (m.range_count() > 0 || m.dim_count() > m.results().size());
+            }))
+          consumer = u;
+      }
+    }
+    const OperandFacts& f = facts[*operand];
+    LintFinding d = finding(LintRule::kHighMultiplicity, c, instruction);
+    d.operand = *operand;
+    d.operand_name = f.name;
+    const std::string by = consumer ? fmt::format(" because {} re-reads it", fused_name(callee, *consumer)) : "";
+    d.message = fmt::format(
+        "%{} evaluates {} {:.1f} times per element of its result (threshold {}){}, so it reads {} {:.1f} "
+        "times per element; fix: compute %{} in a fusion of its own ({} result) and read it from memory",
+        c.instructions[instruction].name, fused_name(callee, producer), per_element, m_thresholds.max_multiplicity, by,
+        f.describe(*operand), operand_per_element, p.name,
+        human_bytes(
+            packed_bytes(elements, array_bits(m_module.shape_of(p).is_tuple ? m_module.shape_of(p).elements.at(element)
+                                                                            : m_module.shape_of(p)))));
+    d.values["multiplicity"] = per_element;
+    d.values["evaluations"] = evaluations;
+    d.values["producer_elements"] = distinct.value;
+    name_fused(d, "producer", callee, producer);
+    if (consumer) name_fused(d, "consumer", callee, *consumer);
+    d.values["operand_reads"] = operand_reads;
+    d.values["operand_multiplicity"] = operand_per_element;
+    d.values["total_reads"] = operand_reads;  // the operand's, as before the rule judged producers
+    d.values["distinct_read"] = operand_read;
+    d.values["operand_bytes"] = f.bytes;
+    d.values["max_multiplicity"] = m_thresholds.max_multiplicity;
+    d.values["min_bytes"] = m_thresholds.high_multiplicity_min_bytes;
     out.push_back(std::move(d));
   }
 }
@@ -279,76 +519,138 @@ void Linter::whole_instruction_rules(const hlo::Computation& c, std::uint32_t in
   }
 }
 
-void Linter::count_rules(const hlo::Computation& c, std::uint32_t instruction, const InstructionIndexing& logical,
-                         const std::vector<OperandFacts>& facts, std::vector<LintFinding>& out) const {
-  const bool low = m_rules[static_cast<std::size_t>(LintRule::kLowUtilisation)];
-  const bool high = m_rules[static_cast<std::size_t>(LintRule::kHighMultiplicity)];
+bool Linter::per_device_offsets(const hlo::Computation& c, std::uint32_t instruction, std::size_t operand,
+                                const InstructionIndexing& maps) const {
+  const hlo::Instruction& instr = c.instructions[instruction];
+  const auto operands = c.operands_of(instr);
+  bool any = false;
+  for (const auto& per_output : maps.output_to_input) {
+    if (operand >= per_output.size()) continue;
+    for (const IndexingMap& m : per_output[operand]) {
+      if (!m.is_defined()) continue;
+      for (const indexing::RuntimeSource& source : m.runtime_sources()) {
+        if (source.operand < 0 || static_cast<std::size_t>(source.operand) >= operands.size()) return false;
+        // The offset is computed from the device's id and constants only.
+        bool device = false;
+        std::vector<std::uint32_t> stack{operands[static_cast<std::size_t>(source.operand)]};
+        std::set<std::uint32_t> seen(stack.begin(), stack.end());
+        while (!stack.empty()) {
+          const hlo::Instruction& i = c.instructions[stack.back()];
+          stack.pop_back();
+          if (i.opcode == hlo::Opcode::kPartitionId || i.opcode == hlo::Opcode::kReplicaId) device = true;
+          if (i.opcode == hlo::Opcode::kParameter) return false;
+          for (std::uint32_t o : c.operands_of(i)) {
+            if (seen.insert(o).second) stack.push_back(o);
+          }
+        }
+        if (!device) return false;
+        any = true;
+      }
+    }
+  }
+  return any;
+}
+
+bool Linter::read_in_full_by_users(std::uint32_t computation, std::uint32_t instruction, std::size_t operand) {
+  const hlo::Computation& c = m_module.computations[computation];
+  // An async computation wraps one op the scheduler overlaps (a slice there
+  // copies its part of a buffer the caller splits between several of them);
+  // its users are outside, in the caller, behind the async-start.
+  for (const hlo::Computation& caller : m_module.computations) {
+    for (const hlo::Instruction& i : caller.instructions) {
+      if (i.opcode != hlo::Opcode::kAsyncStart) continue;
+      for (std::uint32_t callee : caller.callees_of(i)) {
+        if (callee == computation) return true;
+      }
+    }
+  }
+  const std::uint32_t producer = c.operands_of(c.instructions[instruction])[operand];
+  const auto elements = m_module.shape_of(c.instructions[producer]).element_count();
+  if (!elements || *elements == 0) return false;
+  MapSet all;
+  for (std::uint32_t user = 0; user < c.instructions.size(); ++user) {
+    const auto ops = c.operands_of(c.instructions[user]);
+    for (std::size_t k = 0; k < ops.size(); ++k) {
+      if (ops[k] != producer) continue;
+      const InstructionIndexing maps = m_analysis.indexing(computation, user, true, false);
+      for (const auto& per_output : maps.output_to_input) {
+        if (k >= per_output.size()) continue;
+        for (const IndexingMap& m : per_output[k]) {
+          if (!m.is_defined() || m.approximate()) return false;
+          if (m.runtime_count() == 0 && !m.has_replica_id()) all.push_back(m);
+        }
+      }
+    }
+  }
+  if (all.empty()) return false;
+  const indexing::Count read = indexing::count_union_image(all);
+  return read.exact && static_cast<double>(read.value) / static_cast<double>(*elements) >= m_thresholds.min_utilisation;
+}
+
+void Linter::count_rules(std::uint32_t computation, std::uint32_t instruction, const InstructionIndexing& logical,
+                         const FusedBody* body, const std::vector<OperandFacts>& facts, std::vector<LintFinding>& out) {
+  if (!m_rules[static_cast<std::size_t>(LintRule::kLowUtilisation)]) return;
+  const hlo::Computation& c = m_module.computations[computation];
   std::vector<bool> judged(facts.size());
   for (std::size_t j = 0; j < facts.size(); ++j) {
     const OperandFacts& f = facts[j];
+    // Runtime offsets choose the part read at run time: the whole buffer must
+    // exist (not a fusion decision), unless the offsets depend only on the
+    // device: then each device holds a buffer it reads a part of.
     judged[j] = f.array && f.defined &&
-                ((low && f.bytes >= m_thresholds.low_utilisation_min_bytes) ||
-                 (high && f.bytes >= m_thresholds.high_multiplicity_min_bytes));
+                (!f.runtime || (!f.approximate && per_device_offsets(c, instruction, j, logical))) &&
+                f.bytes >= m_thresholds.low_utilisation_min_bytes;
   }
   if (std::none_of(judged.begin(), judged.end(), [](bool b) { return b; })) return;
   const InstructionUtilisation usage =
-      utilisation(m_module, c, c.instructions[instruction], judged_maps(logical, judged));
+      utilisation(m_module, c, c.instructions[instruction], judged_maps(logical, judged), body);
   for (const OperandUtilisation& u : usage.operands) {
     const OperandFacts& f = facts[u.operand];
-    if (!f.array || !f.defined || !u.defined() || u.operand_elements == 0) continue;
-    if (low) low_utilisation_rule(c, instruction, u, f, out);
-    if (high) high_multiplicity_rule(c, instruction, u, f, out);
+    if (!judged[u.operand] || !u.defined() || u.operand_elements == 0) continue;
+    if (u.utilisation() < m_thresholds.min_utilisation && read_in_full_by_users(computation, instruction, u.operand))
+      continue;
+    // The fused instruction that reads the operand (the slice, say), when one does.
+    std::optional<std::uint32_t> reader;
+    if (body != nullptr && u.operand < body->parameter_uses.size() && body->parameter_uses[u.operand].size() == 1)
+      reader = body->parameter_uses[u.operand][0].user;
+    low_utilisation_rule(c, instruction, u, f, body != nullptr ? &m_module.computations[body->callee] : nullptr, reader,
+                         out);
   }
 }
 
 void Linter::low_utilisation_rule(const hlo::Computation& c, std::uint32_t instruction, const OperandUtilisation& u,
-                                  const OperandFacts& f, std::vector<LintFinding>& out) const {
-  // With runtime offsets the counts hold for one value of the offsets; the
-  // reads (one per point of the domain, whatever the offsets) bound the
-  // elements read for every value, unless the map is approximate.
-  if (f.bytes < m_thresholds.low_utilisation_min_bytes || (u.depends_on_runtime && f.approximate)) return;
-  const bool bound = u.depends_on_runtime || !u.distinct_read.exact;
-  const std::int64_t read =
-      u.depends_on_runtime ? std::min(u.total_reads.value, u.operand_elements) : u.distinct_read.value;
-  const double fraction = static_cast<double>(read) / static_cast<double>(u.operand_elements);
+                                  const OperandFacts& f, const hlo::Computation* callee,
+                                  std::optional<std::uint32_t> reader, std::vector<LintFinding>& out) const {
+  const bool bound = !u.distinct_read.exact;
+  const double fraction = u.utilisation();
   if (!(fraction < m_thresholds.min_utilisation)) return;
   LintFinding d = finding(LintRule::kLowUtilisation, c, instruction);
   d.operand = u.operand;
   d.operand_name = f.name;
-  d.message = fmt::format("%{} reads {}{} of {}: {}{} of {} elements{}", c.instructions[instruction].name,
-                          bound ? "at most " : "", percent(fraction), f.describe(u.operand), bound ? "at most " : "",
-                          read, u.operand_elements, u.depends_on_runtime ? ", whatever the runtime offsets" : "");
+  const std::string by = reader ? fmt::format(" (through {})", fused_name(*callee, *reader)) : std::string();
+  const std::string where = u.depends_on_runtime ? ", on each device (the offsets depend only on the device id)" : "";
+  const hlo::Instruction& producer = c.instructions[c.operands_of(c.instructions[instruction])[u.operand]];
+  const std::string fix =
+      u.depends_on_runtime && producer.opcode == hlo::Opcode::kAllReduce
+          ? fmt::format("replace %{} and this slice by a reduce-scatter, so each device receives only its part", f.name)
+          : fmt::format("fuse the part read into the producer of %{}, or have the producer write only that part",
+                        f.name);
+  const std::string of =
+      u.replicas > 1 ? fmt::format(" (replica, element) pairs of {} replicas", u.replicas) : std::string(" elements");
+  d.message = fmt::format("%{} reads {}{} of {}{}: {}{} of {}{}{} (threshold {}); fix: {}",
+                          c.instructions[instruction].name, bound ? "at most " : "", percent(fraction),
+                          f.describe(u.operand), by, bound ? "at most " : "", u.distinct_read.value,
+                          u.operand_elements * u.replicas, of, where, percent(m_thresholds.min_utilisation), fix);
   d.values["utilisation"] = fraction;
-  d.values["elements_read"] = read;
+  d.values["elements_read"] = u.distinct_read.value;
   d.values["operand_elements"] = u.operand_elements;
+  if (u.replicas > 1) d.values["replicas"] = u.replicas;
+  if (u.depends_on_runtime) d.values["per_device_offsets"] = true;
   d.values["operand_bytes"] = f.bytes;
   d.values["exact"] = !bound;
-  if (u.depends_on_runtime) d.values["depends_on_runtime"] = true;
+  if (reader) name_fused(d, "reader", *callee, *reader);
   d.values["min_utilisation"] = m_thresholds.min_utilisation;
   d.values["min_bytes"] = m_thresholds.low_utilisation_min_bytes;
-  out.push_back(std::move(d));
-}
-
-void Linter::high_multiplicity_rule(const hlo::Computation& c, std::uint32_t instruction, const OperandUtilisation& u,
-                                    const OperandFacts& f, std::vector<LintFinding>& out) const {
-  // Multiplicity needs exact counts of one execution: not with runtime offsets.
-  const bool exact = u.distinct_read.exact && u.total_reads.exact && !f.approximate && !u.depends_on_runtime;
-  if (!exact || f.bytes < m_thresholds.high_multiplicity_min_bytes ||
-      !(u.multiplicity() > m_thresholds.max_multiplicity)) {
-    return;
-  }
-  LintFinding d = finding(LintRule::kHighMultiplicity, c, instruction);
-  d.operand = u.operand;
-  d.operand_name = f.name;
-  d.message = fmt::format("%{} reads each element of {} {:.1f} times on average: {} reads of {} elements",
-                          c.instructions[instruction].name, f.describe(u.operand), u.multiplicity(),
-                          u.total_reads.value, u.distinct_read.value);
-  d.values["multiplicity"] = u.multiplicity();
-  d.values["total_reads"] = u.total_reads.value;
-  d.values["distinct_read"] = u.distinct_read.value;
-  d.values["operand_bytes"] = f.bytes;
-  d.values["max_multiplicity"] = m_thresholds.max_multiplicity;
-  d.values["min_bytes"] = m_thresholds.high_multiplicity_min_bytes;
   out.push_back(std::move(d));
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "indexing/analysis/coalescing.hpp"
+#include "indexing/analysis/fused_reads.hpp"
 #include "indexing/analysis/lint_rules.hpp"
 #include "indexing/analysis/module_analysis.hpp"
 #include "indexing/instruction_indexing.hpp"
@@ -36,16 +37,29 @@ private:
   LintFinding finding(LintRule rule, const hlo::Computation& c, std::uint32_t instruction) const;
   std::vector<OperandFacts> operand_facts(const hlo::Computation& c, const hlo::Instruction& instruction,
                                           const indexing::InstructionIndexing& logical) const;
-  void duplicated_read_rule(const hlo::Computation& c, std::uint32_t instruction,
+  void duplicated_read_rule(const hlo::Computation& c, std::uint32_t instruction, const FusedBody& body,
                             const std::vector<OperandFacts>& facts, std::vector<LintFinding>& out) const;
+  void recomputation_rule(const hlo::Computation& c, std::uint32_t instruction, const FusedBody& body,
+                          const std::vector<OperandFacts>& facts, std::vector<LintFinding>& out);
+  /// "%name (line N)" of fused instruction `index` of `computation`.
+  std::string fused_name(const hlo::Computation& computation, std::uint32_t index) const;
+  /// The values naming fused instruction `index` (name, line) for JSON and SARIF.
+  void name_fused(LintFinding& finding, std::string_view key, const hlo::Computation& computation,
+                  std::uint32_t index) const;
   void low_utilisation_rule(const hlo::Computation& c, std::uint32_t instruction, const OperandUtilisation& u,
-                            const OperandFacts& f, std::vector<LintFinding>& out) const;
-  void high_multiplicity_rule(const hlo::Computation& c, std::uint32_t instruction, const OperandUtilisation& u,
-                              const OperandFacts& f, std::vector<LintFinding>& out) const;
+                            const OperandFacts& f, const hlo::Computation* callee, std::optional<std::uint32_t> reader,
+                            std::vector<LintFinding>& out) const;
   void whole_instruction_rules(const hlo::Computation& c, std::uint32_t instruction,
                                const indexing::InstructionIndexing& logical, std::vector<LintFinding>& out) const;
-  void count_rules(const hlo::Computation& c, std::uint32_t instruction, const indexing::InstructionIndexing& logical,
-                   const std::vector<OperandFacts>& facts, std::vector<LintFinding>& out) const;
+  void count_rules(std::uint32_t computation, std::uint32_t instruction, const indexing::InstructionIndexing& logical,
+                   const FusedBody* body, const std::vector<OperandFacts>& facts, std::vector<LintFinding>& out);
+  /// True when every runtime offset of the operand's maps is computed from
+  /// partition-id or replica-id and constants (each device reads its part).
+  bool per_device_offsets(const hlo::Computation& c, std::uint32_t instruction, std::size_t operand,
+                          const indexing::InstructionIndexing& maps) const;
+  /// True when the users of the operand together read at least --min-utilisation
+  /// of it (a split: slices that each read a part): no waste to report.
+  bool read_in_full_by_users(std::uint32_t computation, std::uint32_t instruction, std::size_t operand);
   void coalescing_rule(const hlo::Computation& c, std::uint32_t instruction,
                        const indexing::InstructionIndexing& logical, const std::vector<OperandFacts>& facts,
                        std::vector<LintFinding>& out);

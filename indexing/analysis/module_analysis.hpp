@@ -26,6 +26,8 @@ public:
   /// reason instead.
   indexing::InstructionIndexing indexing(std::uint32_t computation, std::uint32_t instruction, bool output_to_input,
                                          bool input_to_output);
+  /// The map engine itself (for the maps of fused instructions).
+  indexing::IndexingAnalysis& maps() { return m_indexing; }
   /// Maps in physical offsets, simplified (the basis of read patterns).
   PhysicalIndexing& offsets() { return m_offsets; }
   /// Maps in physical offsets as the analysis options ask (simplified or not).

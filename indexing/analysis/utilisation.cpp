@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <limits>
 
+#include "indexing/analysis/fused_reads.hpp"
+#include "indexing/map_ops.hpp"
+
 namespace hlo_index::analysis {
 
 using indexing::IndexingMap;
@@ -31,9 +34,9 @@ std::int64_t array_bits(const hlo::Shape& shape) {
                                                               : hlo::element_type_bits(shape.type);
 }
 
-// Runtime offsets pinned to the low end of their ranges: the counts of one
-// execution (for dynamic slices every offset reads as many elements).
-IndexingMap pinned(const IndexingMap& map) {
+}  // namespace
+
+IndexingMap pinned_runtime(const IndexingMap& map) {
   IndexingMap out = map;
   for (std::uint32_t i = 0; i < out.runtime_count(); ++i) {
     simplify::Var v{simplify::VarKind::kRuntime, i};
@@ -41,6 +44,8 @@ IndexingMap pinned(const IndexingMap& map) {
   }
   return out;
 }
+
+namespace {
 
 // Leaves of a tuple shape, in order (the outputs of a tuple-shaped op).
 void leaves(const hlo::Shape& shape, std::vector<const hlo::Shape*>& out) {
@@ -54,7 +59,9 @@ void leaves(const hlo::Shape& shape, std::vector<const hlo::Shape*>& out) {
 }  // namespace
 
 double OperandUtilisation::utilisation() const {
-  return operand_elements == 0 ? 0.0 : static_cast<double>(distinct_read.value) / static_cast<double>(operand_elements);
+  return operand_elements == 0 ? 0.0
+                               : static_cast<double>(distinct_read.value) /
+                                     (static_cast<double>(operand_elements) * static_cast<double>(replicas));
 }
 
 double OperandUtilisation::multiplicity() const {
@@ -90,13 +97,13 @@ std::vector<IndexingMap> operand_reads(const InstructionIndexing& indexing, std:
   for (const auto& per_output : indexing.output_to_input) {
     if (j >= per_output.size()) continue;
     for (const IndexingMap& m : per_output[j]) {
-      if (std::none_of(distinct.begin(), distinct.end(), [&](const IndexingMap* d) { return *d == m; }))
-        distinct.push_back(&m);
+      const bool seen = std::any_of(distinct.begin(), distinct.end(), [&](const IndexingMap* d) { return *d == m; });
+      if (!seen) distinct.push_back(&m);
       if (m.is_undefined()) {
         u.undefined_reason = m.undefined_reason().empty() ? "no indexing maps" : m.undefined_reason();
         break;
       }
-      if (m.is_known_empty()) continue;
+      if (m.is_known_empty() || seen) continue;  // several outputs sharing a map read once
       u.depends_on_runtime = u.depends_on_runtime || m.runtime_count() > 0;
       reads.push_back(m);
     }
@@ -106,15 +113,23 @@ std::vector<IndexingMap> operand_reads(const InstructionIndexing& indexing, std:
   return reads;
 }
 
-void count_reads(const std::vector<IndexingMap>& reads, OperandUtilisation& u) {
-  // Over every value of the runtime offsets: the elements some execution may read.
-  u.distinct_read = indexing::count_union_image(reads);
-  u.total_reads = {0, true};
+// The replicas an all-gathered operand is read from (1 without replica ids).
+std::int64_t replicas_read(const std::vector<IndexingMap>& reads) {
+  std::int64_t replicas = 1;
   for (const IndexingMap& m : reads) {
-    indexing::Count c = indexing::count_relation(pinned(m));
-    u.total_reads.value = saturating_add(u.total_reads.value, c.value, u.total_reads.exact);
-    u.total_reads.exact = u.total_reads.exact && c.exact;
+    if (m.is_defined() && m.has_replica_id())
+      replicas = std::max(replicas, indexing::count_image(m.replica_id_map()).value);
   }
+  return replicas;
+}
+
+void count_reads(const std::vector<IndexingMap>& reads, const MapSet* shared, OperandUtilisation& u) {
+  // Over every value of the runtime offsets: the elements some execution may read.
+  const MapSet elements = with_replica_results(reads);
+  u.distinct_read = indexing::count_union_image(elements);
+  u.replicas = replicas_read(reads);
+  u.total_reads = {0, true};
+  u.total_reads.value = reads_of_one_execution(shared != nullptr ? *shared : reads, u.total_reads.exact);
   // One execution reads no more distinct elements than it makes reads.
   if (u.depends_on_runtime) {
     u.distinct_read.value = std::min(u.distinct_read.value, u.total_reads.value);
@@ -124,8 +139,41 @@ void count_reads(const std::vector<IndexingMap>& reads, OperandUtilisation& u) {
 
 }  // namespace
 
+MapSet with_replica_results(const MapSet& maps) {
+  std::size_t width = 0;
+  for (const IndexingMap& m : maps) {
+    if (m.is_defined()) width = std::max(width, m.replica_id().size());
+  }
+  if (width == 0) return maps;
+  MapSet out;
+  out.reserve(maps.size());
+  for (const IndexingMap& m : maps) {
+    if (!m.is_defined()) {
+      out.push_back(m);
+      continue;
+    }
+    const std::size_t own = m.replica_id().size();
+    IndexingMap r = indexing::replica_id_as_results(m);
+    for (std::size_t i = own; i < width; ++i) r.results().push_back(simplify::Expr::constant(-1));
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::int64_t reads_of_one_execution(const MapSet& maps, bool& exact) {
+  std::int64_t total = 0;
+  for (const IndexingMap& m : with_replica_results(maps)) {
+    if (!m.is_defined()) continue;
+    indexing::Count c = indexing::count_relation(pinned_runtime(m));
+    total = saturating_add(total, c.value, exact);
+    exact = exact && c.exact;
+  }
+  return total;
+}
+
 InstructionUtilisation utilisation(const hlo::Module& module, const hlo::Computation& computation,
-                                   const hlo::Instruction& instruction, const InstructionIndexing& indexing) {
+                                   const hlo::Instruction& instruction, const InstructionIndexing& indexing,
+                                   const FusedBody* body) {
   InstructionUtilisation result;
   count_outputs(module.shape_of(instruction), result);
   const auto operands = computation.operands_of(instruction);
@@ -141,7 +189,10 @@ InstructionUtilisation utilisation(const hlo::Module& module, const hlo::Computa
     u.operand_elements = shape.element_count().value_or(0);
     u.element_bits = array_bits(shape);
     const std::vector<IndexingMap> reads = operand_reads(indexing, j, u);
-    if (u.defined()) count_reads(reads, u);
+    MapSet shared;
+    const bool by_body = body != nullptr && body->defined() && body->outputs > 1;
+    if (by_body) shared = shared_loop_reads(*body, j);
+    if (u.defined()) count_reads(reads, by_body ? &shared : nullptr, u);
     result.operands.push_back(std::move(u));
   }
   return result;

@@ -21,7 +21,8 @@
 // transpose, reverse, strided slice, reshape, bitcast between layouts,
 // concatenate, dot, variadic reduce, pad (negative, interior), variadic
 // reduce-window (stride, padding, base and window dilation), convolution
-// (dim_labels, stride, padding, lhs/rhs dilation, feature and batch groups),
+// (dim_labels, stride, padding, lhs/rhs dilation, window reversal, feature and
+// batch groups; the kernel is read only where the window meets the input),
 // dynamic-slice, dynamic-update-slice, gather (general form; parameter,
 // constant and iota indices), all-gather, tuple, get-tuple-element; random
 // kLoop fusions of 2-5 of them (chains with shared operands, multi-output).
@@ -876,6 +877,7 @@ int gen_pad(Gen& g, int x) {
 
 struct WindowDim {
   std::int64_t size = 1, stride = 1, low = 0, high = 0, base = 1, dilation = 1;
+  bool reversal = false;  // convolution only: rhs_reversal
 };
 
 std::string window_text(const std::vector<WindowDim>& w) {
@@ -888,7 +890,11 @@ std::string window_text(const std::vector<WindowDim>& w) {
          field("stride", [](const WindowDim& d) { return std::to_string(d.stride); }) +
          field("pad", [](const WindowDim& d) { return std::to_string(d.low) + "_" + std::to_string(d.high); }) +
          field("lhs_dilate", [](const WindowDim& d) { return std::to_string(d.base); }) +
-         field("rhs_dilate", [](const WindowDim& d) { return std::to_string(d.dilation); }) + "}";
+         field("rhs_dilate", [](const WindowDim& d) { return std::to_string(d.dilation); }) +
+         (std::any_of(w.begin(), w.end(), [](const WindowDim& d) { return d.reversal; })
+              ? field("rhs_reversal", [](const WindowDim& d) { return std::string(d.reversal ? "1" : "0"); })
+              : std::string()) +
+         "}";
 }
 
 /// A random window over an input dimension of size n; returns the output
@@ -995,6 +1001,7 @@ int gen_convolution(Gen& g, int x) {
     const std::int64_t n = a.dims[static_cast<std::size_t>(in_roles[2 + i])];
     const std::int64_t out = random_window(g.r, n, -1, window[i]);
     if (out == 0) return -1;
+    window[i].reversal = g.r.chance(30);
     out_spatial.push_back(out);
     in_spatial_sizes.push_back(n);
     window_sizes.push_back(window[i].size);
@@ -1030,6 +1037,8 @@ int gen_convolution(Gen& g, int x) {
     cover("convolution negative padding", w.low < 0 || w.high < 0);
     cover("convolution lhs dilation", w.base > 1);
     cover("convolution rhs dilation", w.dilation > 1);
+    cover("convolution window reversal", w.reversal && w.size > 1);
+    cover("convolution window over padding or a hole", w.low > 0 || w.base > 1);
   }
   const int kernel = g.operand_like("f32", kernel_dims);
   Node n = g.op("convolution", {x, kernel}, {g.f32(out_dims)}, attributes);
@@ -1042,8 +1051,10 @@ int gen_convolution(Gen& g, int x) {
         Tuple k(rank);
         k[static_cast<std::size_t>(kernel_roles[0])] = ci;
         k[static_cast<std::size_t>(kernel_roles[1])] = f;
-        for (std::size_t i = 0; i < spatial; ++i) k[static_cast<std::size_t>(kernel_roles[2 + i])] = s[i];
-        reads[1].push_back(k);
+        for (std::size_t i = 0; i < spatial; ++i) {
+          // With rhs_reversal, window position s multiplies kernel element size - 1 - s.
+          k[static_cast<std::size_t>(kernel_roles[2 + i])] = window[i].reversal ? window[i].size - 1 - s[i] : s[i];
+        }
         Tuple in(rank);
         in[in_batch] = batch_groups > 1 ? (f / per_group) * B + b : b;
         in[in_feature] = feature_groups > 1 ? (f / per_group) * C + ci : ci;
@@ -1053,7 +1064,12 @@ int gen_convolution(Gen& g, int x) {
           if (p) in[static_cast<std::size_t>(in_roles[2 + i])] = *p;
           inside = p.has_value();
         }
-        if (inside) reads[0].push_back(in);
+        // A window position over padding or a base-dilation hole multiplies
+        // the kernel by nothing: neither operand is read there.
+        if (inside) {
+          reads[0].push_back(in);
+          reads[1].push_back(k);
+        }
       }
     });
   };
@@ -2115,6 +2131,8 @@ TEST_CASE("single ops without runtime offsets: maps are exactly the reads of the
                   "convolution negative padding",
                   "convolution lhs dilation",
                   "convolution rhs dilation",
+                  "convolution window reversal",
+                  "convolution window over padding or a hole",
                   "variadic all-gather",
                   "get-tuple-element of a tuple parameter"});
   report_stats();

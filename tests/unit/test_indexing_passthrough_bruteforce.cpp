@@ -487,3 +487,70 @@ TEST_CASE("scatter: the updates whose windows land, for concrete indices; operan
   }
   CHECK(exact_cases > 3);
 }
+
+TEST_CASE("conditional: each branch's reads, for every selector value", "[op-bruteforce][conditional]") {
+  test::Rng rng(1508);
+  // Branch bodies over f32[n]: the reads of output element o of operand element i.
+  struct Body {
+    std::string text;  // with {n} for the size
+    std::function<bool(std::int64_t o, std::int64_t i, std::int64_t n)> reads;
+  };
+  const std::vector<Body> bodies = {
+      {"  ROOT r = f32[{n}] negate(p)", [](std::int64_t o, std::int64_t i, std::int64_t) { return o == i; }},
+      {"  ROOT r = f32[{n}] reverse(p), dimensions={{0}}",
+       [](std::int64_t o, std::int64_t i, std::int64_t n) { return i == n - 1 - o; }},
+      {"  s = f32[1] slice(p), slice={{[0:1]}}\n  t = f32[] reshape(s)\n  ROOT r = f32[{n}] broadcast(t), "
+       "dimensions={{}}",
+       [](std::int64_t, std::int64_t i, std::int64_t) { return i == 0; }},
+  };
+  for (int round = 0; round < 16; ++round) {
+    const std::int64_t n = rng.uniform(1, 4);
+    const std::size_t branches = static_cast<std::size_t>(rng.uniform(1, 3));
+    std::vector<std::size_t> pick;
+    std::string text = "HloModule c\n", params, names, list;
+    for (std::size_t b = 0; b < branches; ++b) {
+      pick.push_back(static_cast<std::size_t>(rng.uniform(0, 2)));
+      text += fmt::format("b{} {{\n  p = f32[{}] parameter(0)\n{}\n}}\n", b, n,
+                          fmt::format(fmt::runtime(bodies[pick[b]].text), fmt::arg("n", n)));
+      params += fmt::format("  x{} = f32[{}] parameter({})\n", b, n, b + 1);
+      names += fmt::format(", x{}", b);
+      list += fmt::format("{}b{}", b ? ", " : "", b);
+    }
+    text += fmt::format(
+        "ENTRY e {{\n  which = s32[] parameter(0)\n{}  ROOT r = f32[{}] conditional(which{}), "
+        "branch_computations={{{}}}\n}}\n",
+        params, n, names, list);
+    INFO(text);
+    const auto modules = test::parse_ok(text);
+    const hlo::Module& m = modules[0];
+    indexing::IndexingAnalysis analysis(m, {});
+    const auto maps = analysis.analyze(m.entry, m.computations[m.entry].root, true, true);
+    for (std::int64_t which = -2; which <= static_cast<std::int64_t>(branches) + 1; ++which) {
+      const std::size_t runs =
+          which < 0 || which >= static_cast<std::int64_t>(branches) ? branches - 1 : static_cast<std::size_t>(which);
+      auto value = [&](const indexing::RuntimeSource&, const Point&) -> std::optional<std::int64_t> { return which; };
+      for (std::size_t b = 0; b < branches; ++b) {
+        INFO("selector " << which << ", branch " << b);
+        Relation expected;
+        for (std::int64_t o = 0; o < n; ++o) {
+          for (std::int64_t i = 0; i < n; ++i) {
+            if (b == runs && bodies[pick[b]].reads(o, i, n)) expected.insert({{o}, {i}});
+          }
+        }
+        Relation got;
+        for (const IndexingMap& map : maps.output_to_input.at(0).at(b + 1)) {
+          const Relation one = relation_with_values(map, value);
+          got.insert(one.begin(), one.end());
+        }
+        CHECK(got == expected);
+        Relation back;
+        const auto& row = maps.input_to_output.at(0);
+        for (const IndexingMap& map : row.at(b + 1)) {
+          const Relation one = relation_with_values(map, value);
+          back.insert(one.begin(), one.end());
+        }
+        CHECK(back == inverse(expected));
+      }
+    }
+  }
+}

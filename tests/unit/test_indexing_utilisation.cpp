@@ -1,12 +1,15 @@
 // Operand utilisation: named cases with known answers, and every instruction
 // of every testdata/analyze module checked against enumeration of its maps.
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 
+#include "indexing/analysis/fused_reads.hpp"
 #include "indexing/analysis/utilisation.hpp"
 #include "parser/parse.hpp"
 
@@ -26,6 +29,11 @@ InstructionUtilisation root_utilisation(const std::string& hlo) {
   const hlo::Computation& c = m.computations[m.entry];
   indexing::IndexingAnalysis analysis(m, {});
   auto indexing = analysis.analyze(m.entry, c.root, true, false);
+  if (c.instructions[c.root].opcode == hlo::Opcode::kFusion) {
+    const analysis::FusedBody body = analysis::fused_body(m, analysis, m.entry, c.root);
+    REQUIRE(body.defined());
+    return analysis::utilisation(m, c, c.instructions[c.root], indexing, &body);
+  }
   return analysis::utilisation(m, c, c.instructions[c.root], indexing);
 }
 
@@ -37,7 +45,10 @@ std::string module_with(const std::string& body) {
 
 // Enumerates a map's domain (range and runtime variables included; the
 // intervals must be small) and collects its (domain point, result) pairs.
-void enumerate(const IndexingMap& map, std::set<std::vector<std::int64_t>>& image, std::int64_t& pairs) {
+// An element read through an all-gather is a (element, replica) pair: the
+// replica-id results follow the element's, padded with -1 to `replica_width`.
+void enumerate(const IndexingMap& map, std::set<std::vector<std::int64_t>>& image, std::int64_t& pairs,
+               std::size_t replica_width = 0) {
   const auto vars = map.domain().all_variables();
   std::vector<std::int64_t> values(vars.size());
   std::set<std::vector<std::int64_t>> relation;
@@ -50,6 +61,8 @@ void enumerate(const IndexingMap& map, std::set<std::vector<std::int64_t>>& imag
         if (!c.interval.contains(simplify::evaluate(c.expr, v))) return;
       std::vector<std::int64_t> result;
       for (const auto& e : map.results()) result.push_back(simplify::evaluate(e, v));
+      for (const auto& e : map.replica_id()) result.push_back(simplify::evaluate(e, v));
+      result.resize(map.results().size() + std::max(replica_width, map.replica_id().size()), -1);
       image.insert(result);
       std::vector<std::int64_t> pair(values.begin(), values.begin() + static_cast<long>(nd));
       pair.insert(pair.end(), values.begin() + static_cast<long>(nd + nr), values.end());
@@ -173,16 +186,25 @@ TEST_CASE("utilisation: counts equal enumeration on every golden module", "[inde
             std::set<std::vector<std::int64_t>> image;
             std::int64_t pairs = 0;
             bool small = true;
+            std::size_t width = 0;
+            for (const auto& per_output : indexing.output_to_input) {
+              for (const IndexingMap& map : per_output[op.operand])
+                if (map.is_defined()) width = std::max(width, map.replica_id().size());
+            }
+            // Outputs share their loop: a map two outputs have is one way of reading.
+            std::vector<const IndexingMap*> seen;
             for (const auto& per_output : indexing.output_to_input) {
               for (const IndexingMap& map : per_output[op.operand]) {
                 if (!map.is_defined()) continue;
+                if (std::any_of(seen.begin(), seen.end(), [&](const IndexingMap* s) { return *s == map; })) continue;
+                seen.push_back(&map);
                 IndexingMap one = map;
                 for (std::uint32_t r = 0; r < one.runtime_count(); ++r) {
                   simplify::Var v{simplify::VarKind::kRuntime, r};
                   one.domain().set_bounds(v, simplify::Interval::point(one.domain().bounds(v).lo));
                 }
                 if (box_size(one) > 200000) small = false;
-                if (small) enumerate(one, image, pairs);
+                if (small) enumerate(one, image, pairs, width);
               }
             }
             if (!small) continue;
@@ -196,4 +218,124 @@ TEST_CASE("utilisation: counts equal enumeration on every golden module", "[inde
     }
   }
   CHECK(checked > 200);
+}
+
+TEST_CASE("utilisation: all-gather reads (replica, element) pairs", "[indexing][utilisation][bruteforce]") {
+  // Semantics: output element (i, j) of an all-gather along dimension 1 of
+  // 4 replicas' f32[R,C] reads element (i, j mod C) of replica j div C.
+  for (const auto& [rows, cols] : {std::pair{2, 3}, std::pair{3, 1}, std::pair{1, 5}}) {
+    const std::string hlo = fmt::format(
+        "HloModule u, replica_count=4\nENTRY e {{\n  p = f32[{},{}] parameter(0)\n"
+        "  ROOT g = f32[{},{}] all-gather(p), replica_groups={{{{0,1,2,3}}}}, dimensions={{1}}\n}}\n",
+        rows, cols, rows, 4 * cols);
+    const auto u = root_utilisation(hlo);
+    std::set<std::tuple<int, int, int>> read;  // (replica, row, column)
+    std::int64_t reads = 0;
+    for (int i = 0; i < rows; ++i) {
+      for (int j = 0; j < 4 * cols; ++j) {
+        read.insert({j / cols, i, j % cols});
+        ++reads;
+      }
+    }
+    INFO(rows << "x" << cols);
+    CHECK(u.operands[0].replicas == 4);
+    CHECK(u.operands[0].distinct_read.value == static_cast<std::int64_t>(read.size()));
+    CHECK(u.operands[0].total_reads.value == reads);
+    CHECK(u.operands[0].multiplicity() == Approx(1.0));
+    CHECK(u.operands[0].utilisation() == Approx(1.0));
+  }
+}
+
+TEST_CASE("utilisation: a dot over an all-gather reads each pair K times", "[indexing][utilisation][bruteforce]") {
+  // dot(all-gather(p), w): output (i, n) reads gathered (i, k) for every k,
+  // that is p's (i, k mod 3) on replica k div 3.
+  const std::string hlo =
+      "HloModule u, replica_count=4\nf {\n  a = f32[2,3] parameter(0)\n"
+      "  g = f32[2,12] all-gather(a), replica_groups={{0,1,2,3}}, dimensions={1}\n"
+      "  w = f32[12,5] parameter(1)\n"
+      "  ROOT d = f32[2,5] dot(g, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n"
+      "ENTRY e {\n  p = f32[2,3] parameter(0)\n  q = f32[12,5] parameter(1)\n"
+      "  ROOT r = f32[2,5] fusion(p, q), kind=kOutput, calls=f\n}\n";
+  const auto u = root_utilisation(hlo);
+  std::set<std::tuple<int, int, int>> pairs_read;
+  std::set<std::tuple<int, int, int, int>> reads;  // (output i, output n, replica, column)
+  for (int i = 0; i < 2; ++i) {
+    for (int n = 0; n < 5; ++n) {
+      for (int k = 0; k < 12; ++k) {
+        pairs_read.insert({k / 3, i, k % 3});
+        reads.insert({i, n, k / 3, k % 3});
+      }
+    }
+  }
+  CHECK(u.operands[0].distinct_read.value == static_cast<std::int64_t>(pairs_read.size()));
+  CHECK(u.operands[0].total_reads.value == static_cast<std::int64_t>(reads.size()));
+  CHECK(u.operands[0].multiplicity() == Approx(5.0));  // the dot's N, not N x replicas
+}
+
+TEST_CASE("utilisation: a multi-output fusion evaluates a shared producer once",
+          "[indexing][utilisation][bruteforce]") {
+  // (reduce(dot(a, b)), dot(a, b)): the outputs share the loop over the dot,
+  // so the dot is evaluated once per element and reads a's row K times.
+  for (const auto& [m, k, n] : {std::tuple{4, 6, 5}, std::tuple{2, 3, 7}}) {
+    const std::string hlo = fmt::format(
+        "HloModule u\nadd {{\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT s = f32[] add(x, y)\n}}\n"
+        "f {{\n  a = f32[{0},{1}] parameter(0)\n  b = f32[{1},{2}] parameter(1)\n"
+        "  d = f32[{0},{2}] dot(a, b), lhs_contracting_dims={{1}}, rhs_contracting_dims={{0}}\n"
+        "  z = f32[] constant(0)\n  r = f32[{0}] reduce(d, z), dimensions={{1}}, to_apply=add\n"
+        "  ROOT t = (f32[{0}], f32[{0},{2}]) tuple(r, d)\n}}\n"
+        "ENTRY e {{\n  p = f32[{0},{1}] parameter(0)\n  q = f32[{1},{2}] parameter(1)\n"
+        "  ROOT o = (f32[{0}], f32[{0},{2}]) fusion(p, q), kind=kInput, calls=f\n}}\n",
+        m, k, n);
+    const auto u = root_utilisation(hlo);
+    // Direct evaluation: every dot element (i, j) reads a(i, l) and b(l, j) for each l, once.
+    std::set<std::tuple<int, int, int>> reads_a, reads_b;
+    for (int i = 0; i < m; ++i) {
+      for (int j = 0; j < n; ++j) {
+        for (int l = 0; l < k; ++l) {
+          reads_a.insert({i, j, l});
+          reads_b.insert({i, j, l});
+        }
+      }
+    }
+    INFO(m << "x" << k << "x" << n);
+    CHECK(u.operands[0].total_reads.value == static_cast<std::int64_t>(reads_a.size()));
+    CHECK(u.operands[1].total_reads.value == static_cast<std::int64_t>(reads_b.size()));
+    CHECK(u.operands[0].multiplicity() == Approx(static_cast<double>(n)));
+    CHECK(u.operands[1].multiplicity() == Approx(static_cast<double>(m)));
+  }
+}
+
+TEST_CASE("utilisation: a loop fusion's outputs share reads at the same loop point",
+          "[indexing][utilisation][bruteforce]") {
+  // (exp(p), 2 * exp(p)): both outputs read p(i, j) at loop point (i, j): one
+  // way of reading, n * n reads. (exp(p), transpose(exp(p))): at loop point
+  // (i, j) the outputs need p(i, j) and p(j, i): two ways of reading, each
+  // counted in full (reads are summed over the ways of reading, as for
+  // p + transpose(p) in one output), not once per output as before.
+  for (const int n : {3, 5}) {
+    const auto hlo = [n](const std::string& second) {
+      return fmt::format(
+          "HloModule u\nf {{\n  a = f32[{0},{0}] parameter(0)\n  e = f32[{0},{0}] exponential(a)\n{1}"
+          "  ROOT t = (f32[{0},{0}], f32[{0},{0}]) tuple(e, o)\n}}\n"
+          "ENTRY e {{\n  p = f32[{0},{0}] parameter(0)\n"
+          "  ROOT r = (f32[{0},{0}], f32[{0},{0}]) fusion(p), kind=kLoop, calls=f\n}}\n",
+          n, second);
+    };
+    // (way of reading, loop i, loop j, p row, p column)
+    std::set<std::tuple<int, int, int, int, int>> same, transposed;
+    for (int i = 0; i < n; ++i) {
+      for (int j = 0; j < n; ++j) {
+        same.insert({0, i, j, i, j});
+        transposed.insert({0, i, j, i, j});
+        transposed.insert({1, i, j, j, i});
+      }
+    }
+    INFO(n);
+    const auto u_same = root_utilisation(
+        hlo(fmt::format("  two = f32[{0},{0}] constant(2)\n  o = f32[{0},{0}] multiply(e, two)\n", n)));
+    CHECK(u_same.operands[0].total_reads.value == static_cast<std::int64_t>(same.size()));
+    const auto u_transposed =
+        root_utilisation(hlo(fmt::format("  o = f32[{0},{0}] transpose(e), dimensions={{1,0}}\n", n)));
+    CHECK(u_transposed.operands[0].total_reads.value == static_cast<std::int64_t>(transposed.size()));
+  }
 }

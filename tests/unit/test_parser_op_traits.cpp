@@ -46,7 +46,8 @@ TEST_CASE("every op with maps of its own has a result-shape rule", "[op-traits]"
     static constexpr MapFamily k_given[] = {MapFamily::kNone,        MapFamily::kNoOperands,    MapFamily::kElementwise,
                                             MapFamily::kCall,        MapFamily::kTupleElements, MapFamily::kCollective,
                                             MapFamily::kNothingRead, MapFamily::kWholeOperands, MapFamily::kSort,
-                                            MapFamily::kBatchNorm,   MapFamily::kCustomCall,    MapFamily::kScatter};
+                                            MapFamily::kBatchNorm,   MapFamily::kCustomCall,    MapFamily::kScatter,
+                                            MapFamily::kConditional};
     const MapFamily maps = hlo::op_traits(op).maps;
     if (std::find(std::begin(k_given), std::end(k_given), maps) == std::end(k_given))
       CHECK(hlo::op_traits(op).result != ShapeRule::kNone);
@@ -60,7 +61,7 @@ TEST_CASE("the memo keys on the attributes the maps read; runtime offsets are no
   CHECK_FALSE(keys_memo_on(Opcode::kAdd, "metadata"));
   int runtime_offset_ops = 0;
   for_each_opcode([&](Opcode op) { runtime_offset_ops += hlo::op_traits(op).runtime_offsets ? 1 : 0; });
-  CHECK(runtime_offset_ops == 4);
+  CHECK(runtime_offset_ops == 5);
   CHECK(hlo::op_traits(Opcode::kGather).runtime_offsets);
 }
 

@@ -1,0 +1,202 @@
+#include "indexing/analysis/fused_reads.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+#include <optional>
+#include <stdexcept>
+#include <tuple>
+
+#include "indexing/analysis/utilisation.hpp"
+#include "indexing/map_ops.hpp"
+#include "indexing/op_context.hpp"
+#include "indexing/simplify_map.hpp"
+#include "parser/attributes.hpp"
+
+namespace hlo_index::analysis {
+
+using indexing::IndexingMap;
+using indexing::MapSet;
+
+namespace {
+
+// Users before their operands: the order in which maps flow from the root.
+std::vector<std::uint32_t> users_first(const hlo::Computation& body) {
+  std::vector<std::uint32_t> post;
+  std::vector<char> seen(body.instructions.size(), 0);
+  std::vector<std::pair<std::uint32_t, std::size_t>> stack;
+  for (std::uint32_t start = 0; start < body.instructions.size(); ++start) {
+    if (seen[start] != 0) continue;
+    seen[start] = 1;
+    stack.push_back({start, 0});
+    while (!stack.empty()) {
+      auto& [i, next] = stack.back();
+      const auto operands = body.operands_of(body.instructions[i]);
+      if (next < operands.size()) {
+        const std::uint32_t o = operands[next++];
+        if (seen[o] == 0) {
+          seen[o] = 1;
+          stack.push_back({o, 0});
+        }
+        continue;
+      }
+      post.push_back(i);
+      stack.pop_back();
+    }
+  }
+  std::reverse(post.begin(), post.end());
+  return post;
+}
+
+// The per-instruction time limit of the analysis applies to the walk too.
+struct Deadline {
+  std::optional<std::chrono::steady_clock::time_point> at;
+  void check() const {
+    if (at && std::chrono::steady_clock::now() > *at) throw std::runtime_error("analysis took longer than the limit");
+  }
+};
+
+void compose_into(const MapSet& first, const MapSet& second, MapSet& into, const Deadline& deadline) {
+  for (const IndexingMap& a : first) {
+    for (const IndexingMap& b : second) {
+      deadline.check();
+      if (a.is_undefined() || b.is_undefined()) throw std::runtime_error("a fused instruction has no maps");
+      IndexingMap m = indexing::compose(a, b);
+      indexing::simplify(m, indexing::SimplifyPolicy::kExactRulesOnly);
+      indexing::insert_unique(into, std::move(m), false);
+    }
+  }
+}
+
+}  // namespace
+
+FusedBody fused_body(const hlo::Module& module, indexing::IndexingAnalysis& analysis, std::uint32_t computation,
+                     std::uint32_t instruction) {
+  FusedBody result;
+  const hlo::Computation& c = module.computations[computation];
+  const auto callees = c.callees_of(c.instructions[instruction]);
+  if (callees.size() != 1) {
+    result.undefined_reason = "not one called computation";
+    return result;
+  }
+  result.callee = callees[0];
+  const hlo::Computation& body = module.computations[result.callee];
+  if (body.root == hlo::k_none) {
+    result.undefined_reason = "the called computation has no root";
+    return result;
+  }
+  const hlo::Shape& root_shape = module.shape_of(body.instructions[body.root]);
+  result.outputs = root_shape.is_tuple ? root_shape.elements.size() : 1;
+  // One loop domain: the outputs (the tuple's operands) have one shape and none is a reduce.
+  if (root_shape.is_tuple && body.instructions[body.root].opcode == hlo::Opcode::kTuple) {
+    result.one_loop_domain = true;
+    std::optional<std::vector<std::int64_t>> dims;
+    for (std::uint32_t o : body.operands_of(body.instructions[body.root])) {
+      const hlo::Instruction& out = body.instructions[o];
+      const hlo::Shape& shape = module.shape_of(out);
+      if (out.opcode == hlo::Opcode::kReduce || shape.is_tuple) {
+        result.one_loop_domain = false;
+        break;
+      }
+      const std::vector<std::int64_t> d = indexing::dimension_sizes(shape);
+      if (dims && *dims != d) result.one_loop_domain = false;
+      dims = d;
+    }
+  }
+  std::size_t parameters = 0;
+  for (const hlo::Instruction& i : body.instructions) {
+    if (i.opcode == hlo::Opcode::kParameter)
+      parameters = std::max(parameters, static_cast<std::size_t>(i.parameter_number) + 1);
+  }
+  result.parameter_uses.resize(parameters);
+  result.to_instruction.resize(result.outputs);
+  const std::vector<std::uint32_t> order = users_first(body);
+  Deadline deadline;
+  if (const double limit = indexing::default_time_limit_per_instruction(); limit > 0) {
+    deadline.at = std::chrono::steady_clock::now() +
+                  std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(limit));
+  }
+  try {
+    for (std::size_t k = 0; k < result.outputs; ++k) {
+      auto& state = result.to_instruction[k];
+      const hlo::Shape& out = root_shape.is_tuple ? root_shape.elements[k] : root_shape;
+      state[{body.root, k}].push_back(IndexingMap::identity(indexing::dimension_sizes(out)));
+      for (std::uint32_t i : order) {
+        const hlo::Instruction& instr = body.instructions[i];
+        if (instr.opcode == hlo::Opcode::kParameter) continue;
+        const auto operands = body.operands_of(instr);
+        for (auto s = state.lower_bound({i, 0}); s != state.end() && s->first.first == i; ++s) {
+          const std::vector<MapSet> producer = analysis.output_to_input(result.callee, i, s->first.second);
+          for (std::size_t j = 0; j < operands.size() && j < producer.size(); ++j) {
+            const hlo::Instruction& operand = body.instructions[operands[j]];
+            std::size_t element = 0;
+            if (instr.opcode == hlo::Opcode::kGetTupleElement)
+              element = static_cast<std::size_t>(parser::int_attribute(body, instr, "index").value_or(0));
+            compose_into(s->second, producer[j], state[{operands[j], element}], deadline);
+            if (operand.opcode != hlo::Opcode::kParameter) continue;
+            auto& uses = result.parameter_uses.at(static_cast<std::size_t>(operand.parameter_number));
+            auto use = std::find_if(uses.begin(), uses.end(),
+                                    [&](const FusedUse& u) { return u.user == i && u.position == j; });
+            if (use == uses.end()) {
+              uses.push_back({i, j, std::vector<MapSet>(result.outputs)});
+              use = uses.end() - 1;
+            }
+            compose_into(s->second, producer[j], use->maps[k], deadline);
+          }
+        }
+      }
+    }
+  } catch (const std::exception& e) {
+    result.undefined_reason = e.what();
+    return result;
+  }
+  // Equal relations written differently are one way of reading.
+  for (auto& uses : result.parameter_uses) {
+    std::sort(uses.begin(), uses.end(), [](const FusedUse& a, const FusedUse& b) {
+      return std::tie(a.user, a.position) < std::tie(b.user, b.position);
+    });
+    for (FusedUse& u : uses) {
+      for (MapSet& set : u.maps) {
+        MapSet unique;
+        for (IndexingMap& m : set) {
+          if (deadline.at && std::chrono::steady_clock::now() > *deadline.at) {
+            result.undefined_reason = "analysis took longer than the limit";
+            return result;
+          }
+          indexing::simplify(m, indexing::SimplifyPolicy::kExact);
+          indexing::insert_unique(unique, std::move(m), true);
+        }
+        set = std::move(unique);
+      }
+    }
+  }
+  return result;
+}
+
+MapSet shared_loop_reads(const FusedBody& body, std::size_t parameter) {
+  MapSet out;
+  if (parameter >= body.parameter_uses.size()) return out;
+  for (const FusedUse& use : body.parameter_uses[parameter]) {
+    if (body.one_loop_domain || use.maps.size() == 1) {
+      for (const MapSet& set : use.maps) {
+        for (const IndexingMap& m : set) indexing::insert_unique(out, m, true);
+      }
+      continue;
+    }
+    std::size_t best = 0;
+    std::int64_t most = -1;
+    for (std::size_t k = 0; k < use.maps.size(); ++k) {
+      bool exact = true;
+      const std::int64_t reads = reads_of_one_execution(use.maps[k], exact);
+      if (reads > most) {
+        most = reads;
+        best = k;
+      }
+    }
+    if (most < 0) continue;
+    for (const IndexingMap& m : use.maps[best]) indexing::insert_unique(out, m, true);
+  }
+  return out;
+}
+
+}  // namespace hlo_index::analysis
