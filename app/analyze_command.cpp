@@ -116,8 +116,14 @@ void setup_analyze_command(CLI::App& app, int& exit_code) {
                 "Per operand: elements read at least once (exact), reads in total, read multiplicity, bytes, and "
                 "the distinct maps it is read through; per module a summary");
   cmd->add_flag("--coalescing", options->coalescing,
-                "Per operand: how consecutive threads' reads line up (coalesced, broadcast, strided N, irregular) "
-                "and the share of a 32-thread group's reads in one 128-byte segment (thread model: README)");
+                "Per operand map: whether its reads use the target's memory transfers well (coalesced, "
+                "broadcast, strided N, uncoalesced, irregular), with the transfers per group against the minimum "
+                "and the share of fetched bytes used, under the model of the target and emitter (README)");
+  cmd->add_option("--target", options->target,
+                  "Machine the --coalescing verdicts are for: gpu (XLA's GPU emitters: warps of 32, 128-byte "
+                  "transactions), tpu (tile transfers of the tiled layouts), cpu (64-byte cache lines); default: tpu "
+                  "when the module has tiled layouts or memory spaces, else gpu")
+      ->check(CLI::IsMember({"gpu", "tpu", "cpu"}));
   cmd->add_flag("--physical", options->physical,
                 "Maps between element offsets in the buffers (output offset -> operand offset), through the "
                 "layouts and their tiles");
@@ -215,6 +221,10 @@ void analyze_module(const hlo::Module& module, const AnalyzeOptions& options, An
                     analysis::MapTotals& totals) {
   analysis::ModuleAnalysis analysis(module, analysis_options(options));
   const analysis::ReportRequest request = report_request(options);
+  if (options.coalescing) {
+    analysis.patterns().set_target(analysis::parse_target(options.target));
+    renderer.target(module, analysis.patterns().target(module), options.target.empty());
+  }
   UtilisationSummary summary;
   for (std::uint32_t ci : selected_computations(module, options)) {
     const hlo::Computation& c = module.computations[ci];

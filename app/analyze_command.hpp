@@ -22,6 +22,7 @@ struct AnalyzeOptions {
   bool physical = false;        // maps between element offsets of the buffers
   bool utilisation = false;     // per-operand counts: elements read, reads, bytes (indexing/utilisation.hpp)
   bool coalescing = false;      // per-operand read pattern across threads (indexing/coalescing.hpp)
+  std::string target;           // gpu | tpu | cpu; empty: detected from the module
   std::string format = "text";  // text | json
   unsigned long isl_max_operations = 0;
   double time_limit_per_instruction = 60.0;  // seconds; 0: none

@@ -31,9 +31,13 @@ std::string undefined_reason(const MapSet& set) {
 }
 
 json coalescing_json(const analysis::Coalescing& c) {
-  json j{{"pattern", std::string(analysis::pattern_name(c.pattern))}};
+  json j{{"pattern", std::string(analysis::pattern_name(c.pattern))},
+         {"model", std::string(analysis::model_name(c.model))}};
   if (c.pattern == analysis::ReadPattern::kStrided) j["stride"] = c.stride;
-  j["segment_fraction"] = c.segment_fraction;
+  j["transfers"] = c.transfers;
+  j["min_transfers"] = c.min_transfers;
+  j["unit_bytes"] = c.unit_bytes;
+  j["used_fraction"] = c.used_fraction;
   j["stride_share"] = c.stride_share;
   j["groups_sampled"] = c.groups_sampled;
   if (!c.reason.empty()) j["reason"] = c.reason;
@@ -143,12 +147,20 @@ public:
     m_instructions.push_back(std::move(j));
   }
 
+  void target(const hlo::Module&, analysis::Target target, bool detected) override {
+    m_target = json{{"target", std::string(analysis::target_name(target))},
+                    {"target_source", detected ? "detected" : "--target"}};
+  }
+
   void end_computation(const hlo::Computation& c) override {
     m_computations.push_back(json{{"name", std::string(c.name)}, {"instructions", std::move(m_instructions)}});
   }
 
   void end_module(const hlo::Module& module, const UtilisationSummary* summary) override {
-    json j{{"name", std::string(module.name)}, {"computations", std::move(m_computations)}};
+    json j{{"name", std::string(module.name)}};
+    if (!m_target.is_null()) j.update(m_target);
+    m_target = json();
+    j["computations"] = std::move(m_computations);
     if (summary) j["utilisation_summary"] = summary->json();
     m_modules.push_back(std::move(j));
     m_computations = json::array();
@@ -165,6 +177,7 @@ public:
 private:
   const AnalyzeOptions& m_options;
   std::ostream& m_out;
+  json m_target;  // with --coalescing: the module's target and where it came from
   json m_modules = json::array(), m_computations = json::array(), m_instructions = json::array();
 };
 

@@ -17,6 +17,9 @@ public:
   virtual ~AnalyzeRenderer() = default;
   /// Before the first instruction shown of a computation.
   virtual void begin_computation(const hlo::Computation& computation) = 0;
+  /// With --coalescing, before the module's first instruction: the target its
+  /// reads are judged for, given with --target or detected from its layouts.
+  virtual void target(const hlo::Module& module, analysis::Target target, bool detected) = 0;
   virtual void instruction(const hlo::Module& module, const analysis::InstructionReport& report) = 0;
   /// After the last instruction shown of a computation (only if some was).
   virtual void end_computation(const hlo::Computation& computation) = 0;

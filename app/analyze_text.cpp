@@ -29,15 +29,34 @@ std::string header(const hlo::Module& module, const hlo::Computation& c, const h
   return out;
 }
 
+// What one group of the model is, and its transfer unit.
+std::string_view group_noun(analysis::AccessModel model) {
+  switch (model) {
+    case analysis::AccessModel::kTpuTiles: return "output tile";
+    case analysis::AccessModel::kCpuLines: return "16 outputs";
+    default: return "warp";
+  }
+}
+
+std::string_view unit_noun(analysis::AccessModel model) {
+  switch (model) {
+    case analysis::AccessModel::kTpuTiles: return "tiles";
+    case analysis::AccessModel::kCpuLines: return "lines";
+    default: return "transactions";
+  }
+}
+
+// `coalescing: strided 128 [gpu loop emitter] 32.0 128-byte transactions per
+// warp (minimum 1.0), 3.1% of the bytes fetched used`
 std::string coalescing_text(const analysis::Coalescing& c) {
-  if (c.pattern == analysis::ReadPattern::kIrregular && c.groups_sampled == 0)
-    return "coalescing: irregular (" + c.reason + ")";
-  std::string text = "coalescing: ";
-  text += analysis::pattern_name(c.pattern);
+  std::string text = fmt::format("coalescing: {}", analysis::pattern_name(c.pattern));
   if (c.pattern == analysis::ReadPattern::kStrided) text += " " + std::to_string(c.stride);
+  text += fmt::format(" [{}]", analysis::model_name(c.model));
+  if (c.groups_sampled == 0) return c.reason.empty() ? text : text + " (" + c.reason + ")";
   if (!c.reason.empty()) text.append(" (").append(c.reason).append(")");
-  return text +
-         fmt::format(", {:.1f}% of a 32-thread group's reads in one 128-byte segment", 100.0 * c.segment_fraction);
+  return text + fmt::format(" {:.1f} {}-byte {} per {} (minimum {:.1f}), {:.1f}% of the bytes fetched used",
+                            c.transfers, c.unit_bytes, unit_noun(c.model), group_noun(c.model), c.min_transfers,
+                            100.0 * c.used_fraction);
 }
 
 class TextRenderer : public AnalyzeRenderer {
@@ -63,6 +82,11 @@ public:
       for (const OperandReport& op : report.outputs[k].operands) operand(report, op, indent);
     }
     if (report.utilisation) utilisation(report);
+  }
+
+  void target(const hlo::Module& module, analysis::Target target, bool detected) override {
+    m_out << fmt::format("target of module {}: {} ({})\n", module.name, analysis::target_name(target),
+                         detected ? "detected: TPU when a layout has tiles or a memory space" : "--target");
   }
 
   void end_computation(const hlo::Computation&) override {}

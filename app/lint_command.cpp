@@ -273,6 +273,10 @@ void add_lint_options(CLI::App& cmd, LintOptions& options) {
                  "what it does not flag, the usual fix) and exit");
   cmd.add_flag("--all-instructions", options.all_instructions,
                "Lint every instruction of the non-fused computations, not only the fusions");
+  cmd.add_option("--target", options.target,
+                 "Machine uncoalesced-read judges reads for: gpu, tpu or cpu (default: tpu when the module has tiled "
+                 "layouts or memory spaces, else gpu)")
+      ->check(CLI::IsMember({"gpu", "tpu", "cpu"}));
   cmd.add_option("--baseline", options.baseline, "Drop the findings listed in FILE (written by --write-baseline)")
       ->type_name("FILE");
   cmd.add_option("--write-baseline", options.write_baseline,
@@ -378,6 +382,7 @@ std::vector<LintFinding> lint_modules(const std::vector<hlo::Module>& modules, L
   totals.modules = modules.size();
   for (const hlo::Module& module : modules) {
     Linter linter(module, rules, options.thresholds);
+    linter.set_target(analysis::parse_target(options.target));
     for (std::uint32_t ci : analysed_computations(module)) {
       const hlo::Computation& c = module.computations[ci];
       for (std::uint32_t ii = 0; ii < c.instructions.size(); ++ii) {

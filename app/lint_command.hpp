@@ -21,6 +21,7 @@ struct LintOptions {
   std::vector<std::string> disable;  // rule ids
   analysis::LintThresholds thresholds;
   bool all_instructions = false;  // every instruction, not only fusions
+  std::string target;             // gpu | tpu | cpu for uncoalesced-read; empty: detected
   std::string format = "text";    // text | json | sarif
   std::string baseline;           // drop the findings listed in this file
   std::string write_baseline;     // write every finding to this file instead of reporting

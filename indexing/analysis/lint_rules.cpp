@@ -13,15 +13,21 @@ namespace {
 // keep sorted by LintRule
 const std::array<LintRuleInfo, k_lint_rule_count> k_rules{{
     {LintRule::kUncoalescedRead, "uncoalesced-read",
-     "A large operand is read strided or irregularly by consecutive GPU threads.",
-     "GPU thread model: one thread per output element in the order of the output buffer (physical offsets, "
-     "`analyze --physical`), warps of 32; each distinct map is a load of its own, and a thread's read is its lowest "
-     "operand offset. Fires when the read pattern of an operand of at least --uncoalesced-min-bytes is strided or "
-     "irregular and a warp's reads spread over more than one 128-byte segment: the warp needs several memory "
-     "transactions where one would do. Reads along a reduced dimension that walk consecutive offsets count as "
-     "coalesced (XLA's reduction and dot emitters spread them over a warp); reads at offsets known only at run time "
-     "(dynamic-slice, gather) are not judged. This is the loop emitter's model: XLA's transpose emitter stages tiles "
-     "through shared memory, so on a transpose fusion the finding says the fusion relies on it.",
+     "A large operand is read with many more memory transfers than its bytes need, on the target's model.",
+     "Judged per distinct map (each a load of its own) in physical offsets (`analyze --physical`), for the target "
+     "given with --target or detected (tpu when a layout has tiles or a memory space, else gpu). GPU, after XLA's "
+     "coalescing analysis: the emitter XLA would pick (loop: consecutive output elements to consecutive threads; row "
+     "reduction: a warp walks one reduced row; column reduction; tiled transpose: a warp reads a tile row into "
+     "shared memory) gives each warp of 32 its reads in one iteration; the read is coalesced when the minimum "
+     "number of 128-byte transactions for as many bytes read contiguously is more than 90% of the transactions "
+     "touched (XLA's threshold). TPU: an output tile with its iterations transfers whole tiles of the operand's "
+     "tiled layout, and the rule speaks of poorly used tile transfers. CPU: 16 outputs with their iterations fetch "
+     "64-byte lines. Fires when an operand of at least --uncoalesced-min-bytes is not coalesced under that model. "
+     "Deliberately not flagged: offsets that differ between the threads of a group (gather indices: data-dependent, "
+     "unknown until run time; a dynamic-slice's offsets are the same for every thread and are judged at one value), "
+     "dots and convolutions and the fusions that hold one (XLA's matmul emitters tile their operands), broadcasts (one "
+     "element per group), misaligned dense reads (a run with 90% of its span read needs the units it spans), and on "
+     "the GPU loop emitter reads that walk a reduced dimension consecutively (a reduction fused into a loop).",
      "--uncoalesced-min-bytes (1MiB)"},
     {LintRule::kLowUtilisation, "low-utilisation", "A large operand is mostly not read.",
      "Rationale: the buffer was produced and is held in full but only part of it is used here (a slice or pad that "

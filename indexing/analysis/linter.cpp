@@ -7,7 +7,9 @@
 #include <set>
 #include <tuple>
 
+#include "indexing/analysis/access_target.hpp"
 #include "indexing/analysis/coalescing.hpp"
+#include "indexing/analysis/read_patterns.hpp"
 #include "indexing/analysis/utilisation.hpp"
 #include "indexing/exact_ops.hpp"
 #include "indexing/map_printer.hpp"
@@ -652,44 +654,41 @@ void Linter::low_utilisation_rule(const hlo::Computation& c, std::uint32_t instr
   out.push_back(std::move(d));
 }
 
-const std::optional<Coalescing>& Linter::uncoalesced(const IndexingMap& map, const hlo::Shape& output,
-                                                     const hlo::Shape& operand, std::int64_t operand_bits) {
-  static const std::optional<Coalescing> k_unknown;
-  PhysicalIndexing& offsets = m_analysis.offsets();
-  const layout::PhysicalLayout* from = offsets.layout(output);
-  if (from == nullptr || offsets.layout(operand) == nullptr) return k_unknown;
-  const auto key = std::make_tuple(offsets.maps().intern(map), offsets.shape_id(output), offsets.shape_id(operand));
-  auto [it, inserted] = m_coalescing.try_emplace(key);
-  if (!inserted) return it->second;
-  const MapSet physical = offsets.convert({map}, output, operand);
-  if (!physical[0].is_defined() || walks_consecutively(physical)) return it->second;
-  const Coalescing& r = m_analysis.patterns().of(physical[0], from->allocated_elements(), operand_bits);
-  if ((r.pattern == ReadPattern::kStrided || r.pattern == ReadPattern::kIrregular) && r.segment_fraction < 1.0)
-    it->second = r;
-  return it->second;
-}
-
 void Linter::coalescing_rule(const hlo::Computation& c, std::uint32_t instruction, const InstructionIndexing& logical,
                              const std::vector<OperandFacts>& facts, std::vector<LintFinding>& out) {
   if (!m_rules[static_cast<std::size_t>(LintRule::kUncoalescedRead)]) return;
   const hlo::Instruction& instr = c.instructions[instruction];
   const auto operands = c.operands_of(instr);
   const std::vector<const hlo::Shape*> outputs = output_shapes(m_module.shape_of(instr));
+  // XLA's matmul emitters tile a dot's or convolution's operands themselves.
+  if (matmul_emitted(m_module, c, instr)) return;
+  PhysicalIndexing& offsets = m_analysis.offsets();
+  const AccessModel model = access_model(m_analysis.patterns().target(m_module), m_module, c, instr);
   for (std::size_t j = 0; j < facts.size(); ++j) {
     const OperandFacts& f = facts[j];
-    if (!f.array || !f.defined || f.runtime || f.bytes < m_thresholds.uncoalesced_min_bytes) continue;
+    if (!f.array || !f.defined || f.bytes < m_thresholds.uncoalesced_min_bytes) continue;
     const hlo::Shape& operand_shape = m_module.shape_of(c.instructions[operands[j]]);
+    if (offsets.layout(operand_shape) == nullptr) continue;
     // Each map is a load of its own: the worst map of any output, the one
-    // with the fewest reads of a warp in one segment.
+    // with the most transfers per minimum.
     std::optional<Coalescing> worst;
     std::size_t worst_output = 0, worst_map = 0, maps_in_set = 0;
     for (std::size_t k = 0; k < logical.output_to_input.size() && k < outputs.size(); ++k) {
       if (j >= logical.output_to_input[k].size() || outputs[k]->is_tuple) continue;
+      const layout::PhysicalLayout* out_layout = offsets.layout(*outputs[k]);
+      if (out_layout == nullptr) continue;
+      const AccessSetup setup = operand_access(model, *out_layout, operand_shape);
       const MapSet& set = logical.output_to_input[k][j];
       for (std::size_t m = 0; m < set.size(); ++m) {
         if (!set[m].is_defined()) continue;
-        const std::optional<Coalescing>& r = uncoalesced(set[m], *outputs[k], operand_shape, f.bits);
-        if (r && (!worst || r->segment_fraction < worst->segment_fraction)) {
+        const MapSet physical = offsets.convert({set[m]}, *outputs[k], operand_shape);
+        if (!physical[0].is_defined()) continue;
+        // A reduction fused into a loop walks its reduced dimension
+        // consecutively in each thread: consecutive iterations, not threads.
+        if (model == AccessModel::kGpuLoop && walks_consecutively(physical)) continue;
+        const Coalescing& r = m_analysis.patterns().of(physical[0], setup);
+        if (r.coalesced() || r.pattern == ReadPattern::kIrregular) continue;
+        if (!worst || r.transfers * worst->min_transfers > worst->transfers * r.min_transfers) {
           worst = r;
           worst_output = k;
           worst_map = m;
@@ -703,20 +702,28 @@ void Linter::coalescing_rule(const hlo::Computation& c, std::uint32_t instructio
     d.operand_name = f.name;
     std::string where = outputs.size() > 1 ? fmt::format(" for output {}", worst_output) : std::string();
     if (maps_in_set > 1) where += fmt::format(" through map {} of {}", worst_map + 1, maps_in_set);
-    const std::string segment =
-        fmt::format("{} of a warp's reads in one 128-byte segment", percent(worst->segment_fraction));
-    if (worst->pattern == ReadPattern::kStrided) {
-      d.message = fmt::format("%{} reads {} strided{}: consecutive threads {} elements apart, {}", instr.name,
-                              f.describe(j), where, worst->stride, segment);
-    } else {
-      d.message =
-          fmt::format("%{} reads {} irregularly{} ({}), {}", instr.name, f.describe(j), where, worst->reason, segment);
-    }
+    const bool tpu = worst->model == AccessModel::kTpuTiles, cpu = worst->model == AccessModel::kCpuLines;
+    const std::string how = tpu   ? "through poorly used tile transfers"
+                            : cpu ? "through poorly used cache lines"
+                                  : "uncoalesced";
+    const std::string unit = tpu ? "tiles" : cpu ? "lines" : "transactions";
+    const std::string group = tpu ? "output tile" : cpu ? "16 outputs" : "warp";
+    const std::string stride =
+        worst->pattern == ReadPattern::kStrided
+            ? fmt::format(", consecutive {} {} elements apart", tpu || cpu ? "outputs" : "threads", worst->stride)
+            : std::string();
+    d.message = fmt::format(
+        "%{} reads {} {}{}: {:.1f} {}-byte {} per {} where {:.1f} would do{}, {} of the bytes "
+        "fetched used [{}]",
+        instr.name, f.describe(j), how, where, worst->transfers, worst->unit_bytes, unit, group, worst->min_transfers,
+        stride, percent(worst->used_fraction), model_name(worst->model));
     d.values["pattern"] = std::string(pattern_name(worst->pattern));
+    d.values["model"] = std::string(model_name(worst->model));
     if (worst->pattern == ReadPattern::kStrided) d.values["stride"] = worst->stride;
-    d.values["stride_share"] = worst->stride_share;
-    d.values["segment_fraction"] = worst->segment_fraction;
-    if (!worst->reason.empty()) d.values["reason"] = worst->reason;
+    d.values["transfers"] = worst->transfers;
+    d.values["min_transfers"] = worst->min_transfers;
+    d.values["unit_bytes"] = worst->unit_bytes;
+    d.values["used_fraction"] = worst->used_fraction;
     if (outputs.size() > 1) d.values["output"] = worst_output;
     if (maps_in_set > 1) d.values["map"] = worst_map;
     d.values["operand_bytes"] = f.bytes;

@@ -29,6 +29,8 @@ public:
   /// The findings of instruction `instruction` of computation `computation`,
   /// in no particular order.
   std::vector<LintFinding> lint(std::uint32_t computation, std::uint32_t instruction);
+  /// The target uncoalesced-read judges reads for (`--target`); none: detected from the module.
+  void set_target(std::optional<Target> target) { m_analysis.patterns().set_target(target); }
 
 private:
   struct OperandFacts;
@@ -62,19 +64,10 @@ private:
                        const indexing::InstructionIndexing& logical, const std::vector<OperandFacts>& facts,
                        std::vector<LintFinding>& out);
 
-  /// The coalescing of one output -> operand map, restated in physical
-  /// offsets, when it is bad (strided or irregular, a warp's reads over
-  /// several segments), else nullopt; memoised by map and shapes, since
-  /// layers repeat.
-  const std::optional<Coalescing>& uncoalesced(const indexing::IndexingMap& map, const hlo::Shape& output,
-                                               const hlo::Shape& operand, std::int64_t operand_bits);
-
   const hlo::Module& m_module;
   LintRuleSet m_rules;
   LintThresholds m_thresholds;
-  ModuleAnalysis m_analysis;
-  // By logical map id and the ids of the output and operand shapes.
-  std::map<std::tuple<MapInterner::Id, std::uint32_t, std::uint32_t>, std::optional<Coalescing>> m_coalescing;
+  ModuleAnalysis m_analysis;  // its read-pattern memo keeps the coalescing verdicts across layers
 };
 
 }  // namespace hlo_index::analysis

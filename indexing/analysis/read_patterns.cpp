@@ -4,12 +4,62 @@ namespace hlo_index::analysis {
 
 using indexing::IndexingMap;
 
-const Coalescing& ReadPatternMemo::of(const IndexingMap& physical, std::int64_t output_slots,
-                                      std::int64_t operand_bits) {
-  const auto key = std::make_tuple(m_maps.intern(physical), output_slots, operand_bits);
+const Coalescing& ReadPatternMemo::of(const IndexingMap& physical, const AccessSetup& setup) {
+  Key key{m_maps.intern(physical), setup.model,     setup.output_slots,
+          setup.operand_bits,      setup.unit_bits, setup.output_steps};
   auto it = m_patterns.find(key);
-  if (it == m_patterns.end()) it = m_patterns.emplace(key, coalescing({physical}, output_slots, operand_bits)).first;
+  if (it == m_patterns.end()) it = m_patterns.emplace(std::move(key), coalescing({physical}, setup)).first;
   return it->second;
+}
+
+Target ReadPatternMemo::target(const hlo::Module& module) {
+  if (!m_target) m_target = detect_target(module);
+  return *m_target;
+}
+
+AccessModel access_model(Target target, const hlo::Module& module, const hlo::Computation& computation,
+                         const hlo::Instruction& instruction) {
+  switch (target) {
+    case Target::kTpu: return AccessModel::kTpuTiles;
+    case Target::kCpu: return AccessModel::kCpuLines;
+    case Target::kGpu: break;
+  }
+  return gpu_emitter(module, computation, instruction);
+}
+
+namespace {
+
+std::int64_t outer_tile_elements(const hlo::Tile& tile) {
+  std::int64_t n = 1;
+  for (std::int64_t d : tile.dims)
+    if (d > 0) n *= d;
+  return n;
+}
+
+// Elements of the outermost tile of a tiled layout, else 0.
+std::int64_t outer_tile_elements(const hlo::Shape& shape) {
+  return shape.layout && !shape.layout->tiles.empty() ? outer_tile_elements(shape.layout->tiles[0]) : 0;
+}
+
+}  // namespace
+
+AccessSetup operand_access(AccessModel model, const layout::PhysicalLayout& output, const hlo::Shape& operand) {
+  const std::int64_t tile_elements = outer_tile_elements(operand);
+  const std::int64_t output_tile_elements = output.has_tiles() ? outer_tile_elements(output.tiles()[0]) : 0;
+  const std::int64_t bits = operand.layout && operand.layout->element_size_bits != 0
+                                ? operand.layout->element_size_bits
+                                : hlo::element_type_bits(operand.type);
+  AccessSetup setup = access_setup(model, output.allocated_elements(), bits, tile_elements, output_tile_elements);
+  if (model == AccessModel::kGpuTiledTranspose) {
+    // Strides of the output's physical dimensions, minor to major.
+    const auto& dims = output.physical_dims();
+    std::int64_t stride = 1;
+    for (std::size_t k = dims.size(); k-- > 1;) {
+      stride *= dims[k];
+      setup.output_steps.push_back(stride);
+    }
+  }
+  return setup;
 }
 
 ReadPatternTable read_patterns(const hlo::Module& module, const hlo::Computation& computation,
@@ -17,6 +67,7 @@ ReadPatternTable read_patterns(const hlo::Module& module, const hlo::Computation
                                PhysicalIndexing& offsets, ReadPatternMemo& memo) {
   const hlo::Shape& shape = module.shape_of(instruction);
   const auto operands = computation.operands_of(instruction);
+  const AccessModel model = access_model(memo.target(module), module, computation, instruction);
   ReadPatternTable table(logical.output_to_input.size());
   for (std::size_t k = 0; k < logical.output_to_input.size(); ++k) {
     const hlo::Shape& out = shape.is_tuple ? shape.elements[k] : shape;
@@ -25,10 +76,9 @@ ReadPatternTable read_patterns(const hlo::Module& module, const hlo::Computation
     for (std::size_t j = 0; j < logical.output_to_input[k].size() && j < operands.size(); ++j) {
       const hlo::Shape& operand = module.shape_of(computation.instructions[operands[j]]);
       if (out_layout == nullptr || offsets.layout(operand) == nullptr) continue;
-      const std::int64_t slots = out_layout->allocated_elements();
-      const std::int64_t bits = hlo::element_type_bits(operand.type);
+      const AccessSetup setup = operand_access(model, *out_layout, operand);
       for (const IndexingMap& m : offsets.convert(logical.output_to_input[k][j], out, operand))
-        table[k][j].push_back(memo.of(m, slots, bits));
+        table[k][j].push_back(memo.of(m, setup));
     }
   }
   return table;

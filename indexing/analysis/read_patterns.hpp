@@ -1,13 +1,16 @@
 // Read patterns (coalescing.hpp) of whole instructions: per output and
 // operand, one pattern per map, from the maps restated in physical offsets,
-// memoised since modules repeat the same layer many times.
+// under the access model of the target and emitter; memoised since modules
+// repeat the same layer many times.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <vector>
 
+#include "indexing/analysis/access_target.hpp"
 #include "indexing/analysis/coalescing.hpp"
 #include "indexing/analysis/map_interner.hpp"
 #include "indexing/analysis/physical_indexing.hpp"
@@ -15,22 +18,36 @@
 
 namespace hlo_index::analysis {
 
-/// The read pattern of output offset -> operand offset maps, by map id,
-/// output slots and operand element width; sampled with the default
-/// CoalescingOptions.
+/// The read pattern of output offset -> operand offset maps, by map id and
+/// access setup; sampled with the default CoalescingOptions. Also holds the
+/// target the module is judged for.
 class ReadPatternMemo {
 public:
   explicit ReadPatternMemo(MapInterner& maps) : m_maps(maps) {}
-  const Coalescing& of(const indexing::IndexingMap& physical, std::int64_t output_slots, std::int64_t operand_bits);
+  const Coalescing& of(const indexing::IndexingMap& physical, const AccessSetup& setup);
+
+  /// The target given (`--target`), else the one detected from `module`.
+  Target target(const hlo::Module& module);
+  void set_target(std::optional<Target> target) { m_target = target; }
 
 private:
   MapInterner& m_maps;
-  std::map<std::tuple<MapInterner::Id, std::int64_t, std::int64_t>, Coalescing> m_patterns;
+  std::optional<Target> m_target;
+  using Key =
+      std::tuple<MapInterner::Id, AccessModel, std::int64_t, std::int64_t, std::int64_t, std::vector<std::int64_t>>;
+  std::map<Key, Coalescing> m_patterns;
 };
 
 /// Per output and operand: the read pattern of each map, each map being its
 /// own load (empty: the output or operand cannot be laid out).
 using ReadPatternTable = std::vector<std::vector<std::vector<Coalescing>>>;
+
+/// The access model of `instruction` on `target`.
+AccessModel access_model(Target target, const hlo::Module& module, const hlo::Computation& computation,
+                         const hlo::Instruction& instruction);
+
+/// The setup of reading `operand` for an output laid out as `output`.
+AccessSetup operand_access(AccessModel model, const layout::PhysicalLayout& output, const hlo::Shape& operand);
 
 /// The read patterns of every operand of every output of `instruction`,
 /// from its logical output -> operand maps.

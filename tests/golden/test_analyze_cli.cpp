@@ -50,6 +50,8 @@ app::AnalyzeOptions read_flags(const std::string& text) {
         options.coalescing = true;
       else if (flag == "--format")
         options.format = value();
+      else if (flag == "--target")
+        options.target = value();
       else if (flag == "--operand")
         options.operand = std::stoul(value());
       else if (flag == "--instruction")

@@ -113,8 +113,9 @@ TEST_CASE("hlo-index lint: golden outputs") {
 
 TEST_CASE("hlo-index lint: exit codes are 0 when clean, 1 with findings, 2 on input errors") {
   CHECK(run_lint(quoted(k_dir / "slice_half.hlo")).code == 0);
-  CHECK(run_lint(quoted(k_dir / "transpose_fusion.hlo")).code == 1);
-  CHECK(run_lint(quoted(k_dir / "transpose_fusion.hlo") + " --disable uncoalesced-read").code == 0);
+  CHECK(run_lint(quoted(k_dir / "transpose_fusion.hlo") + " --target cpu").code == 1);
+  CHECK(run_lint(quoted(k_dir / "transpose_fusion.hlo") + " --target cpu --disable uncoalesced-read").code == 0);
+  CHECK(run_lint(quoted(k_dir / "transpose_fusion.hlo") + " --target ipu").code == 2);
   CHECK(run_lint(quoted(k_dir / "does_not_exist.hlo")).code == 2);
   CHECK(run_lint(quoted(k_dir / "error_syntax.hlo")).code == 2);
   CHECK(run_lint(quoted(k_dir / "slice_half.hlo") + " --enable nope").code == 2);
@@ -128,7 +129,8 @@ TEST_CASE("hlo-index lint: exit codes are 0 when clean, 1 with findings, 2 on in
 }
 
 TEST_CASE("hlo-index lint: several files, findings sorted by file then line") {
-  Run run = run_lint(quoted(k_dir / "transpose_fusion.hlo") + " " + quoted(k_dir / "strided_slice.hlo"));
+  Run run =
+      run_lint(quoted(k_dir / "transpose_fusion.hlo") + " " + quoted(k_dir / "strided_slice.hlo") + " --target cpu");
   CHECK(run.code == 1);
   const std::string strided = (k_dir / "strided_slice.hlo").string();
   const std::string transpose = (k_dir / "transpose_fusion.hlo").string();
