@@ -159,6 +159,9 @@ void render_text(const std::vector<ModuleRows>& modules, const SummaryOptions& o
     if (!table.empty()) out << table_line(headers(), widths);
     for (const auto& row : table) out << table_line(row, widths);
     out << total_text(m, options.all_instructions);
+    // A dump from before fusion (XLA's benchmark modules) has no fusion at all.
+    if (m.total_rows == 0 && !options.all_instructions)
+      out << "no fusion in this module: --all-instructions gives a row per instruction\n";
   }
 }
 
