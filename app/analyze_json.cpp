@@ -8,6 +8,7 @@
 #include <string>
 
 #include "app/analyze_render.hpp"
+#include "indexing/analysis/source_position.hpp"
 #include "indexing/map_printer.hpp"
 
 namespace hlo_index::app {
@@ -121,6 +122,8 @@ class JsonRenderer : public AnalyzeRenderer {
 public:
   JsonRenderer(const AnalyzeOptions& options, std::ostream& out) : m_options(options), m_out(out) {}
 
+  void begin_module(const hlo::Module&, bool) override {}
+
   void begin_computation(const hlo::Computation&) override { m_instructions = json::array(); }
 
   void instruction(const hlo::Module& module, const InstructionReport& report) override {
@@ -135,6 +138,11 @@ public:
     }
     json j;
     j["name"] = std::string(i.name);
+    // Where to look in the dump; line 0 for an instruction the parser made up (an inline operand).
+    const analysis::SourcePosition at = analysis::source_position(module, i);
+    j["file"] = module.source ? module.source->name() : std::string();
+    j["line"] = at.line;
+    j["column"] = at.column;
     j["opcode"] = std::string(module.opcode_text(i));
     j["shape"] = hlo::to_string(module.shape_of(i));
     if (auto kind = c.attribute(i, "kind")) j["kind"] = std::string(*kind);
@@ -148,7 +156,9 @@ public:
   }
 
   void end_module(const hlo::Module& module, const UtilisationSummary* summary) override {
-    json j{{"name", std::string(module.name)}, {"computations", std::move(m_computations)}};
+    json j{{"name", std::string(module.name)},
+           {"file", module.source ? module.source->name() : std::string()},
+           {"computations", std::move(m_computations)}};
     if (summary) j["utilisation_summary"] = summary->json();
     m_modules.push_back(std::move(j));
     m_computations = json::array();
