@@ -271,33 +271,6 @@ void analyze_module(const hlo::Module& module, const AnalyzeOptions& options, co
   renderer.end_module(module, options.utilisation ? &summary : nullptr);
 }
 
-// --module and --match; a malformed regex is reported.
-std::optional<analysis::InstructionFilter> instruction_filter(const AnalyzeOptions& options, std::ostream& err) {
-  analysis::InstructionFilter filter;
-  filter.modules = options.modules;
-  if (options.match.empty()) return filter;
-  std::string error;
-  filter.match = analysis::NamePattern::compile(options.match, &error);
-  if (filter.match) return filter;
-  err << fmt::format("hlo-index: error: --match '{}' is not a regular expression (ECMAScript): {}\n", options.match,
-                     error);
-  return std::nullopt;
-}
-
-// The modules --module names (all without it); an unknown name is reported with the modules there are.
-bool keep_modules(const analysis::InstructionFilter& filter, std::vector<hlo::Module>& modules, std::ostream& err) {
-  std::vector<std::string> names;
-  for (const hlo::Module& m : modules) names.emplace_back(m.name);
-  bool ok = true;
-  for (const std::string& name : filter.modules) {
-    if (named(names, name)) continue;
-    err << fmt::format("hlo-index: error: no module named '{}' (modules: {})\n", name, fmt::join(names, ", "));
-    ok = false;
-  }
-  std::erase_if(modules, [&](const hlo::Module& m) { return !filter.accepts_module(m); });
-  return ok;
-}
-
 // --match must select some instruction of the computations shown.
 bool check_match(const analysis::InstructionFilter& filter, const AnalyzeOptions& options,
                  const std::vector<hlo::Module>& modules, std::ostream& err) {
@@ -319,13 +292,15 @@ int analyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err)
   AnalyzeOptions opts = options;
   for (std::string& n : opts.computations) n = strip_sigil(n);
   for (std::string& n : opts.instructions) n = strip_sigil(n);
-  const std::optional<analysis::InstructionFilter> filter = instruction_filter(opts, err);
+  const std::optional<analysis::InstructionFilter> filter =
+      analysis::module_and_match_filter(opts.modules, opts.match, err);
   if (!filter) return k_exit_input_error;
   std::optional<std::vector<hlo::Module>> modules = analysis::load_modules(opts.files, opts.allow_truncated, err);
   if (!modules) return k_exit_input_error;
   if (opts.canonical_names && !rename_canonically(*modules, {opts.allow_truncated}, err)) return k_exit_internal_error;
   const bool several = modules->size() > 1;
-  if (!keep_modules(*filter, *modules, err)) return k_exit_input_error;
+  if (!analysis::check_module_names(*filter, *modules, err)) return k_exit_input_error;
+  std::erase_if(*modules, [&](const hlo::Module& m) { return !filter->accepts_module(m); });
   if (!check_names(opts, *modules, err) || !check_match(*filter, opts, *modules, err) ||
       !check_operand(opts, *modules, err))
     return k_exit_input_error;

@@ -139,10 +139,14 @@ public:
     json j;
     j["name"] = std::string(i.name);
     // Where to look in the dump; line 0 for an instruction the parser made up (an inline operand).
-    const analysis::SourcePosition at = analysis::source_position(module, i);
-    j["file"] = module.source ? module.source->name() : std::string();
-    j["line"] = at.line;
-    j["column"] = at.column;
+    // Canonical names re-print the module, so positions would be in that text, not the user's,
+    // and would move with every edit the names are meant to survive: left out.
+    if (!m_options.canonical_names) {
+      const analysis::SourcePosition at = analysis::source_position(module, i);
+      j["file"] = module.source ? module.source->name() : std::string();
+      j["line"] = at.line;
+      j["column"] = at.column;
+    }
     j["opcode"] = std::string(module.opcode_text(i));
     j["shape"] = hlo::to_string(module.shape_of(i));
     if (auto kind = c.attribute(i, "kind")) j["kind"] = std::string(*kind);
@@ -156,9 +160,9 @@ public:
   }
 
   void end_module(const hlo::Module& module, const UtilisationSummary* summary) override {
-    json j{{"name", std::string(module.name)},
-           {"file", module.source ? module.source->name() : std::string()},
-           {"computations", std::move(m_computations)}};
+    json j{{"name", std::string(module.name)}};
+    if (!m_options.canonical_names) j["file"] = module.source ? module.source->name() : std::string();
+    j["computations"] = std::move(m_computations);
     if (summary) j["utilisation_summary"] = summary->json();
     m_modules.push_back(std::move(j));
     m_computations = json::array();

@@ -46,8 +46,12 @@ public:
 
   // One module needs no header; several are told apart by name and file.
   void begin_module(const hlo::Module& module, bool several) override {
-    if (several)
-      m_out << fmt::format("module {} ({})\n", module.name, module.source ? module.source->name() : std::string("-"));
+    if (!several) return;
+    // Under canonical names the source is the re-printed text: the name alone.
+    if (m_options.canonical_names || !module.source)
+      m_out << fmt::format("module {}\n", module.name);
+    else
+      m_out << fmt::format("module {} ({})\n", module.name, module.source->name());
   }
 
   void begin_computation(const hlo::Computation& c) override {

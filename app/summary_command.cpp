@@ -367,7 +367,7 @@ int run_summary_command(const SummaryOptions& options, std::ostream& out, std::o
   if (!filter) return k_exit_input_error;
   const std::optional<std::vector<hlo::Module>> modules =
       analysis::load_modules(options.files, options.allow_truncated, err);
-  if (!modules) return k_exit_input_error;
+  if (!modules || !analysis::check_module_names(*filter, *modules, err)) return k_exit_input_error;
 
   ScopedIslLimit limit(options.isl_max_operations);
   indexing::ScopedTimeLimit time_limit(options.time_limit_per_instruction);

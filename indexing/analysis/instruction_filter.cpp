@@ -1,6 +1,9 @@
 #include "indexing/analysis/instruction_filter.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <ostream>
 
 namespace hlo_index::analysis {
 
@@ -37,6 +40,30 @@ bool InstructionFilter::accepts_instruction(const hlo::Module& module, const hlo
     if (instruction.opcode != hlo::Opcode::kFusion || !kind || !listed(kinds, *kind)) return false;
   }
   return !match || match->matches(instruction.name);
+}
+
+std::optional<InstructionFilter> module_and_match_filter(std::vector<std::string> modules, const std::string& match,
+                                                         std::ostream& err) {
+  InstructionFilter filter;
+  filter.modules = std::move(modules);
+  if (match.empty()) return filter;
+  std::string error;
+  filter.match = NamePattern::compile(match, &error);
+  if (filter.match) return filter;
+  err << fmt::format("hlo-index: error: --match '{}' is not a regular expression (ECMAScript): {}\n", match, error);
+  return std::nullopt;
+}
+
+bool check_module_names(const InstructionFilter& filter, const std::vector<hlo::Module>& modules, std::ostream& err) {
+  std::vector<std::string_view> names;
+  for (const hlo::Module& m : modules) names.push_back(m.name);
+  bool ok = true;
+  for (const std::string& name : filter.modules) {
+    if (std::find(names.begin(), names.end(), name) != names.end()) continue;
+    err << fmt::format("hlo-index: error: no module named '{}' (modules: {})\n", name, fmt::join(names, ", "));
+    ok = false;
+  }
+  return ok;
 }
 
 std::string without_sigil(std::string name) {

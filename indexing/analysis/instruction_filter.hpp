@@ -3,6 +3,7 @@
 // layout so that the same flags select the same instructions everywhere.
 #pragma once
 
+#include <iosfwd>
 #include <optional>
 #include <regex>
 #include <string>
@@ -44,6 +45,14 @@ struct InstructionFilter {
   /// Whether no instruction-level test is set.
   bool selects_every_instruction() const { return kinds.empty() && opcodes.empty() && !match; }
 };
+
+/// The filter of `--module NAME...` and `--match REGEX` (empty: none); a
+/// malformed regex is reported to `err` as the commands report it (nullopt).
+std::optional<InstructionFilter> module_and_match_filter(std::vector<std::string> modules, const std::string& match,
+                                                         std::ostream& err);
+/// Whether every name of `filter.modules` names one of `modules`; the others
+/// are reported to `err` with the modules there are.
+bool check_module_names(const InstructionFilter& filter, const std::vector<hlo::Module>& modules, std::ostream& err);
 
 /// `%name` -> `name`.
 std::string without_sigil(std::string name);
