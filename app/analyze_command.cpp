@@ -28,12 +28,25 @@ bool named(const std::vector<std::string>& names, std::string_view name) {
 // The computations named with --computation, or else those that are not
 // fusion bodies; in program order.
 std::vector<std::uint32_t> selected_computations(const hlo::Module& module, const AnalyzeOptions& options) {
-  if (options.computations.empty()) return analysis::analysed_computations(module);
+  if (options.computations.empty()) {
+    std::vector<std::uint32_t> out = analysis::analysed_computations(module);
+    if (options.all_computations) return out;
+    const std::vector<bool> scalar = analysis::scalar_computations(module);
+    std::erase_if(out, [&](std::uint32_t ci) { return scalar[ci]; });
+    return out;
+  }
   std::vector<std::uint32_t> out;
   for (std::uint32_t ci = 0; ci < module.computations.size(); ++ci) {
     if (named(options.computations, module.computations[ci].name)) out.push_back(ci);
   }
   return out;
+}
+
+// Instructions without operands (parameters, constants, iotas) have no maps
+// to show: left out unless --all-computations or named with --instruction.
+bool shown_instruction(const AnalyzeOptions& options, const hlo::Computation& c, const hlo::Instruction& i) {
+  if (!options.instructions.empty()) return named(options.instructions, i.name);
+  return options.all_computations || !c.operands_of(i).empty();
 }
 
 // Where an instruction that is not shown lives: the fusions whose bodies hold
@@ -81,7 +94,20 @@ bool check_names(const AnalyzeOptions& options, const std::vector<hlo::Module>& 
     }
     if (shown) continue;
     ok = false;
-    if (fusions.empty()) {
+    std::string elsewhere;  // a computation left out by default that holds it
+    for (const hlo::Module& m : modules) {
+      for (const hlo::Computation& c : m.computations) {
+        for (const hlo::Instruction& i : c.instructions) {
+          if (elsewhere.empty() && i.name == name) elsewhere = std::string(c.name);
+        }
+      }
+    }
+    if (fusions.empty() && !elsewhere.empty()) {
+      err << fmt::format(
+          "hlo-index: error: '{}' is in computation {}, a scalar computation that ops apply (to_apply=, "
+          "comparator=), which analyze leaves out by default: add --all-computations or --computation {}\n",
+          name, elsewhere, elsewhere);
+    } else if (fusions.empty()) {
       err << fmt::format("hlo-index: error: no instruction named '{}'\n", name);
     } else {
       err << fmt::format(
@@ -131,6 +157,9 @@ constexpr const char* k_analyze_help =
     "With --expect GOLDEN the output is compared with the file instead of printed: nothing is printed\n"
     "when they are equal (exit 0), else a unified diff (exit 1); --update rewrites the file. With\n"
     "--canonical-names, names are by stem and position (see the README), so goldens survive renumbering.\n"
+    "By default the scalar computations that ops apply (reducers, comparators: to_apply=, comparator=) and\n"
+    "instructions without operands (parameters, constants, iotas) are left out: they are analysed through\n"
+    "the ops that use them. --all-computations shows them too.\n"
     "A summary line counts instructions, maps, undefined and approximate maps.\n\n"
     "Examples:\n"
     "  hlo-index analyze model.hlo\n"
@@ -152,6 +181,9 @@ void setup_analyze_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--instruction", options->instructions,
                   "Only this instruction (repeatable; an instruction of a fusion body is analysed through its fusion)");
   cmd->add_option("--module", options->modules, "Only this module (repeatable)");
+  cmd->add_flag("--all-computations", options->all_computations,
+                "Also the scalar computations that ops apply (reducers, comparators: to_apply=, comparator=) and "
+                "the instructions without operands (parameters, constants, iotas), which are left out by default");
   cmd->add_option("--match", options->match,
                   "Only instructions whose name contains a match of this ECMAScript regular expression")
       ->type_name("REGEX");
@@ -236,8 +268,7 @@ bool check_operand(const AnalyzeOptions& options, const std::vector<hlo::Module>
     for (std::uint32_t ci : selected_computations(module, options)) {
       const hlo::Computation& c = module.computations[ci];
       for (const hlo::Instruction& i : c.instructions) {
-        if (options.instructions.empty() || named(options.instructions, i.name))
-          most = std::max(most, c.operands_of(i).size());
+        if (shown_instruction(options, c, i)) most = std::max(most, c.operands_of(i).size());
       }
     }
   }
@@ -257,7 +288,7 @@ void analyze_module(const hlo::Module& module, const AnalyzeOptions& options, co
     const hlo::Computation& c = module.computations[ci];
     bool shown = false;
     for (std::uint32_t ii = 0; ii < c.instructions.size(); ++ii) {
-      if (!options.instructions.empty() && !named(options.instructions, c.instructions[ii].name)) continue;
+      if (!shown_instruction(options, c, c.instructions[ii])) continue;
       if (!filter.accepts_instruction(module, c, c.instructions[ii])) continue;
       if (!shown) renderer.begin_computation(c);
       shown = true;
@@ -279,7 +310,7 @@ bool check_match(const analysis::InstructionFilter& filter, const AnalyzeOptions
     for (std::uint32_t ci : selected_computations(m, options)) {
       const hlo::Computation& c = m.computations[ci];
       for (const hlo::Instruction& i : c.instructions) {
-        if (filter.accepts_instruction(m, c, i)) return true;
+        if (shown_instruction(options, c, i) && filter.accepts_instruction(m, c, i)) return true;
       }
     }
   }

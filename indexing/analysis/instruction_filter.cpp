@@ -66,6 +66,43 @@ bool check_module_names(const InstructionFilter& filter, const std::vector<hlo::
   return ok;
 }
 
+std::vector<bool> scalar_computations(const hlo::Module& module) {
+  const std::size_t n = module.computations.size();
+  std::vector<std::size_t> scalar_references(n, 0), other_references(n, 0);
+  for (const hlo::Computation& c : module.computations) {
+    for (const hlo::Instruction& i : c.instructions) {
+      std::vector<std::uint32_t> applied;
+      if (i.opcode != hlo::Opcode::kCall) {
+        for (const hlo::Attribute& a : c.attributes_of(i)) {
+          if (a.name != "to_apply" && a.name != "comparator" && a.name != "select" && a.name != "scatter") continue;
+          std::string_view name = a.value;
+          if (name.starts_with('%')) name.remove_prefix(1);
+          const std::uint32_t callee = module.find_computation(name);
+          if (callee < n) applied.push_back(callee);
+        }
+      }
+      for (std::uint32_t callee : applied) ++scalar_references[callee];
+      for (std::uint32_t callee : c.callees_of(i)) {
+        if (callee < n && std::find(applied.begin(), applied.end(), callee) == applied.end())
+          ++other_references[callee];
+      }
+    }
+  }
+  // A computation nothing calls (dumps keep dead reducers) is scalar when all its values are.
+  auto all_scalar = [&](const hlo::Computation& c) {
+    return std::all_of(c.instructions.begin(), c.instructions.end(), [&](const hlo::Instruction& i) {
+      const hlo::Shape& shape = module.shape_of(i);
+      return !shape.is_tuple && shape.rank() == 0;
+    });
+  };
+  std::vector<bool> scalar(n, false);
+  for (std::size_t ci = 0; ci < n; ++ci) {
+    if (ci == module.entry || other_references[ci] != 0) continue;
+    scalar[ci] = scalar_references[ci] > 0 || all_scalar(module.computations[ci]);
+  }
+  return scalar;
+}
+
 std::string without_sigil(std::string name) {
   if (!name.empty() && name.front() == '%') name.erase(0, 1);
   return name;

@@ -54,6 +54,15 @@ std::optional<InstructionFilter> module_and_match_filter(std::vector<std::string
 /// are reported to `err` with the modules there are.
 bool check_module_names(const InstructionFilter& filter, const std::vector<hlo::Module>& modules, std::ostream& err);
 
+/// Per computation: whether it is a scalar computation that ops apply element
+/// by element (a reducer, a comparator, a map's function): every reference
+/// to it is a to_apply=, comparator=, select= or scatter= attribute of an op
+/// other than `call` (whose to_apply= is a real call), or nothing calls it
+/// and all its values are scalars (a dead reducer). analyze leaves them
+/// out by default: a module has thousands, and they are analysed through the
+/// ops that apply them.
+std::vector<bool> scalar_computations(const hlo::Module& module);
+
 /// `%name` -> `name`.
 std::string without_sigil(std::string name);
 

@@ -6,7 +6,7 @@
 //   // flags: --direction both --one-line
 // Supported: --direction D, --one-line, --xla-compat, --no-simplify,
 // --format json, --operand K, --instruction NAME, --computation NAME, --module NAME,
-// --match REGEX (no blanks), --physical,
+// --match REGEX (no blanks), --all-computations, --physical,
 // --utilisation, --coalescing.
 // Diagnostics name the file by its path relative to testdata/analyze.
 #include <catch2/catch.hpp>
@@ -57,6 +57,8 @@ app::AnalyzeOptions read_flags(const std::string& text) {
         options.instructions.push_back(value());
       else if (flag == "--computation")
         options.computations.push_back(value());
+      else if (flag == "--all-computations")
+        options.all_computations = true;
       else if (flag == "--module")
         options.modules.push_back(value());
       else if (flag == "--match")

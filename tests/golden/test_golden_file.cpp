@@ -155,6 +155,7 @@ app::AnalyzeOptions expect(const std::string& hlo, const std::filesystem::path& 
   app::AnalyzeOptions options;
   options.files = {(k_dir / hlo).string()};
   options.expect = golden.string();
+  options.all_computations = true;  // the goldens hold the reducers and parameters too
   return options;
 }
 

@@ -302,3 +302,47 @@ TEST_CASE("summary rows: sorting by each column, ties by position") {
   CHECK_FALSE(analysis::find_summary_column("speed"));
   CHECK(analysis::summary_column_names().size() == 13);
 }
+
+TEST_CASE("scalar_computations: reducers and comparators, not called or looped computations") {
+  const std::vector<hlo::Module> modules = test::parse_ok(R"(HloModule m
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+less {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT lt = pred[] compare(a, b), direction=LT
+}
+dead_scalar {
+  u = f32[] parameter(0)
+  ROOT n = f32[] negate(u)
+}
+dead_array {
+  v = f32[4]{0} parameter(0)
+  ROOT n.1 = f32[4]{0} negate(v)
+}
+called {
+  w = f32[4]{0} parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[] reduce(w, z), dimensions={0}, to_apply=add
+}
+ENTRY main {
+  p = f32[4]{0} parameter(0)
+  zero = f32[] constant(0)
+  sum = f32[] reduce(p, zero), dimensions={0}, to_apply=add
+  sorted = f32[4]{0} sort(p), dimensions={0}, to_apply=less
+  ROOT c = f32[] call(p), to_apply=called
+}
+)");
+  const hlo::Module& m = modules[0];
+  const std::vector<bool> scalar = analysis::scalar_computations(m);
+  auto is_scalar = [&](const char* name) { return static_cast<bool>(scalar[m.find_computation(name)]); };
+  CHECK(is_scalar("add"));          // reduce's to_apply, also from inside a called computation
+  CHECK(is_scalar("less"));         // sort's comparator
+  CHECK(is_scalar("dead_scalar"));  // nothing calls it, every value a scalar
+  CHECK_FALSE(is_scalar("dead_array"));
+  CHECK_FALSE(is_scalar("called"));  // call's to_apply= is a call
+  CHECK_FALSE(is_scalar("main"));
+}
