@@ -68,6 +68,27 @@ std::vector<std::string> fusions_containing(const hlo::Module& module, std::stri
   return out;
 }
 
+// Up to 5 names of shown instructions that contain `name` or that `name`
+// contains (a typo in the suffix, a sigil too many), shortest first.
+std::vector<std::string> similar_names(const std::vector<hlo::Module>& modules, const AnalyzeOptions& options,
+                                       std::string_view name) {
+  std::vector<std::string> out;
+  if (name.empty()) return out;
+  for (const hlo::Module& m : modules) {
+    for (std::uint32_t ci : selected_computations(m, options)) {
+      for (const hlo::Instruction& i : m.computations[ci].instructions) {
+        const bool near = i.name.find(name) != std::string_view::npos ||
+                          (i.name.size() >= 3 && name.find(i.name) != std::string_view::npos);
+        if (near && !named(out, i.name)) out.emplace_back(i.name);
+      }
+    }
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const std::string& a, const std::string& b) { return a.size() < b.size(); });
+  if (out.size() > 5) out.resize(5);
+  return out;
+}
+
 // Finds the computations and instructions named on the command line among
 // those analysed; an instruction of a fusion body gets a hint to the fusion.
 bool check_names(const AnalyzeOptions& options, const std::vector<hlo::Module>& modules, std::ostream& err) {
@@ -108,7 +129,9 @@ bool check_names(const AnalyzeOptions& options, const std::vector<hlo::Module>& 
           "comparator=), which analyze leaves out by default: add --all-computations or --computation {}\n",
           name, elsewhere, elsewhere);
     } else if (fusions.empty()) {
-      err << fmt::format("hlo-index: error: no instruction named '{}'\n", name);
+      const std::vector<std::string> near = similar_names(modules, options, name);
+      err << fmt::format("hlo-index: error: no instruction named '{}'{}\n", name,
+                         near.empty() ? "" : fmt::format(" (did you mean {}?)", fmt::join(near, ", ")));
     } else {
       err << fmt::format(
           "hlo-index: error: '{}' is inside the body of fusion {}; it is analysed through the fusion: "
