@@ -473,9 +473,9 @@ TEST_CASE("analyze --canonical-names: with other flags, and names on the command
   CHECK(renumbered.code == 0);
   CHECK(renumbered.out.empty());
 
-  // Old names are unknown under --canonical-names.
+  // Old names are unknown under --canonical-names; the canonical name that the old one contains is suggested.
   options.instructions = {"fusion.206"};
   Run unknown = analyze(options);
   CHECK(unknown.code == 2);
-  CHECK(unknown.err == "hlo-index: error: no instruction named 'fusion.206'\n");
+  CHECK(unknown.err == "hlo-index: error: no instruction named 'fusion.206' (did you mean fusion?)\n");
 }
