@@ -66,6 +66,33 @@ bool check_module_names(const InstructionFilter& filter, const std::vector<hlo::
   return ok;
 }
 
+namespace {
+
+// Whether every value of the computation is a scalar (a reducer's, a comparator's).
+bool all_scalar(const hlo::Module& module, const hlo::Computation& c) {
+  return std::all_of(c.instructions.begin(), c.instructions.end(), [&](const hlo::Instruction& i) {
+    const hlo::Shape& shape = module.shape_of(i);
+    return !shape.is_tuple && shape.rank() == 0;
+  });
+}
+
+// The computations an attribute value names: `%add`, `add`, or a list `{%a, %b}`.
+std::vector<std::uint32_t> named_computations(const hlo::Module& module, std::string_view value) {
+  std::vector<std::uint32_t> out;
+  std::size_t at = 0;
+  while (at < value.size()) {
+    const std::size_t start = value.find_first_not_of("{}, %", at);
+    if (start == std::string_view::npos) break;
+    const std::size_t end = std::min(value.find_first_of("{}, ", start), value.size());
+    const std::uint32_t callee = module.find_computation(value.substr(start, end - start));
+    if (callee != hlo::k_none) out.push_back(callee);
+    at = end;
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<bool> scalar_computations(const hlo::Module& module) {
   const std::size_t n = module.computations.size();
   std::vector<std::size_t> scalar_references(n, 0), other_references(n, 0);
@@ -74,11 +101,14 @@ std::vector<bool> scalar_computations(const hlo::Module& module) {
       std::vector<std::uint32_t> applied;
       if (i.opcode != hlo::Opcode::kCall) {
         for (const hlo::Attribute& a : c.attributes_of(i)) {
-          if (a.name != "to_apply" && a.name != "comparator" && a.name != "select" && a.name != "scatter") continue;
-          std::string_view name = a.value;
-          if (name.starts_with('%')) name.remove_prefix(1);
-          const std::uint32_t callee = module.find_computation(name);
-          if (callee < n) applied.push_back(callee);
+          const bool applies =
+              a.name == "to_apply" || a.name == "comparator" || a.name == "select" || a.name == "scatter";
+          // A custom call's computations may be anything; all-scalar ones are its comparators (TopK).
+          const bool custom = i.opcode == hlo::Opcode::kCustomCall && a.name == "called_computations";
+          if (!applies && !custom) continue;
+          for (std::uint32_t callee : named_computations(module, a.value)) {
+            if (callee < n && (applies || all_scalar(module, module.computations[callee]))) applied.push_back(callee);
+          }
         }
       }
       for (std::uint32_t callee : applied) ++scalar_references[callee];
@@ -89,16 +119,10 @@ std::vector<bool> scalar_computations(const hlo::Module& module) {
     }
   }
   // A computation nothing calls (dumps keep dead reducers) is scalar when all its values are.
-  auto all_scalar = [&](const hlo::Computation& c) {
-    return std::all_of(c.instructions.begin(), c.instructions.end(), [&](const hlo::Instruction& i) {
-      const hlo::Shape& shape = module.shape_of(i);
-      return !shape.is_tuple && shape.rank() == 0;
-    });
-  };
   std::vector<bool> scalar(n, false);
   for (std::size_t ci = 0; ci < n; ++ci) {
     if (ci == module.entry || other_references[ci] != 0) continue;
-    scalar[ci] = scalar_references[ci] > 0 || all_scalar(module.computations[ci]);
+    scalar[ci] = scalar_references[ci] > 0 || all_scalar(module, module.computations[ci]);
   }
   return scalar;
 }

@@ -57,8 +57,10 @@ bool check_module_names(const InstructionFilter& filter, const std::vector<hlo::
 /// Per computation: whether it is a scalar computation that ops apply element
 /// by element (a reducer, a comparator, a map's function): every reference
 /// to it is a to_apply=, comparator=, select= or scatter= attribute of an op
-/// other than `call` (whose to_apply= is a real call), or nothing calls it
-/// and all its values are scalars (a dead reducer). analyze leaves them
+/// other than `call` (whose to_apply= is a real call) or, when all its values
+/// are scalars, a custom call's called_computations= (TopK's comparator);
+/// or nothing calls it and all its values are scalars (a dead reducer).
+/// analyze leaves them
 /// out by default: a module has thousands, and they are analysed through the
 /// ops that apply them.
 std::vector<bool> scalar_computations(const hlo::Module& module);

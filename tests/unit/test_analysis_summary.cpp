@@ -315,6 +315,15 @@ less {
   b = f32[] parameter(1)
   ROOT lt = pred[] compare(a, b), direction=LT
 }
+greater {
+  g0 = f32[] parameter(0)
+  g1 = f32[] parameter(1)
+  ROOT gt = pred[] compare(g0, g1), direction=GT
+}
+custom_body {
+  cb = f32[4]{0} parameter(0)
+  ROOT cn = f32[4]{0} negate(cb)
+}
 dead_scalar {
   u = f32[] parameter(0)
   ROOT n = f32[] negate(u)
@@ -333,14 +342,18 @@ ENTRY main {
   zero = f32[] constant(0)
   sum = f32[] reduce(p, zero), dimensions={0}, to_apply=add
   sorted = f32[4]{0} sort(p), dimensions={0}, to_apply=less
+  top = f32[4]{0} custom-call(p), custom_call_target="TopK", called_computations={%greater}
+  other = f32[4]{0} custom-call(p), custom_call_target="Other", called_computations={custom_body}
   ROOT c = f32[] call(p), to_apply=called
 }
 )");
   const hlo::Module& m = modules[0];
   const std::vector<bool> scalar = analysis::scalar_computations(m);
   auto is_scalar = [&](const char* name) { return static_cast<bool>(scalar[m.find_computation(name)]); };
-  CHECK(is_scalar("add"));          // reduce's to_apply, also from inside a called computation
-  CHECK(is_scalar("less"));         // sort's comparator
+  CHECK(is_scalar("add"));      // reduce's to_apply, also from inside a called computation
+  CHECK(is_scalar("less"));     // sort's comparator
+  CHECK(is_scalar("greater"));  // a custom call's all-scalar computation (TopK's comparator)
+  CHECK_FALSE(is_scalar("custom_body"));
   CHECK(is_scalar("dead_scalar"));  // nothing calls it, every value a scalar
   CHECK_FALSE(is_scalar("dead_array"));
   CHECK_FALSE(is_scalar("called"));  // call's to_apply= is a call
