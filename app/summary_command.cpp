@@ -103,7 +103,12 @@ const std::vector<std::string>& headers() {
 }
 
 // Columns aligned left (the others are numbers, aligned right).
-bool left_aligned(std::size_t column) { return column == 5 || column == 7 || column >= 9; }
+// Positions of the text columns in headers() and cells().
+constexpr std::size_t k_access_column = 5, k_maps_column = 7, k_kind_column = 9, k_computation_column = 10;
+
+bool left_aligned(std::size_t column) {
+  return column == k_access_column || column == k_maps_column || column >= k_kind_column;
+}
 
 // Longest cell per column; kind, access and computation are capped so that the name keeps its room.
 std::vector<std::size_t> column_widths(const std::vector<std::vector<std::string>>& table) {
@@ -112,12 +117,20 @@ std::vector<std::size_t> column_widths(const std::vector<std::vector<std::string
   for (const auto& row : table) {
     for (std::size_t k = 0; k < row.size(); ++k) widths[k] = std::max(widths[k], row[k].size());
   }
-  widths[5] = std::min<std::size_t>(widths[5], 14);
-  widths[9] = std::min<std::size_t>(widths[9], 12);
-  widths[10] = std::min<std::size_t>(widths[10], 20);
+  widths[k_access_column] = std::min<std::size_t>(widths[k_access_column], 14);
+  widths[k_kind_column] = std::min<std::size_t>(widths[k_kind_column], 12);
+  widths[k_computation_column] = std::min<std::size_t>(widths[k_computation_column], 20);
+  constexpr std::size_t k_min_name = 12, k_min_computation = 11;
   std::size_t used = 0;
   for (std::size_t k = 0; k + 1 < widths.size(); ++k) used += widths[k] + 1;
-  widths.back() = std::min(widths.back(), used < k_table_width - 12 ? k_table_width - used : std::size_t{12});
+  // Very wide figures (huge multiplicities, bounds): the computation gives up room first.
+  if (used + k_min_name > k_table_width) {
+    const std::size_t excess = used + k_min_name - k_table_width;
+    const std::size_t room = widths[k_computation_column] - std::min(widths[k_computation_column], k_min_computation);
+    widths[k_computation_column] -= std::min(excess, room);
+    used -= std::min(excess, room);
+  }
+  widths.back() = std::min(widths.back(), used + k_min_name <= k_table_width ? k_table_width - used : k_min_name);
   return widths;
 }
 
