@@ -12,6 +12,7 @@
 #include "app/golden_file.hpp"
 #include "app/isl_limit.hpp"
 #include "indexing/analysis/computation_walk.hpp"
+#include "indexing/analysis/instruction_filter.hpp"
 #include "indexing/analysis/instruction_report.hpp"
 #include "indexing/analysis/module_input.hpp"
 #include "indexing/instruction_indexing.hpp"
@@ -20,7 +21,76 @@
 namespace hlo_index::app {
 namespace {
 
-// Finds the computations and instructions named on the command line.
+bool named(const std::vector<std::string>& names, std::string_view name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// The computations named with --computation, or else those that are not
+// fusion bodies; in program order.
+std::vector<std::uint32_t> selected_computations(const hlo::Module& module, const AnalyzeOptions& options) {
+  if (options.computations.empty()) {
+    std::vector<std::uint32_t> out = analysis::analysed_computations(module);
+    if (options.all_computations) return out;
+    const std::vector<bool> scalar = analysis::scalar_computations(module);
+    std::erase_if(out, [&](std::uint32_t ci) { return scalar[ci]; });
+    return out;
+  }
+  std::vector<std::uint32_t> out;
+  for (std::uint32_t ci = 0; ci < module.computations.size(); ++ci) {
+    if (named(options.computations, module.computations[ci].name)) out.push_back(ci);
+  }
+  return out;
+}
+
+// Instructions without operands (parameters, constants, iotas) have no maps
+// to show: left out unless --all-computations or named with --instruction.
+bool shown_instruction(const AnalyzeOptions& options, const hlo::Computation& c, const hlo::Instruction& i) {
+  if (!options.instructions.empty()) return named(options.instructions, i.name);
+  return options.all_computations || !c.operands_of(i).empty();
+}
+
+// Where an instruction that is not shown lives: the fusions whose bodies hold
+// it (it is analysed through them), e.g. "%fusion.3 in computation main".
+std::vector<std::string> fusions_containing(const hlo::Module& module, std::string_view name) {
+  std::vector<std::string> out;
+  for (const hlo::Computation& c : module.computations) {
+    for (const hlo::Instruction& i : c.instructions) {
+      if (i.opcode != hlo::Opcode::kFusion) continue;
+      for (std::uint32_t callee : c.callees_of(i)) {
+        if (callee >= module.computations.size()) continue;
+        const hlo::Computation& body = module.computations[callee];
+        if (std::any_of(body.instructions.begin(), body.instructions.end(),
+                        [&](const hlo::Instruction& b) { return b.name == name; }))
+          out.push_back(fmt::format("%{} in computation {}", i.name, c.name));
+      }
+    }
+  }
+  return out;
+}
+
+// Up to 5 names of shown instructions that contain `name` or that `name`
+// contains (a typo in the suffix, a sigil too many), shortest first.
+std::vector<std::string> similar_names(const std::vector<hlo::Module>& modules, const AnalyzeOptions& options,
+                                       std::string_view name) {
+  std::vector<std::string> out;
+  if (name.empty()) return out;
+  for (const hlo::Module& m : modules) {
+    for (std::uint32_t ci : selected_computations(m, options)) {
+      for (const hlo::Instruction& i : m.computations[ci].instructions) {
+        const bool near = i.name.find(name) != std::string_view::npos ||
+                          (i.name.size() >= 3 && name.find(i.name) != std::string_view::npos);
+        if (near && !named(out, i.name)) out.emplace_back(i.name);
+      }
+    }
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const std::string& a, const std::string& b) { return a.size() < b.size(); });
+  if (out.size() > 5) out.resize(5);
+  return out;
+}
+
+// Finds the computations and instructions named on the command line among
+// those analysed; an instruction of a fusion body gets a hint to the fusion.
 bool check_names(const AnalyzeOptions& options, const std::vector<hlo::Module>& modules, std::ostream& err) {
   bool ok = true;
   for (const std::string& name : options.computations) {
@@ -31,16 +101,42 @@ bool check_names(const AnalyzeOptions& options, const std::vector<hlo::Module>& 
       ok = false;
     }
   }
+  if (!ok) return false;  // instructions are looked for in the computations named
   for (const std::string& name : options.instructions) {
-    bool found = false;
+    bool shown = false;
+    std::vector<std::string> fusions;
     for (const hlo::Module& m : modules) {
-      for (const hlo::Computation& c : m.computations) {
-        for (const hlo::Instruction& i : c.instructions) found = found || i.name == name;
+      for (std::uint32_t ci : selected_computations(m, options)) {
+        for (const hlo::Instruction& i : m.computations[ci].instructions) shown = shown || i.name == name;
+      }
+      if (!shown) {
+        for (std::string& f : fusions_containing(m, name)) fusions.push_back(std::move(f));
       }
     }
-    if (!found) {
-      err << fmt::format("hlo-index: error: no instruction named '{}'\n", name);
-      ok = false;
+    if (shown) continue;
+    ok = false;
+    std::string elsewhere;  // a computation left out by default that holds it
+    for (const hlo::Module& m : modules) {
+      for (const hlo::Computation& c : m.computations) {
+        for (const hlo::Instruction& i : c.instructions) {
+          if (elsewhere.empty() && i.name == name) elsewhere = std::string(c.name);
+        }
+      }
+    }
+    if (fusions.empty() && !elsewhere.empty()) {
+      err << fmt::format(
+          "hlo-index: error: '{}' is in computation {}, a scalar computation that ops apply (to_apply=, "
+          "comparator=), which analyze leaves out by default: add --all-computations or --computation {}\n",
+          name, elsewhere, elsewhere);
+    } else if (fusions.empty()) {
+      const std::vector<std::string> near = similar_names(modules, options, name);
+      err << fmt::format("hlo-index: error: no instruction named '{}'{}\n", name,
+                         near.empty() ? "" : fmt::format(" (did you mean {}?)", fmt::join(near, ", ")));
+    } else {
+      err << fmt::format(
+          "hlo-index: error: '{}' is inside the body of fusion {}; it is analysed through the fusion: "
+          "--instruction {} (or --computation with the fused computation's name to analyse the body on its own)\n",
+          name, fmt::join(fusions, ", "), fusions[0].substr(1, fusions[0].find(' ') - 1));
     }
   }
   return ok;
@@ -84,6 +180,9 @@ constexpr const char* k_analyze_help =
     "With --expect GOLDEN the output is compared with the file instead of printed: nothing is printed\n"
     "when they are equal (exit 0), else a unified diff (exit 1); --update rewrites the file. With\n"
     "--canonical-names, names are by stem and position (see the README), so goldens survive renumbering.\n"
+    "By default the scalar computations that ops apply (reducers, comparators: to_apply=, comparator=) and\n"
+    "instructions without operands (parameters, constants, iotas) are left out: they are analysed through\n"
+    "the ops that use them. --all-computations shows them too.\n"
     "A summary line counts instructions, maps, undefined and approximate maps.\n\n"
     "Examples:\n"
     "  hlo-index analyze model.hlo\n"
@@ -102,7 +201,15 @@ void setup_analyze_command(CLI::App& app, int& exit_code) {
                   "any depth, in sorted order)")
       ->required();
   cmd->add_option("--computation", options->computations, "Only instructions of this computation (repeatable)");
-  cmd->add_option("--instruction", options->instructions, "Only this instruction (repeatable)");
+  cmd->add_option("--instruction", options->instructions,
+                  "Only this instruction (repeatable; an instruction of a fusion body is analysed through its fusion)");
+  cmd->add_option("--module", options->modules, "Only this module (repeatable)");
+  cmd->add_flag("--all-computations", options->all_computations,
+                "Also the scalar computations that ops apply (reducers, comparators: to_apply=, comparator=) and "
+                "the instructions without operands (parameters, constants, iotas), which are left out by default");
+  cmd->add_option("--match", options->match,
+                  "Only instructions whose name contains a match of this ECMAScript regular expression")
+      ->type_name("REGEX");
   cmd->add_option("--direction", options->direction, "out2in, in2out or both")
       ->check(CLI::IsMember({"out2in", "in2out", "both"}));
   cmd->add_option("--operand", options->operand, "Only operand K of each instruction");
@@ -181,21 +288,6 @@ analysis::ReportRequest report_request(const AnalyzeOptions& options) {
   return request;
 }
 
-bool named(const std::vector<std::string>& names, std::string_view name) {
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
-
-// The computations named with --computation, or else those that are not
-// fusion bodies; in program order.
-std::vector<std::uint32_t> selected_computations(const hlo::Module& module, const AnalyzeOptions& options) {
-  if (options.computations.empty()) return analysis::analysed_computations(module);
-  std::vector<std::uint32_t> out;
-  for (std::uint32_t ci = 0; ci < module.computations.size(); ++ci) {
-    if (named(options.computations, module.computations[ci].name)) out.push_back(ci);
-  }
-  return out;
-}
-
 // --operand K must name an operand of some instruction shown; else nothing
 // would be printed for any of them.
 bool check_operand(const AnalyzeOptions& options, const std::vector<hlo::Module>& modules, std::ostream& err) {
@@ -205,8 +297,7 @@ bool check_operand(const AnalyzeOptions& options, const std::vector<hlo::Module>
     for (std::uint32_t ci : selected_computations(module, options)) {
       const hlo::Computation& c = module.computations[ci];
       for (const hlo::Instruction& i : c.instructions) {
-        if (options.instructions.empty() || named(options.instructions, i.name))
-          most = std::max(most, c.operands_of(i).size());
+        if (shown_instruction(options, c, i)) most = std::max(most, c.operands_of(i).size());
       }
     }
   }
@@ -217,8 +308,8 @@ bool check_operand(const AnalyzeOptions& options, const std::vector<hlo::Module>
   return false;
 }
 
-void analyze_module(const hlo::Module& module, const AnalyzeOptions& options, AnalyzeRenderer& renderer,
-                    analysis::MapTotals& totals) {
+void analyze_module(const hlo::Module& module, const AnalyzeOptions& options, const analysis::InstructionFilter& filter,
+                    AnalyzeRenderer& renderer, analysis::MapTotals& totals) {
   analysis::ModuleAnalysis analysis(module, analysis_options(options));
   const analysis::ReportRequest request = report_request(options);
   if (options.coalescing) {
@@ -230,7 +321,8 @@ void analyze_module(const hlo::Module& module, const AnalyzeOptions& options, An
     const hlo::Computation& c = module.computations[ci];
     bool shown = false;
     for (std::uint32_t ii = 0; ii < c.instructions.size(); ++ii) {
-      if (!options.instructions.empty() && !named(options.instructions, c.instructions[ii].name)) continue;
+      if (!shown_instruction(options, c, c.instructions[ii])) continue;
+      if (!filter.accepts_instruction(module, c, c.instructions[ii])) continue;
       if (!shown) renderer.begin_computation(c);
       shown = true;
       const analysis::InstructionReport report = analysis::report_instruction(analysis, ci, ii, request);
@@ -243,19 +335,46 @@ void analyze_module(const hlo::Module& module, const AnalyzeOptions& options, An
   renderer.end_module(module, options.utilisation ? &summary : nullptr);
 }
 
+// --match must select some instruction of the computations shown.
+bool check_match(const analysis::InstructionFilter& filter, const AnalyzeOptions& options,
+                 const std::vector<hlo::Module>& modules, std::ostream& err) {
+  if (!filter.match) return true;
+  for (const hlo::Module& m : modules) {
+    for (std::uint32_t ci : selected_computations(m, options)) {
+      const hlo::Computation& c = m.computations[ci];
+      for (const hlo::Instruction& i : c.instructions) {
+        if (shown_instruction(options, c, i) && filter.accepts_instruction(m, c, i)) return true;
+      }
+    }
+  }
+  err << fmt::format("hlo-index: error: no instruction matches --match '{}'\n", options.match);
+  return false;
+}
+
 int analyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err) {
   ScopedIslLimit limit(options.isl_max_operations);
   AnalyzeOptions opts = options;
   for (std::string& n : opts.computations) n = strip_sigil(n);
   for (std::string& n : opts.instructions) n = strip_sigil(n);
+  const std::optional<analysis::InstructionFilter> filter =
+      analysis::module_and_match_filter(opts.modules, opts.match, err);
+  if (!filter) return k_exit_input_error;
   std::optional<std::vector<hlo::Module>> modules = analysis::load_modules(opts.files, opts.allow_truncated, err);
   if (!modules) return k_exit_input_error;
   if (opts.canonical_names && !rename_canonically(*modules, {opts.allow_truncated}, err)) return k_exit_internal_error;
-  if (!check_names(opts, *modules, err) || !check_operand(opts, *modules, err)) return k_exit_input_error;
+  const bool several = modules->size() > 1;
+  if (!analysis::check_module_names(*filter, *modules, err)) return k_exit_input_error;
+  std::erase_if(*modules, [&](const hlo::Module& m) { return !filter->accepts_module(m); });
+  if (!check_names(opts, *modules, err) || !check_match(*filter, opts, *modules, err) ||
+      !check_operand(opts, *modules, err))
+    return k_exit_input_error;
   const std::unique_ptr<AnalyzeRenderer> renderer =
       opts.format == "text" ? make_text_renderer(opts, out) : make_json_renderer(opts, out);
   analysis::MapTotals totals;
-  for (const hlo::Module& module : *modules) analyze_module(module, opts, *renderer, totals);
+  for (const hlo::Module& module : *modules) {
+    renderer->begin_module(module, several);
+    analyze_module(module, opts, *filter, *renderer, totals);
+  }
   renderer->finish(totals);
   return k_exit_ok;
 }

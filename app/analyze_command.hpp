@@ -14,7 +14,10 @@ struct AnalyzeOptions {
   std::vector<std::string> files;
   std::vector<std::string> computations;  // empty: every computation that is not a fused one
   std::vector<std::string> instructions;  // empty: every instruction
-  std::string direction = "out2in";       // out2in | in2out | both
+  std::vector<std::string> modules;       // empty: every module
+  std::string match;                      // ECMAScript regex searched in instruction names; empty: every name
+  bool all_computations = false;  // also scalar computations (reducers, comparators) and instructions without operands
+  std::string direction = "out2in";  // out2in | in2out | both
   std::optional<std::size_t> operand;
   bool simplify = true;
   bool xla_compat = false;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "app/analyze_render.hpp"
+#include "indexing/analysis/source_position.hpp"
 #include "indexing/map_printer.hpp"
 
 namespace hlo_index::app {
@@ -125,6 +126,8 @@ class JsonRenderer : public AnalyzeRenderer {
 public:
   JsonRenderer(const AnalyzeOptions& options, std::ostream& out) : m_options(options), m_out(out) {}
 
+  void begin_module(const hlo::Module&, bool) override {}
+
   void begin_computation(const hlo::Computation&) override { m_instructions = json::array(); }
 
   void instruction(const hlo::Module& module, const InstructionReport& report) override {
@@ -139,6 +142,15 @@ public:
     }
     json j;
     j["name"] = std::string(i.name);
+    // Where to look in the dump; line 0 for an instruction the parser made up (an inline operand).
+    // Canonical names re-print the module, so positions would be in that text, not the user's,
+    // and would move with every edit the names are meant to survive: left out.
+    if (!m_options.canonical_names) {
+      const analysis::SourcePosition at = analysis::source_position(module, i);
+      j["file"] = module.source ? module.source->name() : std::string();
+      j["line"] = at.line;
+      j["column"] = at.column;
+    }
     j["opcode"] = std::string(module.opcode_text(i));
     j["shape"] = hlo::to_string(module.shape_of(i));
     if (auto kind = c.attribute(i, "kind")) j["kind"] = std::string(*kind);
@@ -158,6 +170,7 @@ public:
 
   void end_module(const hlo::Module& module, const UtilisationSummary* summary) override {
     json j{{"name", std::string(module.name)}};
+    if (!m_options.canonical_names) j["file"] = module.source ? module.source->name() : std::string();
     if (!m_target.is_null()) j.update(m_target);
     m_target = json();
     j["computations"] = std::move(m_computations);

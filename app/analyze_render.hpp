@@ -15,6 +15,8 @@ namespace hlo_index::app {
 class AnalyzeRenderer {
 public:
   virtual ~AnalyzeRenderer() = default;
+  /// Before the first computation of a module; `several`: the input holds more than one module.
+  virtual void begin_module(const hlo::Module& module, bool several) = 0;
   /// Before the first instruction shown of a computation.
   virtual void begin_computation(const hlo::Computation& computation) = 0;
   /// With --coalescing, before the module's first instruction: the target its

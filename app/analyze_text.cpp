@@ -63,6 +63,16 @@ class TextRenderer : public AnalyzeRenderer {
 public:
   TextRenderer(const AnalyzeOptions& options, std::ostream& out) : m_options(options), m_out(out) {}
 
+  // One module needs no header; several are told apart by name and file.
+  void begin_module(const hlo::Module& module, bool several) override {
+    if (!several) return;
+    // Under canonical names the source is the re-printed text: the name alone.
+    if (m_options.canonical_names || !module.source)
+      m_out << fmt::format("module {}\n", module.name);
+    else
+      m_out << fmt::format("module {} ({})\n", module.name, module.source->name());
+  }
+
   void begin_computation(const hlo::Computation& c) override {
     m_out << fmt::format("computation {}{}\n", c.name, c.is_entry ? " (entry)" : "");
   }

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "app/exit_codes.hpp"
+#include "indexing/analysis/instruction_filter.hpp"
 #include "indexing/analysis/module_input.hpp"
 #include "indexing/layout_maps.hpp"
 #include "indexing/map_builders.hpp"
@@ -376,6 +377,11 @@ void setup_layout_command(CLI::App& app, int& exit_code) {
       ->required();
   cmd->add_option("--instruction", options->instruction, "FILE: the instruction whose result shape to lay out");
   cmd->add_option("--computation", options->computation, "FILE: look for the instruction in this computation only");
+  cmd->add_option("--module", options->modules, "FILE: look for the instruction in this module only (repeatable)");
+  cmd->add_option("--match", options->match,
+                  "FILE: the one instruction whose name contains a match of this ECMAScript regex (instead of "
+                  "--instruction)")
+      ->type_name("REGEX");
   cmd->add_option("--tuple-index", options->tuple_index,
                   "For a tuple shape: the element to lay out, e.g. 1 or 1,0 (default: every array element)")
       ->delimiter(',');
@@ -395,16 +401,20 @@ namespace {
 
 std::string_view strip_sigil(std::string_view name) { return name.starts_with('%') ? name.substr(1) : name; }
 
-// The instructions named --instruction (in --computation) of the modules.
-std::vector<Target> instruction_targets(const LayoutOptions& options, const std::vector<hlo::Module>& modules,
+// The instructions named --instruction, or matching --match (in --module and --computation), of the modules.
+std::vector<Target> instruction_targets(const LayoutOptions& options, const analysis::InstructionFilter& filter,
+                                        const std::vector<hlo::Module>& modules,
                                         std::vector<std::string>& computations) {
   std::vector<Target> targets;
-  for (const hlo::Module& m : modules)
+  for (const hlo::Module& m : modules) {
+    if (!filter.accepts_module(m)) continue;
     for (const hlo::Computation& c : m.computations) {
       if (!options.computation.empty() && c.name != strip_sigil(options.computation)) continue;
       for (const hlo::Instruction& i : c.instructions)
-        if (i.name == strip_sigil(options.instruction)) {
-          computations.emplace_back(c.name);
+        if (options.instruction.empty() ? filter.accepts_instruction(m, c, i)
+                                        : i.name == strip_sigil(options.instruction)) {
+          computations.emplace_back(options.instruction.empty() ? fmt::format("{} ({})", c.name, i.name)
+                                                                : std::string(c.name));
           const char* where = m.source->text().data() <= i.name.data() &&
                                       i.name.data() < m.source->text().data() + m.source->text().size()
                                   ? i.name.data()
@@ -412,41 +422,59 @@ std::vector<Target> instruction_targets(const LayoutOptions& options, const std:
           targets.push_back({"", m.shape_of(i), m.source.get(), where});
         }
     }
+  }
   return targets;
 }
 
 // TARGET as an HLO file: the one instruction named; errors reported.
 std::optional<Target> file_target(const LayoutOptions& options, std::vector<hlo::Module>& modules, std::ostream& err) {
-  if (options.instruction.empty()) {
+  if (options.instruction.empty() && options.match.empty()) {
     err << fmt::format(
         "hlo-index layout: error: '{}' is not a shape; for an HLO file, name the instruction with "
         "--instruction NAME\n",
         options.target);
     return std::nullopt;
   }
+  if (!options.instruction.empty() && !options.match.empty()) {
+    err << "hlo-index layout: error: --instruction and --match both name the instruction; give one of them\n";
+    return std::nullopt;
+  }
+  const std::optional<analysis::InstructionFilter> filter =
+      analysis::module_and_match_filter(options.modules, options.match, err);
+  if (!filter) return std::nullopt;
   analysis::LoadedFile loaded = analysis::load_file(options.target, options.allow_truncated, err);
   if (loaded.errors != 0) return std::nullopt;
   modules = std::move(loaded.modules);
+  if (!analysis::check_module_names(*filter, modules, err)) return std::nullopt;
   std::vector<std::string> found;
-  std::vector<Target> targets = instruction_targets(options, modules, found);
+  std::vector<Target> targets = instruction_targets(options, *filter, modules, found);
+  // "matches --match 'x'" for one instruction, "match ..." for several.
+  auto what = [&](bool one) {
+    return options.instruction.empty() ? fmt::format("{} --match '{}'", one ? "matches" : "match", options.match)
+                                       : fmt::format("named '{}'", strip_sigil(options.instruction));
+  };
   if (targets.empty()) {
-    err << fmt::format("hlo-index layout: error: no instruction named '{}'{}\n", strip_sigil(options.instruction),
+    err << fmt::format("hlo-index layout: error: no instruction {}{}\n", what(true),
                        options.computation.empty() ? "" : " in computation " + options.computation);
     return std::nullopt;
   }
   if (targets.size() > 1) {
+    const std::size_t shown = std::min<std::size_t>(found.size(), 10);
     err << fmt::format(
-        "hlo-index layout: error: '{}' names instructions in computations {}; pick one with "
-        "--computation\n",
-        strip_sigil(options.instruction), fmt::join(found, ", "));
+        "hlo-index layout: error: {} instructions {}, in computations {}{}; pick one with {}\n", targets.size(),
+        what(false), fmt::join(found.begin(), found.begin() + static_cast<long>(shown), ", "),
+        shown < found.size() ? ", ..." : "",
+        options.instruction.empty() ? "a narrower --match, --computation or --module" : "--computation or --module");
     return std::nullopt;
   }
   return targets[0];
 }
 
 std::optional<Target> shape_target(const LayoutOptions& options, std::ostream& err) {
-  if (!options.instruction.empty() || !options.computation.empty()) {
-    err << "hlo-index layout: error: --instruction and --computation need an HLO file, not a shape\n";
+  if (!options.instruction.empty() || !options.computation.empty() || !options.modules.empty() ||
+      !options.match.empty()) {
+    err << "hlo-index layout: error: --instruction, --match, --computation and --module need an HLO file, not a "
+           "shape\n";
     return std::nullopt;
   }
   auto shape = parse_shape_argument(options.target, err);

@@ -15,6 +15,8 @@ struct LayoutOptions {
   std::string target;                     // a shape, or an HLO file ("-": standard input)
   std::string computation;                // FILE: where to look for the instruction
   std::string instruction;                // FILE: whose shape
+  std::vector<std::string> modules;       // FILE: only these modules (--module)
+  std::string match;                      // FILE: instead of --instruction, the one instruction whose name matches
   std::vector<std::int64_t> tuple_index;  // for tuple shapes: which element
   std::vector<std::int64_t> padded_dims;  // the shapes document's padded_dimensions
   std::vector<std::string> indices;       // "2,3": print the offset of that element

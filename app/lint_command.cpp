@@ -15,6 +15,7 @@
 #include "app/isl_limit.hpp"
 #include "app/sarif.hpp"
 #include "indexing/analysis/computation_walk.hpp"
+#include "indexing/analysis/instruction_filter.hpp"
 #include "indexing/analysis/linter.hpp"
 #include "indexing/analysis/module_input.hpp"
 #include "indexing/instruction_indexing.hpp"
@@ -277,6 +278,9 @@ void add_lint_options(CLI::App& cmd, LintOptions& options) {
                  "Machine uncoalesced-read judges reads for: gpu, tpu or cpu (default: tpu when the module has tiled "
                  "layouts or memory spaces, else gpu)")
       ->check(CLI::IsMember({"gpu", "tpu", "cpu"}));
+  cmd.add_option("--module", options.modules, "Only this module (repeatable)");
+  cmd.add_option("--match", options.match, "Only instructions whose name contains a match of this ECMAScript regex")
+      ->type_name("REGEX");
   cmd.add_option("--baseline", options.baseline, "Drop the findings listed in FILE (written by --write-baseline)")
       ->type_name("FILE");
   cmd.add_option("--write-baseline", options.write_baseline,
@@ -377,16 +381,19 @@ std::optional<LintRuleSet> checked_options(const LintOptions& options, std::ostr
 
 // The findings of every module, sorted.
 std::vector<LintFinding> lint_modules(const std::vector<hlo::Module>& modules, LintRuleSet rules,
-                                      const LintOptions& options, Totals& totals) {
+                                      const LintOptions& options, const analysis::InstructionFilter& filter,
+                                      Totals& totals) {
   std::vector<LintFinding> findings;
-  totals.modules = modules.size();
   for (const hlo::Module& module : modules) {
+    if (!filter.accepts_module(module)) continue;
+    ++totals.modules;
     Linter linter(module, rules, options.thresholds);
     linter.set_target(analysis::parse_target(options.target));
     for (std::uint32_t ci : analysed_computations(module)) {
       const hlo::Computation& c = module.computations[ci];
       for (std::uint32_t ii = 0; ii < c.instructions.size(); ++ii) {
         if (!linted_instruction(c.instructions[ii], options.all_instructions)) continue;
+        if (!filter.accepts_instruction(module, c, c.instructions[ii])) continue;
         ++totals.linted;
         for (LintFinding& f : linter.lint(ci, ii)) findings.push_back(std::move(f));
       }
@@ -432,14 +439,17 @@ int run_lint_command(const LintOptions& options, std::ostream& out, std::ostream
     baseline = read_baseline(options.baseline, err);
     if (!baseline) return k_exit_input_error;
   }
+  const std::optional<analysis::InstructionFilter> filter =
+      analysis::module_and_match_filter(options.modules, options.match, err);
+  if (!filter) return k_exit_input_error;
   const std::optional<std::vector<hlo::Module>> modules =
       analysis::load_modules(options.files, options.allow_truncated, err);
-  if (!modules) return k_exit_input_error;
+  if (!modules || !analysis::check_module_names(*filter, *modules, err)) return k_exit_input_error;
 
   ScopedIslLimit limit(options.isl_max_operations);
   indexing::ScopedTimeLimit time_limit(options.time_limit_per_instruction);
   Totals totals;
-  std::vector<LintFinding> findings = lint_modules(*modules, *rules, options, totals);
+  std::vector<LintFinding> findings = lint_modules(*modules, *rules, options, *filter, totals);
   if (!options.write_baseline.empty()) {
     return write_baseline(options.write_baseline, findings, err) ? k_exit_ok : k_exit_input_error;
   }

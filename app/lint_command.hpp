@@ -20,13 +20,15 @@ struct LintOptions {
   std::vector<std::string> enable;   // rule ids; empty: every rule
   std::vector<std::string> disable;  // rule ids
   analysis::LintThresholds thresholds;
-  bool all_instructions = false;  // every instruction, not only fusions
-  std::string target;             // gpu | tpu | cpu for uncoalesced-read; empty: detected
-  std::string format = "text";    // text | json | sarif
-  std::string baseline;           // drop the findings listed in this file
-  std::string write_baseline;     // write every finding to this file instead of reporting
-  bool list_rules = false;        // print the rules and exit
-  std::string explain;            // print this rule's documentation and exit
+  bool all_instructions = false;     // every instruction, not only fusions
+  std::string target;                // gpu | tpu | cpu for uncoalesced-read; empty: detected
+  std::vector<std::string> modules;  // --module: only these modules; empty: every module
+  std::string match;                 // --match: ECMAScript regex searched in instruction names; empty: every name
+  std::string format = "text";       // text | json | sarif
+  std::string baseline;              // drop the findings listed in this file
+  std::string write_baseline;        // write every finding to this file instead of reporting
+  bool list_rules = false;           // print the rules and exit
+  std::string explain;               // print this rule's documentation and exit
   bool allow_truncated = false;
   unsigned long isl_max_operations = 0;
   double time_limit_per_instruction = 60.0;  // seconds; 0: none

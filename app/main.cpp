@@ -10,6 +10,7 @@
 #include "app/lint_command.hpp"
 #include "app/map_command.hpp"
 #include "app/parse_command.hpp"
+#include "app/summary_command.hpp"
 
 int main(int argc, char** argv) {
   using namespace hlo_index::app;
@@ -24,6 +25,7 @@ int main(int argc, char** argv) {
   setup_analyze_command(app, exit_code);
   setup_layout_command(app, exit_code);
   setup_lint_command(app, exit_code);
+  setup_summary_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

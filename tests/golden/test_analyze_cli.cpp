@@ -5,7 +5,8 @@
 // Flag lines (anywhere in the file, one or more flags each):
 //   // flags: --direction both --one-line
 // Supported: --direction D, --one-line, --xla-compat, --no-simplify,
-// --format json, --operand K, --instruction NAME, --computation NAME, --physical,
+// --format json, --operand K, --instruction NAME, --computation NAME, --module NAME,
+// --match REGEX (no blanks), --all-computations, --physical,
 // --utilisation, --coalescing.
 // Diagnostics name the file by its path relative to testdata/analyze.
 #include <catch2/catch.hpp>
@@ -58,6 +59,12 @@ app::AnalyzeOptions read_flags(const std::string& text) {
         options.instructions.push_back(value());
       else if (flag == "--computation")
         options.computations.push_back(value());
+      else if (flag == "--all-computations")
+        options.all_computations = true;
+      else if (flag == "--module")
+        options.modules.push_back(value());
+      else if (flag == "--match")
+        options.match = value();
       else
         FAIL("unknown flag in " << flag);
     }
@@ -77,7 +84,11 @@ TEST_CASE("hlo-index analyze: golden outputs") {
       options.files = {path.string()};
       std::ostringstream out, err;
       int code = app::run_analyze_command(options, out, err);
-      std::string actual = golden::command_output(out.str(), err.str(), code, dir);
+      // JSON names each instruction's file: relative to testdata/analyze, as in diagnostics.
+      std::string stdout_text = out.str();
+      const std::string prefix = dir.string() + "/";
+      for (std::size_t at; (at = stdout_text.find(prefix)) != std::string::npos;) stdout_text.erase(at, prefix.size());
+      std::string actual = golden::command_output(stdout_text, err.str(), code, dir);
       std::string report =
           golden::compare_or_update(std::filesystem::path(path).replace_extension(".expected"), actual);
       INFO(report);

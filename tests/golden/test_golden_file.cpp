@@ -155,6 +155,7 @@ app::AnalyzeOptions expect(const std::string& hlo, const std::filesystem::path& 
   app::AnalyzeOptions options;
   options.files = {(k_dir / hlo).string()};
   options.expect = golden.string();
+  options.all_computations = true;  // the goldens hold the reducers and parameters too
   return options;
 }
 
@@ -472,9 +473,9 @@ TEST_CASE("analyze --canonical-names: with other flags, and names on the command
   CHECK(renumbered.code == 0);
   CHECK(renumbered.out.empty());
 
-  // Old names are unknown under --canonical-names.
+  // Old names are unknown under --canonical-names; the canonical name that the old one contains is suggested.
   options.instructions = {"fusion.206"};
   Run unknown = analyze(options);
   CHECK(unknown.code == 2);
-  CHECK(unknown.err == "hlo-index: error: no instruction named 'fusion.206'\n");
+  CHECK(unknown.err == "hlo-index: error: no instruction named 'fusion.206' (did you mean fusion?)\n");
 }

@@ -1,0 +1,419 @@
+#include "app/summary_command.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "app/exit_codes.hpp"
+#include "app/isl_limit.hpp"
+#include "indexing/analysis/lint_rules.hpp"
+#include "indexing/analysis/module_input.hpp"
+#include "indexing/analysis/summary.hpp"
+
+namespace hlo_index::app {
+
+using analysis::SummaryColumn;
+using analysis::SummaryRow;
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+constexpr std::size_t k_table_width = 120;
+
+// The rows of one module, sorted, with the totals over all of them (before --top).
+struct ModuleRows {
+  std::string name, file;
+  std::vector<SummaryRow> rows;
+  std::size_t total_rows = 0;
+  std::int64_t traffic = 0, read = 0, written = 0;
+  std::size_t lint_findings = 0, approximate = 0, undefined = 0;
+  bool counts_exact = true;
+};
+
+std::int64_t add_saturating(std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  return __builtin_add_overflow(a, b, &r) ? std::numeric_limits<std::int64_t>::max() : r;
+}
+
+ModuleRows module_rows(const hlo::Module& module, std::vector<SummaryRow> rows, SummaryColumn sort,
+                       std::optional<std::size_t> top) {
+  ModuleRows m;
+  m.name = std::string(module.name);
+  m.file = module.source ? module.source->name() : std::string();
+  m.total_rows = rows.size();
+  for (const SummaryRow& r : rows) {
+    m.traffic = add_saturating(m.traffic, r.read_traffic);
+    m.read = add_saturating(m.read, r.bytes_read);
+    m.written = add_saturating(m.written, r.output_bytes);
+    m.lint_findings += r.lint_findings;
+    m.approximate += r.approximate ? 1 : 0;
+    m.undefined += r.undefined ? 1 : 0;
+    m.counts_exact = m.counts_exact && r.counts_exact;
+  }
+  analysis::sort_rows(rows, sort);
+  if (top && rows.size() > *top) rows.resize(*top);
+  m.rows = std::move(rows);
+  return m;
+}
+
+std::string plural(std::size_t n, std::string_view word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
+
+std::string maps_text(const SummaryRow& r) {
+  if (r.undefined) return "undef";
+  return r.approximate ? "approx" : "exact";
+}
+
+// `<=` marks counts that are upper bounds (runtime offsets, approximate maps).
+std::string bytes_text(std::int64_t bytes, bool exact) { return (exact ? "" : "<=") + analysis::human_bytes(bytes); }
+
+std::string utilisation_text(const std::optional<double>& u) { return u ? fmt::format("{:.3f}", *u) : "-"; }
+
+std::string multiplicity_text(const std::optional<double>& m) {
+  if (!m) return "-";
+  return *m < 1000 ? fmt::format("{:.1f}", *m) : fmt::format("{:.0f}", *m);
+}
+
+// A fusion's kind, or the opcode of another instruction.
+std::string kind_text(const SummaryRow& r) { return r.kind != "-" ? r.kind : r.opcode; }
+
+// The table's cells of one row, in column order; the last (the name) is elided to the room left.
+std::vector<std::string> cells(const SummaryRow& r) {
+  return {bytes_text(r.read_traffic, r.counts_exact),
+          bytes_text(r.bytes_read, r.counts_exact),
+          analysis::human_bytes(r.output_bytes),
+          utilisation_text(r.worst_utilisation),
+          multiplicity_text(r.highest_multiplicity),
+          r.access.text,
+          std::to_string(r.lint_findings),
+          maps_text(r),
+          r.line != 0 ? std::to_string(r.line) : "-",
+          kind_text(r),
+          r.computation,
+          r.name};
+}
+
+const std::vector<std::string>& headers() {
+  static const std::vector<std::string> k_headers = {"traffic", "read", "written", "util", "mult",        "access",
+                                                     "lint",    "maps", "line",    "kind", "computation", "name"};
+  return k_headers;
+}
+
+// Columns aligned left (the others are numbers, aligned right).
+// Positions of the text columns in headers() and cells().
+constexpr std::size_t k_access_column = 5, k_maps_column = 7, k_kind_column = 9, k_computation_column = 10;
+
+bool left_aligned(std::size_t column) {
+  return column == k_access_column || column == k_maps_column || column >= k_kind_column;
+}
+
+// Longest cell per column; kind, access and computation are capped so that the name keeps its room.
+std::vector<std::size_t> column_widths(const std::vector<std::vector<std::string>>& table) {
+  std::vector<std::size_t> widths;
+  for (const std::string& h : headers()) widths.push_back(h.size());
+  for (const auto& row : table) {
+    for (std::size_t k = 0; k < row.size(); ++k) widths[k] = std::max(widths[k], row[k].size());
+  }
+  widths[k_access_column] = std::min<std::size_t>(widths[k_access_column], 14);
+  widths[k_kind_column] = std::min<std::size_t>(widths[k_kind_column], 12);
+  widths[k_computation_column] = std::min<std::size_t>(widths[k_computation_column], 20);
+  constexpr std::size_t k_min_name = 12, k_min_computation = 11;
+  std::size_t used = 0;
+  for (std::size_t k = 0; k + 1 < widths.size(); ++k) used += widths[k] + 1;
+  // Very wide figures (huge multiplicities, bounds): the computation gives up room first.
+  if (used + k_min_name > k_table_width) {
+    const std::size_t excess = used + k_min_name - k_table_width;
+    const std::size_t room = widths[k_computation_column] - std::min(widths[k_computation_column], k_min_computation);
+    widths[k_computation_column] -= std::min(excess, room);
+    used -= std::min(excess, room);
+  }
+  widths.back() = std::min(widths.back(), used + k_min_name <= k_table_width ? k_table_width - used : k_min_name);
+  return widths;
+}
+
+std::string table_line(const std::vector<std::string>& row, const std::vector<std::size_t>& widths) {
+  std::string line;
+  for (std::size_t k = 0; k < row.size(); ++k) {
+    const std::string cell = elide_middle(row[k], widths[k]);
+    // The ellipsis is three bytes and one column.
+    const std::size_t shown = cell.size() == row[k].size() ? cell.size() : widths[k];
+    const std::string pad(widths[k] - std::min(widths[k], shown), ' ');
+    if (k > 0) line += ' ';
+    if (k + 1 == row.size()) {
+      line += cell;  // the last column: no trailing blanks
+    } else {
+      line += left_aligned(k) ? cell + pad : pad + cell;
+    }
+  }
+  return line + "\n";
+}
+
+std::string what(bool all_instructions) { return all_instructions ? "instruction" : "fusion"; }
+
+std::string total_text(const ModuleRows& m, bool all_instructions) {
+  std::string shown = m.rows.size() < m.total_rows ? fmt::format(" (top {} shown)", m.rows.size()) : "";
+  return fmt::format("total: {}{}: read traffic {}, read {}, written {}, {}, {} approximate, {} undefined\n",
+                     plural(m.total_rows, what(all_instructions)), shown, bytes_text(m.traffic, m.counts_exact),
+                     bytes_text(m.read, m.counts_exact), analysis::human_bytes(m.written),
+                     plural(m.lint_findings, "lint finding"), m.approximate, m.undefined);
+}
+
+void render_text(const std::vector<ModuleRows>& modules, const SummaryOptions& options, std::ostream& out) {
+  for (std::size_t n = 0; n < modules.size(); ++n) {
+    const ModuleRows& m = modules[n];
+    if (n > 0) out << "\n";
+    out << fmt::format("module {} ({}), sorted by {}\n", m.name, m.file, options.sort);
+    std::vector<std::vector<std::string>> table;
+    for (const SummaryRow& r : m.rows) table.push_back(cells(r));
+    const std::vector<std::size_t> widths = column_widths(table);
+    if (!table.empty()) out << table_line(headers(), widths);
+    for (const auto& row : table) out << table_line(row, widths);
+    out << total_text(m, options.all_instructions);
+    // A dump from before fusion (XLA's benchmark modules) has no fusion at all.
+    if (m.total_rows == 0 && !options.all_instructions)
+      out << "no fusion in this module: --all-instructions gives a row per instruction\n";
+  }
+}
+
+json optional_json(const std::optional<double>& value) { return value ? json(*value) : json(nullptr); }
+
+json row_json(const SummaryRow& r) {
+  return json{{"file", r.file},
+              {"line", r.line},
+              {"column", r.column},
+              {"module", r.module},
+              {"computation", r.computation},
+              {"name", r.name},
+              {"kind", r.kind},
+              {"opcode", r.opcode},
+              {"output_shape", r.output_shape},
+              {"output_bytes", r.output_bytes},
+              {"bytes_read", r.bytes_read},
+              {"read_traffic", r.read_traffic},
+              {"counts_exact", r.counts_exact},
+              {"worst_utilisation", optional_json(r.worst_utilisation)},
+              {"highest_multiplicity", optional_json(r.highest_multiplicity)},
+              {"access", r.access.text},
+              {"lint_findings", r.lint_findings},
+              {"approximate", r.approximate},
+              {"undefined", r.undefined}};
+}
+
+void render_json(const std::vector<ModuleRows>& modules, const SummaryOptions& options, std::ostream& out) {
+  json list = json::array();
+  for (const ModuleRows& m : modules) {
+    json rows = json::array();
+    for (const SummaryRow& r : m.rows) rows.push_back(row_json(r));
+    json total{{"rows", m.total_rows},
+               {"shown", m.rows.size()},
+               {"read_traffic", m.traffic},
+               {"bytes_read", m.read},
+               {"output_bytes", m.written},
+               {"counts_exact", m.counts_exact},
+               {"lint_findings", m.lint_findings},
+               {"approximate", m.approximate},
+               {"undefined", m.undefined}};
+    list.push_back(json{{"name", m.name}, {"file", m.file}, {"total", std::move(total)}, {"rows", std::move(rows)}});
+  }
+  out << json{{"sort", options.sort}, {"modules", std::move(list)}}.dump(2) << "\n";
+}
+
+// RFC 4180: fields with a comma, quote or line break are quoted, quotes doubled.
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string optional_csv(const std::optional<double>& value) { return value ? fmt::format("{}", *value) : ""; }
+
+void render_csv(const std::vector<ModuleRows>& modules, std::ostream& out) {
+  out << "file,line,column,module,computation,name,kind,opcode,output_shape,output_bytes,bytes_read,read_traffic,"
+         "counts_exact,worst_utilisation,highest_multiplicity,access,lint_findings,approximate,undefined\n";
+  for (const ModuleRows& m : modules) {
+    for (const SummaryRow& r : m.rows) {
+      const std::vector<std::string> fields = {r.file,
+                                               std::to_string(r.line),
+                                               std::to_string(r.column),
+                                               r.module,
+                                               r.computation,
+                                               r.name,
+                                               r.kind,
+                                               r.opcode,
+                                               r.output_shape,
+                                               std::to_string(r.output_bytes),
+                                               std::to_string(r.bytes_read),
+                                               std::to_string(r.read_traffic),
+                                               r.counts_exact ? "true" : "false",
+                                               optional_csv(r.worst_utilisation),
+                                               optional_csv(r.highest_multiplicity),
+                                               r.access.text,
+                                               std::to_string(r.lint_findings),
+                                               r.approximate ? "true" : "false",
+                                               r.undefined ? "true" : "false"};
+      std::string line;
+      for (const std::string& f : fields) line.append(line.empty() ? "" : ",").append(csv_field(f));
+      out << line << "\n";
+    }
+  }
+}
+
+// The filters as the user wrote them, for the message when nothing matches.
+std::string filter_text(const SummaryOptions& o) {
+  std::vector<std::string> parts;
+  for (const auto& n : o.modules) parts.push_back("--module " + n);
+  for (const auto& n : o.computations) parts.push_back("--computation " + n);
+  for (const auto& n : o.kinds) parts.push_back("--kind " + n);
+  for (const auto& n : o.opcodes) parts.push_back("--opcode " + n);
+  if (!o.match.empty()) parts.push_back("--match '" + o.match + "'");
+  return fmt::format("{}", fmt::join(parts, " "));
+}
+
+std::optional<analysis::InstructionFilter> make_filter(const SummaryOptions& options, std::ostream& err) {
+  analysis::InstructionFilter filter;
+  for (const auto& n : options.modules) filter.modules.push_back(n);
+  for (const auto& n : options.computations) filter.computations.push_back(analysis::without_sigil(n));
+  filter.kinds = options.kinds;
+  filter.opcodes = options.opcodes;
+  if (!options.match.empty()) {
+    std::string error;
+    filter.match = analysis::NamePattern::compile(options.match, &error);
+    if (!filter.match) {
+      err << fmt::format("hlo-index: error: --match '{}' is not a regular expression (ECMAScript): {}\n", options.match,
+                         error);
+      return std::nullopt;
+    }
+  }
+  return filter;
+}
+
+std::string column_list() { return fmt::format("{}", fmt::join(analysis::summary_column_names(), ", ")); }
+
+}  // namespace
+
+std::string elide_middle(std::string_view text, std::size_t width) {
+  if (text.size() <= width) return std::string(text);
+  if (width == 0) return {};
+  const std::size_t head = (width - 1) / 2, tail = width - 1 - head;
+  return std::string(text.substr(0, head)) + "\u2026" + std::string(text.substr(text.size() - tail));
+}
+
+constexpr const char* k_summary_help =
+    "One row per fusion of every computation that is not a fusion body (--all-instructions: per instruction),\n"
+    "to find the few fusions of a large dump that matter. Columns:\n"
+    "  traffic      bytes moved by the reads: reads x element size, over operands and maps (re-reads count)\n"
+    "  read         bytes of the distinct operand elements read\n"
+    "  written      bytes of the output\n"
+    "  util         the lowest utilisation of an operand (elements read / operand size)\n"
+    "  mult         the highest read multiplicity of an operand (reads per element read)\n"
+    "  access       the worst read pattern across threads (as analyze --coalescing): coalesced, broadcast,\n"
+    "               strided N, irregular\n"
+    "  lint         findings of every lint rule at its default thresholds\n"
+    "  maps         exact, approx (some map is a superset) or undef (some map is UNDEFINED)\n"
+    "  line, kind (a fusion's kind, else the opcode), computation, name\n"
+    "`<=` marks upper bounds (runtime offsets, approximate maps). Rows are grouped by module; --sort orders\n"
+    "them (traffic, read, written, multiplicity, access, lint: largest first; utilisation: lowest first;\n"
+    "line, name, computation, module, kind, opcode: ascending), ties by file and line; --top N keeps the\n"
+    "first N per module. A total line per module counts every row that passed the filters.\n"
+    "--match REGEX is an ECMAScript regular expression searched anywhere in the name (`^fusion\\.3$` for one).\n"
+    "Filters that select nothing are an error (exit 2).\n\n"
+    "Examples:\n"
+    "  hlo-index summary model.hlo --top 10\n"
+    "  hlo-index summary model.hlo --sort lint --kind kLoop --match 'transpose'\n"
+    "  hlo-index summary dumps/ --format csv > fusions.csv";
+
+void add_summary_options(CLI::App& cmd, SummaryOptions& options) {
+  cmd.add_option("files", options.files,
+                 "HLO text files ('-' reads standard input) or directories (their .hlo, .txt and .hlotxt files, at any "
+                 "depth, in sorted order)")
+      ->required();
+  cmd.add_flag("--all-instructions", options.all_instructions,
+               "A row per instruction of the non-fused computations, not only per fusion");
+  cmd.add_option("--target", options.target,
+                 "Machine the access verdicts judge reads for: gpu, tpu or cpu (default: tpu when the module has tiled "
+                 "layouts or memory spaces, else gpu)")
+      ->check(CLI::IsMember({"gpu", "tpu", "cpu"}));
+  cmd.add_option("--sort", options.sort, "Order rows by this column: " + column_list())
+      ->type_name("COLUMN")
+      ->capture_default_str();
+  cmd.add_option("--top", options.top, "Only the first N rows of each module (after sorting)")->type_name("N");
+  cmd.add_option("--kind", options.kinds, "Only fusions of this kind, e.g. kLoop, kInput (repeatable)");
+  cmd.add_option("--opcode", options.opcodes, "Only instructions with this opcode (repeatable)");
+  cmd.add_option("--match", options.match,
+                 "Only instructions whose name contains a match of this ECMAScript regular expression")
+      ->type_name("REGEX");
+  cmd.add_option("--module", options.modules, "Only this module (repeatable)");
+  cmd.add_option("--computation", options.computations, "Only instructions of this computation (repeatable)");
+  cmd.add_option("--format", options.format, "Output format: an aligned table, JSON or CSV")
+      ->check(CLI::IsMember({"text", "json", "csv"}))
+      ->capture_default_str();
+  cmd.add_flag("--allow-truncated", options.allow_truncated,
+               "Accept a dump cut off inside its last computation (a warning instead of an error)");
+  cmd.add_option("--isl-max-operations", options.isl_max_operations,
+                 "Budget of one isl computation in isl operations (default 2000000); when it runs out the maps "
+                 "are approximate");
+  cmd.add_option("--time-limit-per-instruction", options.time_limit_per_instruction,
+                 "Seconds one instruction's analysis may take (default 60, 0: no limit); past it the "
+                 "instruction's maps are UNDEFINED with the reason")
+      ->check(CLI::NonNegativeNumber);
+}
+
+void setup_summary_command(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<SummaryOptions>();
+  CLI::App* cmd = app.add_subcommand("summary", "One row of figures per fusion, sorted: the fusions that matter");
+  cmd->footer(k_summary_help);
+  add_summary_options(*cmd, *options);
+  cmd->callback([options, &exit_code] { exit_code = run_summary_command(*options, std::cout, std::cerr); });
+}
+
+int run_summary_command(const SummaryOptions& options, std::ostream& out, std::ostream& err) {
+  const std::optional<SummaryColumn> sort = analysis::find_summary_column(options.sort);
+  if (!sort) {
+    err << fmt::format("hlo-index: error: unknown column '{}' for --sort (columns: {})\n", options.sort, column_list());
+    return k_exit_input_error;
+  }
+  if (options.format != "text" && options.format != "json" && options.format != "csv") {
+    err << fmt::format("hlo-index: error: unknown format '{}' (text, json or csv)\n", options.format);
+    return k_exit_input_error;
+  }
+  std::optional<analysis::InstructionFilter> filter = make_filter(options, err);
+  if (!filter) return k_exit_input_error;
+  const std::optional<std::vector<hlo::Module>> modules =
+      analysis::load_modules(options.files, options.allow_truncated, err);
+  if (!modules || !analysis::check_module_names(*filter, *modules, err)) return k_exit_input_error;
+
+  ScopedIslLimit limit(options.isl_max_operations);
+  indexing::ScopedTimeLimit time_limit(options.time_limit_per_instruction);
+  analysis::SummaryRequest request;
+  request.all_instructions = options.all_instructions;
+  request.target = analysis::parse_target(options.target);
+  request.filter = std::move(*filter);
+  request.analysis.time_limit_per_instruction = options.time_limit_per_instruction;
+  std::vector<ModuleRows> shown;
+  std::size_t rows = 0;
+  for (const hlo::Module& module : *modules) {
+    if (!request.filter.accepts_module(module)) continue;
+    ModuleRows m = module_rows(module, analysis::summarise_module(module, request), *sort, options.top);
+    rows += m.total_rows;
+    shown.push_back(std::move(m));
+  }
+  const std::string filters = filter_text(options);
+  if (!filters.empty() && rows == 0) {
+    err << fmt::format("hlo-index: error: no {} matches {} (in {})\n", what(options.all_instructions), filters,
+                       plural(modules->size(), "module"));
+    return k_exit_input_error;
+  }
+  if (options.format == "text")
+    render_text(shown, options, out);
+  else if (options.format == "json")
+    render_json(shown, options, out);
+  else
+    render_csv(shown, out);
+  return k_exit_ok;
+}
+
+}  // namespace hlo_index::app

@@ -1,0 +1,43 @@
+// `hlo-index summary FILE...`: one row of figures per fusion (or per
+// analysed instruction), sorted and filtered, as an aligned table that fits
+// 120 columns, JSON or CSV; the rows come from indexing/analysis/summary.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstddef>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hlo_index::app {
+
+struct SummaryOptions {
+  std::vector<std::string> files;
+  bool all_instructions = false;   // a row per instruction of the analysed computations, not only fusions
+  std::string sort = "traffic";    // a column of summary_column_names()
+  std::optional<std::size_t> top;  // rows per module
+  std::vector<std::string> kinds, opcodes, modules, computations;
+  std::string match;            // ECMAScript regex searched in instruction names; empty: none
+  std::string format = "text";  // text | json | csv
+  std::string target;           // gpu | tpu | cpu for the access verdicts; empty: detected
+  bool allow_truncated = false;
+  unsigned long isl_max_operations = 0;
+  double time_limit_per_instruction = 60.0;  // seconds; 0: none
+};
+
+/// Adds summary's options to `cmd`, storing into `options` (which must outlive parsing).
+void add_summary_options(CLI::App& cmd, SummaryOptions& options);
+void setup_summary_command(CLI::App& app, int& exit_code);
+/// Runs the command; returns the exit code (0, or 2 for bad input, a bad
+/// column or filters that select nothing). Table to `out`, diagnostics to `err`.
+int run_summary_command(const SummaryOptions& options, std::ostream& out, std::ostream& err);
+
+/// `text` cut to `width` columns by replacing its middle with `…` (one column,
+/// three bytes in UTF-8), keeping more of the end, where numeric suffixes are:
+/// elide_middle("loop_dynamic_update_slice_fusion.12", 16) is "loop_dy…usion.12".
+/// `text` is ASCII (HLO names are).
+std::string elide_middle(std::string_view text, std::size_t width);
+
+}  // namespace hlo_index::app

@@ -1,0 +1,135 @@
+#include "indexing/analysis/instruction_filter.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <ostream>
+
+namespace hlo_index::analysis {
+
+namespace {
+
+bool listed(const std::vector<std::string>& names, std::string_view name) {
+  return names.empty() || std::find(names.begin(), names.end(), name) != names.end();
+}
+
+}  // namespace
+
+std::optional<NamePattern> NamePattern::compile(const std::string& pattern, std::string* error) {
+  try {
+    return NamePattern(pattern, std::regex(pattern, std::regex::ECMAScript | std::regex::optimize));
+  } catch (const std::regex_error& e) {
+    if (error) *error = e.what();
+    return std::nullopt;
+  }
+}
+
+bool NamePattern::matches(std::string_view name) const { return std::regex_search(name.begin(), name.end(), m_regex); }
+
+bool InstructionFilter::accepts_module(const hlo::Module& module) const { return listed(modules, module.name); }
+
+bool InstructionFilter::accepts_computation(const hlo::Computation& computation) const {
+  return listed(computations, computation.name);
+}
+
+bool InstructionFilter::accepts_instruction(const hlo::Module& module, const hlo::Computation& computation,
+                                            const hlo::Instruction& instruction) const {
+  if (!listed(opcodes, module.opcode_text(instruction))) return false;
+  if (!kinds.empty()) {
+    const std::optional<std::string_view> kind = computation.attribute(instruction, "kind");
+    if (instruction.opcode != hlo::Opcode::kFusion || !kind || !listed(kinds, *kind)) return false;
+  }
+  return !match || match->matches(instruction.name);
+}
+
+std::optional<InstructionFilter> module_and_match_filter(std::vector<std::string> modules, const std::string& match,
+                                                         std::ostream& err) {
+  InstructionFilter filter;
+  filter.modules = std::move(modules);
+  if (match.empty()) return filter;
+  std::string error;
+  filter.match = NamePattern::compile(match, &error);
+  if (filter.match) return filter;
+  err << fmt::format("hlo-index: error: --match '{}' is not a regular expression (ECMAScript): {}\n", match, error);
+  return std::nullopt;
+}
+
+bool check_module_names(const InstructionFilter& filter, const std::vector<hlo::Module>& modules, std::ostream& err) {
+  std::vector<std::string_view> names;
+  for (const hlo::Module& m : modules) names.push_back(m.name);
+  bool ok = true;
+  for (const std::string& name : filter.modules) {
+    if (std::find(names.begin(), names.end(), name) != names.end()) continue;
+    err << fmt::format("hlo-index: error: no module named '{}' (modules: {})\n", name, fmt::join(names, ", "));
+    ok = false;
+  }
+  return ok;
+}
+
+namespace {
+
+// Whether every value of the computation is a scalar (a reducer's, a comparator's).
+bool all_scalar(const hlo::Module& module, const hlo::Computation& c) {
+  return std::all_of(c.instructions.begin(), c.instructions.end(), [&](const hlo::Instruction& i) {
+    const hlo::Shape& shape = module.shape_of(i);
+    return !shape.is_tuple && shape.rank() == 0;
+  });
+}
+
+// The computations an attribute value names: `%add`, `add`, or a list `{%a, %b}`.
+std::vector<std::uint32_t> named_computations(const hlo::Module& module, std::string_view value) {
+  std::vector<std::uint32_t> out;
+  std::size_t at = 0;
+  while (at < value.size()) {
+    const std::size_t start = value.find_first_not_of("{}, %", at);
+    if (start == std::string_view::npos) break;
+    const std::size_t end = std::min(value.find_first_of("{}, ", start), value.size());
+    const std::uint32_t callee = module.find_computation(value.substr(start, end - start));
+    if (callee != hlo::k_none) out.push_back(callee);
+    at = end;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<bool> scalar_computations(const hlo::Module& module) {
+  const std::size_t n = module.computations.size();
+  std::vector<std::size_t> scalar_references(n, 0), other_references(n, 0);
+  for (const hlo::Computation& c : module.computations) {
+    for (const hlo::Instruction& i : c.instructions) {
+      std::vector<std::uint32_t> applied;
+      if (i.opcode != hlo::Opcode::kCall) {
+        for (const hlo::Attribute& a : c.attributes_of(i)) {
+          const bool applies =
+              a.name == "to_apply" || a.name == "comparator" || a.name == "select" || a.name == "scatter";
+          // A custom call's computations may be anything; all-scalar ones are its comparators (TopK).
+          const bool custom = i.opcode == hlo::Opcode::kCustomCall && a.name == "called_computations";
+          if (!applies && !custom) continue;
+          for (std::uint32_t callee : named_computations(module, a.value)) {
+            if (callee < n && (applies || all_scalar(module, module.computations[callee]))) applied.push_back(callee);
+          }
+        }
+      }
+      for (std::uint32_t callee : applied) ++scalar_references[callee];
+      for (std::uint32_t callee : c.callees_of(i)) {
+        if (callee < n && std::find(applied.begin(), applied.end(), callee) == applied.end())
+          ++other_references[callee];
+      }
+    }
+  }
+  // A computation nothing calls (dumps keep dead reducers) is scalar when all its values are.
+  std::vector<bool> scalar(n, false);
+  for (std::size_t ci = 0; ci < n; ++ci) {
+    if (ci == module.entry || other_references[ci] != 0) continue;
+    scalar[ci] = scalar_references[ci] > 0 || all_scalar(module, module.computations[ci]);
+  }
+  return scalar;
+}
+
+std::string without_sigil(std::string name) {
+  if (!name.empty() && name.front() == '%') name.erase(0, 1);
+  return name;
+}
+
+}  // namespace hlo_index::analysis

@@ -1,0 +1,71 @@
+// Which instructions a command shows: `--module`, `--computation`, `--match`,
+// `--kind` and `--opcode`, one implementation for summary, analyze, lint and
+// layout so that the same flags select the same instructions everywhere.
+#pragma once
+
+#include <iosfwd>
+#include <optional>
+#include <regex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "parser/hlo_module.hpp"
+
+namespace hlo_index::analysis {
+
+/// An ECMAScript regular expression (std::regex) searched anywhere in a name,
+/// as grep does: `fusion` matches `loop_fusion.3`; `^fusion\.3$` only that name.
+class NamePattern {
+public:
+  /// The pattern, or nullopt with the reason in `error`.
+  static std::optional<NamePattern> compile(const std::string& pattern, std::string* error);
+  bool matches(std::string_view name) const;
+  const std::string& text() const { return m_text; }
+
+private:
+  NamePattern(std::string text, std::regex regex) : m_text(std::move(text)), m_regex(std::move(regex)) {}
+  std::string m_text;
+  std::regex m_regex;
+};
+
+/// Each list empty: no restriction; names without their `%` sigil.
+struct InstructionFilter {
+  std::vector<std::string> modules;       // module names
+  std::vector<std::string> computations;  // computation names
+  std::vector<std::string> kinds;         // fusion kinds (kLoop, kInput, ...): only fusions of those kinds
+  std::vector<std::string> opcodes;       // opcodes as written (fusion, dot, ...)
+  std::optional<NamePattern> match;       // on instruction names
+
+  bool accepts_module(const hlo::Module& module) const;
+  bool accepts_computation(const hlo::Computation& computation) const;
+  /// The instruction's own tests: --match, --kind, --opcode (not its module's or computation's).
+  bool accepts_instruction(const hlo::Module& module, const hlo::Computation& computation,
+                           const hlo::Instruction& instruction) const;
+  /// Whether no instruction-level test is set.
+  bool selects_every_instruction() const { return kinds.empty() && opcodes.empty() && !match; }
+};
+
+/// The filter of `--module NAME...` and `--match REGEX` (empty: none); a
+/// malformed regex is reported to `err` as the commands report it (nullopt).
+std::optional<InstructionFilter> module_and_match_filter(std::vector<std::string> modules, const std::string& match,
+                                                         std::ostream& err);
+/// Whether every name of `filter.modules` names one of `modules`; the others
+/// are reported to `err` with the modules there are.
+bool check_module_names(const InstructionFilter& filter, const std::vector<hlo::Module>& modules, std::ostream& err);
+
+/// Per computation: whether it is a scalar computation that ops apply element
+/// by element (a reducer, a comparator, a map's function): every reference
+/// to it is a to_apply=, comparator=, select= or scatter= attribute of an op
+/// other than `call` (whose to_apply= is a real call) or, when all its values
+/// are scalars, a custom call's called_computations= (TopK's comparator);
+/// or nothing calls it and all its values are scalars (a dead reducer).
+/// analyze leaves them
+/// out by default: a module has thousands, and they are analysed through the
+/// ops that apply them.
+std::vector<bool> scalar_computations(const hlo::Module& module);
+
+/// `%name` -> `name`.
+std::string without_sigil(std::string name);
+
+}  // namespace hlo_index::analysis

@@ -1,0 +1,283 @@
+#include "indexing/analysis/summary.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <tuple>
+#include <utility>
+
+#include "indexing/analysis/computation_walk.hpp"
+#include "indexing/analysis/linter.hpp"
+#include "indexing/analysis/module_analysis.hpp"
+#include "indexing/analysis/source_position.hpp"
+#include "indexing/analysis/utilisation.hpp"
+
+namespace hlo_index::analysis {
+
+namespace {
+
+using indexing::IndexingMap;
+using indexing::InstructionIndexing;
+
+constexpr std::int64_t k_max = std::numeric_limits<std::int64_t>::max();
+
+std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
+  std::int64_t sum = 0;
+  return __builtin_add_overflow(a, b, &sum) ? k_max : sum;
+}
+
+// Reads x bits per element, in whole bytes.
+std::int64_t traffic_bytes(std::int64_t reads, std::int64_t bits) {
+  std::int64_t total = 0;
+  if (__builtin_mul_overflow(reads, bits, &total)) return k_max;
+  return total / 8 + (total % 8 != 0 ? 1 : 0);
+}
+
+int pattern_rank(ReadPattern pattern) {
+  switch (pattern) {
+    case ReadPattern::kBroadcast: return 1;
+    case ReadPattern::kCoalesced: return 2;
+    case ReadPattern::kStrided: return 3;
+    case ReadPattern::kUncoalesced: return 4;
+    case ReadPattern::kIrregular: return 5;
+  }
+  return 0;
+}
+
+void add_counts(const InstructionUtilisation& usage, SummaryRow& row) {
+  row.output_bytes = usage.bytes_written;
+  for (const OperandUtilisation& u : usage.operands) {
+    if (!u.defined()) continue;
+    row.bytes_read = saturating_add(row.bytes_read, u.bytes_read());
+    row.read_traffic = saturating_add(row.read_traffic, traffic_bytes(u.total_reads.value, u.element_bits));
+    row.counts_exact = row.counts_exact && u.distinct_read.exact && u.total_reads.exact && !u.depends_on_runtime;
+    if (u.operand_elements == 0 || u.distinct_read.value == 0) continue;
+    const double utilisation = u.utilisation(), multiplicity = u.multiplicity();
+    if (!row.worst_utilisation || utilisation < *row.worst_utilisation) row.worst_utilisation = utilisation;
+    if (!row.highest_multiplicity || multiplicity > *row.highest_multiplicity) row.highest_multiplicity = multiplicity;
+  }
+}
+
+void note_maps(const InstructionIndexing& indexing, SummaryRow& row) {
+  for (const auto& per_output : indexing.output_to_input) {
+    for (const auto& set : per_output) {
+      for (const IndexingMap& m : set) {
+        row.undefined = row.undefined || m.is_undefined();
+        row.approximate = row.approximate || m.approximate();
+      }
+    }
+  }
+  row.counts_exact = row.counts_exact && !row.approximate;
+}
+
+// Memos over the instructions of one module: layers repeat, and counting
+// and linting cost far more than analysing. Keys are interned map ids and
+// interned shape ids, never printed text.
+class SummaryMemo {
+public:
+  explicit SummaryMemo(ModuleAnalysis& analysis) : m_maps(analysis.offsets().maps()) {}
+
+  /// The utilisation of every operand, each counted once per distinct
+  /// (operand shape, maps) over the module.
+  InstructionUtilisation utilisation_of(const hlo::Module& module, const hlo::Computation& c,
+                                        const hlo::Instruction& instr, const InstructionIndexing& indexing) {
+    const auto operands = c.operands_of(instr);
+    std::vector<std::vector<std::uint32_t>> keys(operands.size());
+    std::vector<bool> missing(operands.size());
+    bool any_missing = false;
+    for (std::size_t j = 0; j < operands.size(); ++j) {
+      keys[j].push_back(c.instructions[operands[j]].shape);
+      for (const auto& per_output : indexing.output_to_input) {
+        if (j >= per_output.size()) continue;
+        for (const IndexingMap& m : per_output[j]) keys[j].push_back(m_maps.intern(m));
+      }
+      missing[j] = m_operands.find(keys[j]) == m_operands.end();
+      any_missing = any_missing || missing[j];
+    }
+    InstructionUtilisation counted =
+        utilisation(module, c, instr, any_missing ? only(indexing, missing) : InstructionIndexing{});
+    for (std::size_t j = 0; j < operands.size(); ++j) {
+      if (missing[j]) {
+        m_operands.emplace(keys[j], counted.operands[j]);
+      } else {
+        counted.operands[j] = m_operands.at(keys[j]);
+        counted.operands[j].operand = j;
+      }
+    }
+    return counted;
+  }
+
+  /// The number of lint findings. The rules look at the maps and the shapes
+  /// (layouts included) only, so an instruction with the same opcode, kind,
+  /// shapes and maps as one linted before has as many findings; a rule that
+  /// reads anything else must extend this key.
+  std::size_t lint_findings(Linter& linter, const hlo::Module& module, std::uint32_t ci, std::uint32_t ii,
+                            const InstructionIndexing& indexing) {
+    const hlo::Computation& c = module.computations[ci];
+    const hlo::Instruction& instr = c.instructions[ii];
+    std::string head(module.opcode_text(instr));
+    if (auto kind = c.attribute(instr, "kind")) head.append("|").append(*kind);
+    std::vector<std::uint32_t> ids{instr.shape};
+    for (std::uint32_t operand : c.operands_of(instr)) ids.push_back(c.instructions[operand].shape);
+    for (std::size_t k = 0; k < indexing.output_to_input.size(); ++k) {
+      const auto& per_output = indexing.output_to_input[k];
+      for (std::size_t j = 0; j < per_output.size(); ++j) {
+        if (per_output[j].empty()) continue;
+        ids.insert(ids.end(), {static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(j),
+                               static_cast<std::uint32_t>(per_output[j].size())});
+        for (const IndexingMap& m : per_output[j]) ids.push_back(m_maps.intern(m));
+      }
+    }
+    auto [it, inserted] = m_lint.try_emplace({std::move(head), std::move(ids)}, 0);
+    if (inserted) it->second = linter.lint(ci, ii).size();
+    return it->second;
+  }
+
+private:
+  // The maps of the operands marked, the others left without maps (counting is the expensive part).
+  static InstructionIndexing only(const InstructionIndexing& indexing, const std::vector<bool>& kept) {
+    InstructionIndexing out;
+    out.output_to_input.resize(indexing.output_to_input.size());
+    for (std::size_t k = 0; k < indexing.output_to_input.size(); ++k) {
+      const auto& row = indexing.output_to_input[k];
+      out.output_to_input[k].resize(row.size());
+      for (std::size_t j = 0; j < row.size() && j < kept.size(); ++j) {
+        if (kept[j]) out.output_to_input[k][j] = row[j];
+      }
+    }
+    return out;
+  }
+
+  MapInterner& m_maps;
+  std::map<std::vector<std::uint32_t>, OperandUtilisation> m_operands;
+  std::map<std::pair<std::string, std::vector<std::uint32_t>>, std::size_t> m_lint;
+};
+
+SummaryRow summary_row(ModuleAnalysis& analysis, Linter& linter, SummaryMemo& memo, std::uint32_t ci,
+                       std::uint32_t ii) {
+  const hlo::Module& module = analysis.module();
+  const hlo::Computation& c = module.computations[ci];
+  const hlo::Instruction& instr = c.instructions[ii];
+  SummaryRow row;
+  row.file = module.source ? module.source->name() : std::string();
+  const SourcePosition at = source_position(module, instr);
+  row.line = at.line;
+  row.column = at.column;
+  row.module = std::string(module.name);
+  row.computation = std::string(c.name);
+  row.name = std::string(instr.name);
+  const std::optional<std::string_view> kind = c.attribute(instr, "kind");
+  row.kind = instr.opcode == hlo::Opcode::kFusion && kind ? std::string(*kind) : std::string("-");
+  row.opcode = std::string(module.opcode_text(instr));
+  row.output_shape = hlo::to_string(module.shape_of(instr));
+  const InstructionIndexing indexing = analysis.indexing(ci, ii, true, false);
+  note_maps(indexing, row);
+  add_counts(memo.utilisation_of(module, c, instr, indexing), row);
+  row.access = access_verdict(read_patterns(module, c, instr, indexing, analysis.offsets(), analysis.patterns()));
+  row.lint_findings = memo.lint_findings(linter, module, ci, ii, indexing);
+  return row;
+}
+
+template <typename T>
+int compare(const T& a, const T& b) {
+  return a < b ? -1 : (b < a ? 1 : 0);
+}
+
+// Rows without a value sort after those with one, whatever the direction.
+int compare_optional(const std::optional<double>& a, const std::optional<double>& b, bool descending) {
+  if (!a || !b) return compare(!a, !b);
+  return descending ? compare(*b, *a) : compare(*a, *b);
+}
+
+int compare_access(const AccessVerdict& a, const AccessVerdict& b) {
+  if (a.rank != b.rank) return compare(b.rank, a.rank);
+  return compare(a.used_fraction, b.used_fraction);
+}
+
+int compare_by(const SummaryRow& a, const SummaryRow& b, SummaryColumn column) {
+  switch (column) {
+    case SummaryColumn::kTraffic: return compare(b.read_traffic, a.read_traffic);
+    case SummaryColumn::kRead: return compare(b.bytes_read, a.bytes_read);
+    case SummaryColumn::kWritten: return compare(b.output_bytes, a.output_bytes);
+    case SummaryColumn::kUtilisation: return compare_optional(a.worst_utilisation, b.worst_utilisation, false);
+    case SummaryColumn::kMultiplicity: return compare_optional(a.highest_multiplicity, b.highest_multiplicity, true);
+    case SummaryColumn::kAccess: return compare_access(a.access, b.access);
+    case SummaryColumn::kLint: return compare(b.lint_findings, a.lint_findings);
+    case SummaryColumn::kLine: return 0;  // the tie-break below
+    case SummaryColumn::kName: return compare(a.name, b.name);
+    case SummaryColumn::kComputation: return compare(a.computation, b.computation);
+    case SummaryColumn::kModule: return compare(a.module, b.module);
+    case SummaryColumn::kKind: return compare(a.kind, b.kind);
+    case SummaryColumn::kOpcode: return compare(a.opcode, b.opcode);
+  }
+  return 0;
+}
+
+}  // namespace
+
+AccessVerdict access_verdict(const ReadPatternTable& patterns) {
+  AccessVerdict worst;
+  for (const auto& per_output : patterns) {
+    for (const auto& per_operand : per_output) {
+      for (const Coalescing& c : per_operand) {
+        AccessVerdict v;
+        v.rank = pattern_rank(c.pattern);
+        v.used_fraction = c.used_fraction;
+        if (compare_access(v, worst) >= 0) continue;
+        v.text = c.pattern == ReadPattern::kStrided ? fmt::format("strided {}", c.stride)
+                                                    : std::string(pattern_name(c.pattern));
+        worst = std::move(v);
+      }
+    }
+  }
+  return worst;
+}
+
+std::vector<SummaryRow> summarise_module(const hlo::Module& module, const SummaryRequest& request) {
+  std::vector<SummaryRow> rows;
+  if (!request.filter.accepts_module(module)) return rows;
+  ModuleAnalysis analysis(module, request.analysis);
+  analysis.patterns().set_target(request.target);
+  LintRuleSet every_rule;
+  every_rule.set();
+  Linter linter(module, every_rule, LintThresholds{});
+  linter.set_target(request.target);
+  SummaryMemo memo(analysis);
+  for (std::uint32_t ci : analysed_computations(module)) {
+    const hlo::Computation& c = module.computations[ci];
+    if (!request.filter.accepts_computation(c)) continue;
+    for (std::uint32_t ii = 0; ii < c.instructions.size(); ++ii) {
+      const hlo::Instruction& instr = c.instructions[ii];
+      if (!linted_instruction(instr, request.all_instructions)) continue;
+      if (!request.filter.accepts_instruction(module, c, instr)) continue;
+      rows.push_back(summary_row(analysis, linter, memo, ci, ii));
+    }
+  }
+  return rows;
+}
+
+const std::vector<std::string_view>& summary_column_names() {
+  static const std::vector<std::string_view> k_names = {"traffic", "read", "written", "utilisation", "multiplicity",
+                                                        "access",  "lint", "line",    "name",        "computation",
+                                                        "module",  "kind", "opcode"};
+  return k_names;
+}
+
+std::optional<SummaryColumn> find_summary_column(std::string_view name) {
+  const auto& names = summary_column_names();
+  const auto it = std::find(names.begin(), names.end(), name);
+  if (it == names.end()) return std::nullopt;
+  return static_cast<SummaryColumn>(it - names.begin());
+}
+
+void sort_rows(std::vector<SummaryRow>& rows, SummaryColumn column) {
+  std::stable_sort(rows.begin(), rows.end(), [column](const SummaryRow& a, const SummaryRow& b) {
+    if (const int by = compare_by(a, b, column); by != 0) return by < 0;
+    return std::tie(a.file, a.line, a.column, a.module, a.computation, a.name) <
+           std::tie(b.file, b.line, b.column, b.module, b.computation, b.name);
+  });
+}
+
+}  // namespace hlo_index::analysis

@@ -1,0 +1,88 @@
+// `hlo-index summary`: one row of figures per fusion (or per analysed
+// instruction), for finding the few fusions of a large dump that matter:
+// bytes written and read, read traffic, worst utilisation, highest read
+// multiplicity, the access verdict, lint findings and whether the maps are
+// exact. Rendering is the app's (app/summary_command.cpp).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "indexing/analysis/instruction_filter.hpp"
+#include "indexing/analysis/read_patterns.hpp"
+#include "indexing/instruction_indexing.hpp"
+#include "parser/hlo_module.hpp"
+
+namespace hlo_index::analysis {
+
+/// How an instruction's reads line up across threads, in one word or two.
+struct AccessVerdict {
+  std::string text = "-";    // coalesced, broadcast, strided N, uncoalesced, irregular; "-": nothing judged
+  int rank = 0;              // worse is higher: - 0, broadcast 1, coalesced 2, strided 3, uncoalesced 4, irregular 5
+  double used_fraction = 1;  // of the bytes the target transfers for the reads
+};
+
+/// The verdict of an instruction from the read patterns of all its maps: the
+/// worst one (highest rank, then the smallest share of transferred bytes used).
+/// The one place that turns read patterns into a verdict, so the model can
+/// be swapped.
+AccessVerdict access_verdict(const ReadPatternTable& patterns);
+
+struct SummaryRow {
+  std::string file;  // the module's file, as given
+  std::size_t line = 0, column = 0;
+  std::string module, computation, name;
+  std::string kind;  // fusion kind (kLoop, ...), else "-"
+  std::string opcode;
+  std::string output_shape;
+  std::int64_t output_bytes = 0;            // written, packed
+  std::int64_t bytes_read = 0;              // distinct elements read, over operands (upper bounds with runtime offsets)
+  std::int64_t read_traffic = 0;            // reads x element size, over operands and maps
+  bool counts_exact = true;                 // false: some count is an upper bound (runtime offsets, approximate maps)
+  std::optional<double> worst_utilisation;  // lowest over counted operands; none: no operand counted
+  std::optional<double> highest_multiplicity;  // likewise, highest
+  AccessVerdict access;
+  std::size_t lint_findings = 0;                // every lint rule, default thresholds
+  bool approximate = false, undefined = false;  // some map is
+};
+
+struct SummaryRequest {
+  bool all_instructions = false;  // every instruction of the analysed computations, not only fusions
+  InstructionFilter filter;
+  indexing::AnalysisOptions analysis;
+  std::optional<Target> target;  // the access verdicts' target; none: detected from the module
+};
+
+/// The rows of one module (empty when the filter rejects the module), in
+/// program order.
+std::vector<SummaryRow> summarise_module(const hlo::Module& module, const SummaryRequest& request);
+
+enum class SummaryColumn {
+  kTraffic,
+  kRead,
+  kWritten,
+  kUtilisation,
+  kMultiplicity,
+  kAccess,
+  kLint,
+  kLine,
+  kName,
+  kComputation,
+  kModule,
+  kKind,
+  kOpcode,
+};
+
+/// Column names as --sort takes them, in SummaryColumn order.
+const std::vector<std::string_view>& summary_column_names();
+std::optional<SummaryColumn> find_summary_column(std::string_view name);
+
+/// Most interesting first: sizes, multiplicity, access, lint findings
+/// descending; utilisation ascending; line and names ascending. Rows without
+/// a value go last; ties by file, line, then name.
+void sort_rows(std::vector<SummaryRow>& rows, SummaryColumn column);
+
+}  // namespace hlo_index::analysis
