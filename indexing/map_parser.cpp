@@ -33,6 +33,15 @@ bool iequals(std::string_view a, std::string_view b) {
   return true;
 }
 
+// Words the grammar gives a meaning (in any case): a variable named so
+// would print maps that read back differently (`d0 floordiv ...`).
+bool is_keyword(std::string_view name) {
+  for (std::string_view word : {"in", "mod", "floordiv", "ceildiv", "domain"}) {
+    if (iequals(name, word)) return true;
+  }
+  return false;
+}
+
 class MapParser {
 public:
   explicit MapParser(std::string_view text) : m_text(text) {}
@@ -118,6 +127,7 @@ private:
     do {
       std::size_t at = (skip_space(), m_pos);
       std::string name(identifier("a variable name"));
+      if (is_keyword(name)) fail_at(at, "'" + name + "' is a keyword of the map syntax and cannot name a variable");
       if (m_names.count(name) != 0) fail_at(at, "variable '" + name + "' is declared twice");
       Var v{kind, static_cast<std::uint32_t>(vars.size())};
       m_names[name] = v;

@@ -122,6 +122,9 @@ TEST_CASE("malformed maps get a diagnostic with a caret", "[indexing][text]") {
   CHECK(error_of("(d0, d1) -> (d0), domain: d0 in [0, 9]").find("no interval for variable 'd1'") != std::string::npos);
   CHECK(error_of("(d0) -> (d0), domain: d0 in [0, 9], d0 in [0, 3]").find("given twice") != std::string::npos);
   CHECK(error_of("(d0, d0) -> (d0), domain: d0 in [0, 9]").find("declared twice") != std::string::npos);
+  CHECK(error_of("(d0, floordiv) -> (d0), domain: d0 in [0, 9], floordiv in [0, 1]")
+            .find("1:6: error: 'floordiv' is a keyword of the map syntax and cannot name a variable") !=
+        std::string::npos);
   CHECK(error_of("(d0) -> (d0), domain: d0 in [0, 9] garbage").find("unknown variable 'garbage'") != std::string::npos);
   CHECK(error_of("(d0) -> (d0), domain: d0 in [0, 99999999999999999999]").find("integer out of range") !=
         std::string::npos);
