@@ -13,6 +13,11 @@ namespace {
 // one left to its default name (`s0`), as when a map composed from a map
 // with written names and one without them.
 bool names_clash(const Domain& domain) {
+  bool named = false;
+  for (int k = 0; k < simplify::k_var_kinds; ++k) {
+    for (const simplify::Variable& v : domain.variables(static_cast<VarKind>(k))) named = named || !v.name.empty();
+  }
+  if (!named) return false;  // the maps the analysis builds: default names only
   std::set<std::string> seen;
   for (Var v : domain.all_variables()) {
     std::string name = domain.variables(v.kind)[v.index].name;
