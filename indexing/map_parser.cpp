@@ -33,6 +33,15 @@ bool iequals(std::string_view a, std::string_view b) {
   return true;
 }
 
+// Words the grammar gives a meaning (in any case): a variable named so
+// would print maps that read back differently (`d0 floordiv ...`).
+bool is_keyword(std::string_view name) {
+  for (std::string_view word : {"in", "mod", "floordiv", "ceildiv", "domain"}) {
+    if (iequals(name, word)) return true;
+  }
+  return false;
+}
+
 class MapParser {
 public:
   explicit MapParser(std::string_view text) : m_text(text) {}
@@ -118,6 +127,7 @@ private:
     do {
       std::size_t at = (skip_space(), m_pos);
       std::string name(identifier("a variable name"));
+      if (is_keyword(name)) fail_at(at, "'" + name + "' is a keyword of the map syntax and cannot name a variable");
       if (m_names.count(name) != 0) fail_at(at, "variable '" + name + "' is declared twice");
       Var v{kind, static_cast<std::uint32_t>(vars.size())};
       m_names[name] = v;
@@ -128,6 +138,20 @@ private:
       m_flat.push_back(v);
     } while (accept(","));
     expect(std::string_view(&close, 1), close == ')' ? "',' or ')'" : close == ']' ? "',' or ']'" : "',' or '}'");
+  }
+
+  // A map that names one variable its own way (`(th_x, bl_x)[chunk_id]`,
+  // `{r0}`) keeps every name as written: a variable left to its default
+  // name could otherwise, once simplification drops or renumbers
+  // variables, print as a name another variable was given (`(s0)[x, s1]`
+  // without x would print `(s0)[s0]`).
+  void keep_written_names(std::vector<Variable> (&vars)[3]) {
+    bool custom = false;
+    for (const auto& kind_vars : vars) {
+      for (const Variable& v : kind_vars) custom = custom || !v.name.empty();
+    }
+    if (!custom) return;
+    for (const auto& [name, var] : m_names) vars[static_cast<int>(var.kind)][var.index].name = name;
   }
 
   // ----- expressions
@@ -156,24 +180,51 @@ private:
   }
 
   Expr product() {
+    const std::size_t start = (skip_space(), m_pos);
     Expr e = factor();
     for (;;) {
       std::size_t at = (skip_space(), m_pos);
       Expr (*op)(const Expr&, const Expr&) = nullptr;
+      const char* what = nullptr;
       if (accept("*")) {
         op = [](const Expr& a, const Expr& b) { return a * b; };
       } else if (accept("/") || accept_keyword("floordiv")) {
         op = [](const Expr& a, const Expr& b) { return floor_div(a, b); };
+        what = "floordiv";
       } else if (accept_keyword("ceildiv")) {
         op = [](const Expr& a, const Expr& b) { return ceil_div(a, b); };
+        what = "ceildiv";
       } else if (accept_keyword("mod")) {
         op = [](const Expr& a, const Expr& b) { return mod(a, b); };
+        what = "mod";
       } else {
         return e;
       }
       Expr f = factor();
+      if (what == nullptr && !e.is_constant() && !f.is_constant()) refuse_product(start);
+      if (what != nullptr && !f.is_constant()) refuse_division(start, what);
       e = guarded_at(at, [&] { return op(e, f); });
     }
+  }
+
+  // XLA's parser reads any affine expression of MLIR, so it accepts
+  // products of variables and divisions by variables; hlo-index's maps are
+  // quasi-affine (what isl represents and decides exactly), so it refuses
+  // them and names the term, with the caret at its start.
+  std::string term_text(std::size_t start) {
+    std::string_view text = m_text.substr(start, m_pos - start);
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+    return std::string(text);
+  }
+  [[noreturn]] void refuse_product(std::size_t start) {
+    fail_at(start, "`" + term_text(start) +
+                       "` is not supported: a product of two non-constant expressions is not quasi-affine (isl, "
+                       "which decides hlo-index's maps, cannot represent it; one factor must be an integer constant)");
+  }
+  [[noreturn]] void refuse_division(std::size_t start, const char* what) {
+    fail_at(start, "`" + term_text(start) + "` is not supported: " + what +
+                       " by a non-constant expression is not quasi-affine, even where the divisor's range is "
+                       "positive (isl, which decides hlo-index's maps, divides only by integer constants)");
   }
 
   Expr factor() {
@@ -344,6 +395,7 @@ private:
     name_list(VarKind::kDim, ')', vars[0]);
     if (accept("[")) name_list(VarKind::kRange, ']', vars[1]);
     if (accept("{")) name_list(VarKind::kRuntime, '}', vars[2]);
+    keep_written_names(vars);
     expect("->", "'->'");
     expect("(", "'(' before the results");
     std::vector<Expr> results;

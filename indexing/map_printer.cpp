@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <set>
 #include <vector>
 
 #include "indexing/map_printer.hpp"
@@ -8,7 +9,27 @@ namespace hlo_index::indexing {
 
 namespace {
 
+// True when two variables would print under one name: a named variable and
+// one left to its default name (`s0`), as when a map composed from a map
+// with written names and one without them.
+bool names_clash(const Domain& domain) {
+  bool named = false;
+  for (int k = 0; k < simplify::k_var_kinds; ++k) {
+    for (const simplify::Variable& v : domain.variables(static_cast<VarKind>(k))) named = named || !v.name.empty();
+  }
+  if (!named) return false;  // the maps the analysis builds: default names only
+  std::set<std::string> seen;
+  for (Var v : domain.all_variables()) {
+    std::string name = domain.variables(v.kind)[v.index].name;
+    if (name.empty()) simplify::default_var_name(v, name);
+    if (!seen.insert(std::move(name)).second) return true;
+  }
+  return false;
+}
+
 simplify::VarNamer namer_for(const Domain& domain) {
+  // Default names for all rather than an ambiguous text.
+  if (names_clash(domain)) return simplify::default_var_name;
   return [&domain](Var v, std::string& out) {
     const std::string& name = domain.variables(v.kind)[v.index].name;
     if (name.empty()) {
