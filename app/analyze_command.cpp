@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "app/analyze_render.hpp"
+#include "app/common_options.hpp"
 #include "app/exit_codes.hpp"
 #include "app/golden_file.hpp"
 #include "app/isl_limit.hpp"
@@ -235,15 +236,9 @@ void setup_analyze_command(CLI::App& app, int& exit_code) {
                 "Maps between element offsets in the buffers (output offset -> operand offset), through the "
                 "layouts and their tiles");
   cmd->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
-  cmd->add_option("--isl-max-operations", options->isl_max_operations,
-                  "Budget of one isl computation in isl operations (default 2000000); when it runs out the "
-                  "answer is a sound over-approximation marked approximate");
-  cmd->add_option("--time-limit-per-instruction", options->time_limit_per_instruction,
-                  "Seconds one instruction's analysis may take (default 60, 0: no limit); past it the "
-                  "instruction's maps are UNDEFINED with the reason and the rest of the module is analysed")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_flag("--allow-truncated", options->allow_truncated,
-                "Accept a dump cut off inside its last computation (a warning instead of an error)");
+  add_isl_budget_option(*cmd, options->isl_max_operations);
+  add_time_limit_option(*cmd, options->time_limit_per_instruction, " and the rest of the module is analysed");
+  add_allow_truncated_option(*cmd, options->allow_truncated);
   cmd->add_option("--expect", options->expect,
                   "Compare the output with the golden file GOLDEN: nothing is printed when they are equal "
                   "(exit 0), else a unified diff from GOLDEN to the output (exit 1)")

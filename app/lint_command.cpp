@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "app/common_options.hpp"
 #include "app/exit_codes.hpp"
 #include "app/isl_limit.hpp"
 #include "app/sarif.hpp"
@@ -318,15 +319,9 @@ void add_lint_options(CLI::App& cmd, LintOptions& options) {
       ->capture_default_str();
   size_option("--duplicated-read-min-bytes", t.duplicated_read_min_bytes,
               "duplicated-read: only operands of at least SIZE");
-  cmd.add_flag("--allow-truncated", options.allow_truncated,
-               "Accept a dump cut off inside its last computation (a warning instead of an error)");
-  cmd.add_option("--isl-max-operations", options.isl_max_operations,
-                 "Budget of one isl computation in isl operations (default 2000000); when it runs out the maps "
-                 "are approximate");
-  cmd.add_option("--time-limit-per-instruction", options.time_limit_per_instruction,
-                 "Seconds one instruction's analysis may take (default 60, 0: no limit); past it the "
-                 "instruction's maps are UNDEFINED with the reason (an unanalysable finding)")
-      ->check(CLI::NonNegativeNumber);
+  add_allow_truncated_option(cmd, options.allow_truncated);
+  add_isl_budget_option(cmd, options.isl_max_operations);
+  add_time_limit_option(cmd, options.time_limit_per_instruction, " (an unknown-indexing finding)");
 }
 
 void setup_lint_command(CLI::App& app, int& exit_code) {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <sstream>
 
+#include "app/common_options.hpp"
 #include "app/exit_codes.hpp"
 #include "app/isl_limit.hpp"
 #include "indexing/count.hpp"
@@ -86,9 +87,7 @@ void setup_map_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("!--no-simplify", options->simplify, "compose/inverse: print the result without simplifying it");
   cmd->add_flag("--verify", options->verify,
                 "Check with isl that every simplification kept the relation exactly (slower)");
-  cmd->add_option("--isl-max-operations", options->isl_max_operations,
-                  "Budget of one isl computation in isl operations (default 2000000); when it runs out the "
-                  "answer is a sound over-approximation marked approximate");
+  add_isl_budget_option(*cmd, options->isl_max_operations);
   cmd->callback([options, &exit_code] { exit_code = run_map_command(*options, std::cin, std::cout, std::cerr); });
 }
 

@@ -7,6 +7,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "app/common_options.hpp"
 #include "app/exit_codes.hpp"
 #include "app/isl_limit.hpp"
 #include "indexing/analysis/lint_rules.hpp"
@@ -351,15 +352,9 @@ void add_summary_options(CLI::App& cmd, SummaryOptions& options) {
   cmd.add_option("--format", options.format, "Output format: an aligned table, JSON or CSV")
       ->check(CLI::IsMember({"text", "json", "csv"}))
       ->capture_default_str();
-  cmd.add_flag("--allow-truncated", options.allow_truncated,
-               "Accept a dump cut off inside its last computation (a warning instead of an error)");
-  cmd.add_option("--isl-max-operations", options.isl_max_operations,
-                 "Budget of one isl computation in isl operations (default 2000000); when it runs out the maps "
-                 "are approximate");
-  cmd.add_option("--time-limit-per-instruction", options.time_limit_per_instruction,
-                 "Seconds one instruction's analysis may take (default 60, 0: no limit); past it the "
-                 "instruction's maps are UNDEFINED with the reason")
-      ->check(CLI::NonNegativeNumber);
+  add_allow_truncated_option(cmd, options.allow_truncated);
+  add_isl_budget_option(cmd, options.isl_max_operations);
+  add_time_limit_option(cmd, options.time_limit_per_instruction);
 }
 
 void setup_summary_command(CLI::App& app, int& exit_code) {

@@ -173,6 +173,20 @@ FusedBody fused_body(const hlo::Module& module, indexing::IndexingAnalysis& anal
   return result;
 }
 
+std::optional<std::size_t> loop_output(const FusedUse& use) {
+  std::optional<std::size_t> best;
+  std::int64_t most = -1;
+  for (std::size_t k = 0; k < use.maps.size(); ++k) {
+    bool exact = true;
+    const std::int64_t reads = reads_of_one_execution(use.maps[k], exact);
+    if (reads > most) {
+      most = reads;
+      best = k;
+    }
+  }
+  return best;
+}
+
 MapSet shared_loop_reads(const FusedBody& body, std::size_t parameter) {
   MapSet out;
   if (parameter >= body.parameter_uses.size()) return out;
@@ -183,18 +197,9 @@ MapSet shared_loop_reads(const FusedBody& body, std::size_t parameter) {
       }
       continue;
     }
-    std::size_t best = 0;
-    std::int64_t most = -1;
-    for (std::size_t k = 0; k < use.maps.size(); ++k) {
-      bool exact = true;
-      const std::int64_t reads = reads_of_one_execution(use.maps[k], exact);
-      if (reads > most) {
-        most = reads;
-        best = k;
-      }
-    }
-    if (most < 0) continue;
-    for (const IndexingMap& m : use.maps[best]) indexing::insert_unique(out, m, true);
+    const std::optional<std::size_t> best = loop_output(use);
+    if (!best) continue;
+    for (const IndexingMap& m : use.maps[*best]) indexing::insert_unique(out, m, true);
   }
   return out;
 }

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -58,6 +59,10 @@ FusedBody fused_body(const hlo::Module& module, indexing::IndexingAnalysis& anal
 /// relations over all uses: with one output, or outputs over one loop
 /// domain, every output's maps (equal relations once); otherwise, per use,
 /// the maps of the output that makes the most reads through it.
+/// The output whose reads through `use` are the most: the one a reduction
+/// fusion's shared loop evaluates the use for (none: no output reads it).
+std::optional<std::size_t> loop_output(const FusedUse& use);
+
 indexing::MapSet shared_loop_reads(const FusedBody& body, std::size_t parameter);
 
 }  // namespace hlo_index::analysis

@@ -238,22 +238,6 @@ struct FusedRead {
   const IndexingMap* map;
 };
 
-// The output whose reads through `use` are the most: the one the shared loop
-// evaluates the use for.
-std::size_t loop_output(const FusedUse& use) {
-  std::size_t best = 0;
-  std::int64_t most = -1;
-  for (std::size_t k = 0; k < use.maps.size(); ++k) {
-    bool exact = true;
-    const std::int64_t reads = reads_of_one_execution(use.maps[k], exact);
-    if (reads > most) {
-      most = reads;
-      best = k;
-    }
-  }
-  return best;
-}
-
 // Elements two reads of one execution have in common (with replica ids as
 // part of the element); nullopt when a count is not exact.
 std::optional<std::int64_t> overlap(const IndexingMap& a, const IndexingMap& b) {

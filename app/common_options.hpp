@@ -1,0 +1,31 @@
+// The options several commands share, with one wording: accepting truncated
+// dumps and the two bounds on analysis (isl's operation budget and the
+// per-instruction time limit).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace hlo_index::app {
+
+inline void add_allow_truncated_option(CLI::App& cmd, bool& allow_truncated) {
+  cmd.add_flag("--allow-truncated", allow_truncated,
+               "Accept a dump cut off inside its last computation (a warning instead of an error)");
+}
+
+inline void add_isl_budget_option(CLI::App& cmd, unsigned long& isl_max_operations) {
+  cmd.add_option("--isl-max-operations", isl_max_operations,
+                 "Budget of one isl computation in isl operations (default 2000000); when it runs out the "
+                 "answer is a sound over-approximation marked approximate");
+}
+
+/// `consequence` ends the help text: what else happens past the limit.
+inline void add_time_limit_option(CLI::App& cmd, double& seconds, const std::string& consequence = "") {
+  cmd.add_option("--time-limit-per-instruction", seconds,
+                 "Seconds one instruction's analysis may take (default 60, 0: no limit); past it the "
+                 "instruction's maps are UNDEFINED with the reason" +
+                     consequence)
+      ->check(CLI::NonNegativeNumber);
+}
+
+}  // namespace hlo_index::app
