@@ -414,6 +414,7 @@ std::uint32_t ModuleBuilder::add_instruction(const ast::Instruction& a, hlo::Com
   const std::vector<std::uint32_t> inline_ids = add_inline_operands(a, computation, computation_index);
   // Start every table lookup of this instruction at once so their cache misses overlap.
   m_shape_ids.prefetch(a.shape);
+  m_instruction_ids.prefetch(a.name);  // the slot its insert below takes
   for (const ast::Operand& operand : a.operands) m_instruction_ids.prefetch(operand.name);
   hlo::Instruction ins;
   ins.name = a.name;
