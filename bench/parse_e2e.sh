@@ -21,12 +21,12 @@ for _ in $(seq "$runs"); do
   start=$(now_ns)
   /usr/bin/time -f '%M' -o "$times.rss" "$bin" parse "$input" > /dev/null
   middle=$(now_ns)
-  grep -c ' = ' "$input" > /dev/null
+  grep -c ' = ' "$input" > "$times.count"  # not /dev/null: GNU grep then stops at the first match
   stop=$(now_ns)
   echo "parse $(( (middle - start) / 1000 )) $(cat "$times.rss")" >> "$times"
   echo "grep $(( (stop - middle) / 1000 ))" >> "$times"
 done
-rm -f "$times.rss"
+rm -f "$times.rss" "$times.count"
 median() { sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 parse_times=$(awk '$1 == "parse" {printf "%.3f\n", $2 / 1e6}' "$times")
 grep_times=$(awk '$1 == "grep" {printf "%.3f\n", $2 / 1e6}' "$times")
