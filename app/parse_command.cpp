@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <set>
+#include <vector>
 
 #include "app/exit_codes.hpp"
 #include "indexing/analysis/module_input.hpp"
@@ -27,15 +29,26 @@ ModuleStats stats_of(const hlo::Module& module) {
   ModuleStats s;
   s.name = std::string(module.name);
   s.computations = module.computations.size();
+  // Counted by opcode number, named once at the end: a lookup by name per instruction
+  // would cost more than the rest of the statistics together.
+  std::array<std::size_t, static_cast<std::size_t>(hlo::Opcode::kUnknown)> known{};
+  std::vector<std::size_t> unknown(module.unknown_opcodes.size());
   for (const hlo::Computation& c : module.computations) {
     s.instructions += c.instructions.size();
     for (const hlo::Instruction& i : c.instructions) {
-      ++s.opcodes[module.opcode_text(i)];
+      if (i.opcode == hlo::Opcode::kUnknown)
+        ++unknown[i.unknown_opcode];
+      else
+        ++known[static_cast<std::size_t>(i.opcode)];
       if (i.opcode != hlo::Opcode::kFusion) continue;
       ++s.fusions;
       ++s.fusion_kinds[c.attribute(i, "kind").value_or("(none)")];
     }
   }
+  for (std::size_t op = 0; op < known.size(); ++op)
+    if (known[op] != 0) s.opcodes[hlo::opcode_name(static_cast<hlo::Opcode>(op))] += known[op];
+  for (std::size_t k = 0; k < unknown.size(); ++k)
+    if (unknown[k] != 0) s.opcodes[module.unknown_opcodes[k]] += unknown[k];
   return s;
 }
 

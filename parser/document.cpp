@@ -1,5 +1,6 @@
 #include "parser/document.hpp"
 
+#include <cstdint>
 #include <cstring>
 
 namespace hlo_index::parser {
@@ -22,28 +23,50 @@ struct Marker {
   std::size_t line_begin, line_end;
 };
 
-// The marker lines of `text`, in order: one pass, a memchr per line.
+// Calls `at(offset)` for each line of `text` that starts with '#' or '/', in order: the only
+// lines that can be markers. A 41 MB dump has half a million lines and a handful of such
+// ones, so this looks for "\n#" and "\n/" 16 bytes at a time instead of visiting each line.
+template <typename At>
+void for_each_hash_or_slash_line(std::string_view text, At at) {
+  using Bytes = unsigned char __attribute__((vector_size(16)));
+  const char* base = text.data();
+  const std::size_t size = text.size();
+  auto starts_candidate = [&](std::size_t k) { return base[k] == '#' || base[k] == '/'; };
+  if (size != 0 && starts_candidate(0)) at(0);
+  std::size_t i = 0;  // looks for a '\n' at i..i+15 followed by '#' or '/' at i+1..i+16
+  for (; i + 17 <= size; i += 16) {
+    Bytes here, next;
+    std::memcpy(&here, base + i, sizeof here);
+    std::memcpy(&next, base + i + 1, sizeof next);
+    const auto hits = (here == '\n') & ((next == '#') | (next == '/'));
+    std::uint64_t halves[2];
+    std::memcpy(halves, &hits, sizeof halves);
+    if ((halves[0] | halves[1]) == 0) continue;
+    for (std::size_t k = 0; k < 16; ++k)
+      if (hits[k]) at(i + k + 1);
+  }
+  for (; i + 1 < size; ++i)
+    if (base[i] == '\n' && starts_candidate(i + 1)) at(i + 1);
+}
+
+// The marker lines of `text`, in order.
 std::vector<Marker> find_markers(std::string_view text) {
   std::vector<Marker> markers;
   const char* base = text.data();
   const char* end = base + text.size();
-  for (const char* line = base; line < end;) {
+  for_each_hash_or_slash_line(text, [&](std::size_t offset) {
+    const char* line = base + offset;
     const char* nl = static_cast<const char*>(std::memchr(line, '\n', static_cast<std::size_t>(end - line)));
     const char* line_end = nl ? nl : end;
-    if (*line == '#' || *line == '/') {
-      std::string_view content(line, static_cast<std::size_t>(line_end - line));
-      auto at = [&](Marker::Kind kind) {
-        markers.push_back({kind, static_cast<std::size_t>(line - base), static_cast<std::size_t>(line_end - base)});
-      };
-      if (content.starts_with(k_begin_graph))
-        at(Marker::kBegin);
-      else if (content.starts_with(k_end_graph))
-        at(Marker::kEnd);
-      else if (is_separator_line(content))
-        at(Marker::kSeparator);
-    }
-    line = line_end + 1;
-  }
+    std::string_view content(line, static_cast<std::size_t>(line_end - line));
+    auto at = [&](Marker::Kind kind) { markers.push_back({kind, offset, static_cast<std::size_t>(line_end - base)}); };
+    if (content.starts_with(k_begin_graph))
+      at(Marker::kBegin);
+    else if (content.starts_with(k_end_graph))
+      at(Marker::kEnd);
+    else if (is_separator_line(content))
+      at(Marker::kSeparator);
+  });
   return markers;
 }
 

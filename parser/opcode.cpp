@@ -37,9 +37,15 @@ Opcode opcode_from_string(std::string_view text) {
 }
 
 std::string_view opcode_name(Opcode opcode) {
-  for (const OpcodeEntry& e : k_opcode_table)
-    if (e.opcode == opcode) return e.name;
-  return "unknown";
+  // Indexed by the enum: renderers ask for a name per instruction printed.
+  static constexpr auto k_names = [] {
+    std::array<std::string_view, static_cast<std::size_t>(Opcode::kUnknown) + 1> names{};
+    for (const OpcodeEntry& e : k_opcode_table) names[static_cast<std::size_t>(e.opcode)] = e.name;
+    names[static_cast<std::size_t>(Opcode::kUnknown)] = "unknown";
+    return names;
+  }();
+  const auto index = static_cast<std::size_t>(opcode);
+  return index < k_names.size() ? k_names[index] : k_names.back();
 }
 
 }  // namespace hlo_index::hlo

@@ -98,6 +98,7 @@ private:
   template <typename Count>
   Count narrow_count(std::size_t count, const char* where, const char* what);
   void finish_computation(hlo::Computation& computation, const char* open_brace);
+  void complete(hlo::Computation& computation, const char* open_brace);
   hlo::ShapeId intern_shape(std::string_view text);
   void resolve_callees();
   void check_shape(const hlo::Shape& shape, const char* where);
@@ -129,6 +130,7 @@ private:
   std::vector<PendingCallee> m_pending_callees;
   InstructionChecker m_checker;
   ast::Instruction m_instruction;                // reused: its vectors keep their capacity
+  hlo::Computation m_computation;                // the one being parsed; reused likewise
   std::vector<std::string_view> m_callee_names;  // reused buffer for calls=, to_apply=, ...
 };
 
@@ -220,19 +222,21 @@ const char* ModuleBuilder::parse_table(const char* p, const char* end) {
   throw SyntaxError{p, "expected 'HloModule', a computation or a stack frame table"};
 }
 
-// About one instruction per indented line up to the computation's closing brace:
-// a reservation that saves the vector's repeated growth on large computations. The
-// count stops at any unindented line (the closing '}', or the next computation of
-// one-line computations, whose '}' never starts a line): scanning to the end of the
-// input for each computation would be quadratic.
-std::size_t estimated_instructions(const char* p, const char* end) {
-  std::size_t lines = 0;
-  while (const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(end - p))) {
-    p = static_cast<const char*>(nl) + 1;
-    if (p < end && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') break;
-    ++lines;
-  }
-  return lines;
+// Empties `c` for the next computation, keeping the capacity of its large arrays.
+void reset(hlo::Computation& c) {
+  auto instructions = std::move(c.instructions);
+  auto operands = std::move(c.operands);
+  auto attributes = std::move(c.attributes);
+  auto callees = std::move(c.callees);
+  c = hlo::Computation{};
+  c.instructions = std::move(instructions);
+  c.operands = std::move(operands);
+  c.attributes = std::move(attributes);
+  c.callees = std::move(callees);
+  c.instructions.clear();
+  c.operands.clear();
+  c.attributes.clear();
+  c.callees.clear();
 }
 
 // Says why `statement` is not an instruction: "a = ..." with the '=' missing, or something else.
@@ -264,8 +268,10 @@ const char* ModuleBuilder::parse_computation(const char* p, const char* end) {
   auto index = static_cast<std::uint32_t>(m_module.computations.size());
   if (!m_computation_ids.insert(header.name, index))
     error(header.name.data(), fmt::format("redefinition of computation '{}'", header.name));
-  m_module.computations.emplace_back();
-  hlo::Computation& computation = m_module.computations.back();
+  // Built in the reused m_computation, whose arrays keep their capacity from one computation to
+  // the next; finish_computation appends an exact-size copy to the module.
+  hlo::Computation& computation = m_computation;
+  reset(computation);
   computation.name = header.name;
   computation.is_entry = header.is_entry;
   for (const ast::Parameter& param : header.parameters)
@@ -273,7 +279,6 @@ const char* ModuleBuilder::parse_computation(const char* p, const char* end) {
   if (header.has_signature) computation.signature_result = intern_shape(header.result);
 
   m_instruction_ids.clear();
-  computation.instructions.reserve(estimated_instructions(p, end));
   while (true) {
     p = scan::skip_blank(p, end);
     if (p == end && m_options.allow_truncated) {
@@ -414,6 +419,7 @@ std::uint32_t ModuleBuilder::add_instruction(const ast::Instruction& a, hlo::Com
   const std::vector<std::uint32_t> inline_ids = add_inline_operands(a, computation, computation_index);
   // Start every table lookup of this instruction at once so their cache misses overlap.
   m_shape_ids.prefetch(a.shape);
+  m_instruction_ids.prefetch(a.name);  // the slot its insert below takes
   for (const ast::Operand& operand : a.operands) m_instruction_ids.prefetch(operand.name);
   hlo::Instruction ins;
   ins.name = a.name;
@@ -532,15 +538,14 @@ void ModuleBuilder::set_literal(std::string_view literal, hlo::Instruction& ins)
     ins.parameter_number = *number;
 }
 
+// Appends `computation` (m_computation) to the module as an exact-size copy: modules stay in
+// memory whole, so no growth slack, and each array is written once where it stays.
 void ModuleBuilder::finish_computation(hlo::Computation& computation, const char* open_brace) {
-  // Modules stay in memory whole: drop the vectors' growth slack when it is worth a copy.
-  auto trim = [](auto& vector) {
-    if (vector.capacity() > vector.size() + vector.size() / 8 + 16) vector.shrink_to_fit();
-  };
-  trim(computation.instructions);
-  trim(computation.operands);
-  trim(computation.attributes);
-  trim(computation.callees);
+  complete(computation, open_brace);
+  m_module.computations.push_back(computation);
+}
+
+void ModuleBuilder::complete(hlo::Computation& computation, const char* open_brace) {
   if (computation.instructions.empty()) {
     error(open_brace, fmt::format("computation '{}' has no instructions; it needs a ROOT", computation.name));
     return;

@@ -259,6 +259,14 @@ private:
                                             source, text(inferred))};
   }
 
+  // expect(array(type, dims), ...), without building the shape when the declared result agrees.
+  Outcome expect_array(ElementType type, const Dims& dims, std::string_view source, std::string_view at = {}) const {
+    if (!m_inferred && !m_result.is_tuple && !m_result.is_buffer && m_result.dims == dims &&
+        (m_result.type == type || (is_float(m_result.type) && is_float(type))))
+      return {};
+    return expect(array(type, dims), source, at);
+  }
+
   Outcome fail(std::string message, std::string_view at = {}) const { return ResultShapeError{at, std::move(message)}; }
 
   // Whether the rule is inferring the shape rather than checking a declared one.
@@ -285,17 +293,19 @@ private:
   // The result's dimensions, and the operand that gives the result's type.
   struct Inferred {
     const Shape* typed;
-    Dims dims;
+    const Dims* borrowed;  // the dimensions, when they are an operand's: no copy
+    Dims computed;         // otherwise
+    const Dims& dims() const { return borrowed ? *borrowed : computed; }
   };
 
   // A scalar min or max clamps any operand; a scalar operand takes min's or max's dimensions.
   std::variant<Inferred, ResultShapeError> clamp_dims() const {
     const Shape &min = *operand(0), &x = *operand(1), &max = *operand(2);
     auto fits = [&](const Shape& bound) { return bound.rank() == 0 || bound.dims == x.dims; };
-    if (fits(min) && fits(max)) return Inferred{&x, x.dims};
+    if (fits(min) && fits(max)) return Inferred{&x, &x.dims, {}};
     if (x.rank() != 0) return *incompatible(fits(min) ? 1 : 0, fits(min) ? 2 : 1);
-    if (min.dims == max.dims || max.rank() == 0) return Inferred{&x, min.dims};
-    if (min.rank() == 0) return Inferred{&x, max.dims};
+    if (min.dims == max.dims || max.rank() == 0) return Inferred{&x, &min.dims, {}};
+    if (min.rank() == 0) return Inferred{&x, &max.dims, {}};
     return *incompatible(0, 2);
   }
 
@@ -304,9 +314,10 @@ private:
     switch (form) {
       case ElementwiseForm::kUnary: break;
       case ElementwiseForm::kBinary: {
+        if (operand(1)->dims == first.dims) return Inferred{&first, &first.dims, {}};  // the usual case
         auto joined = broadcast_binary(first.dims, operand(1)->dims);
         if (!joined) return *incompatible(0, 1);
-        return Inferred{&first, std::move(*joined)};
+        return Inferred{&first, nullptr, std::move(*joined)};
       }
       case ElementwiseForm::kEqual:
         if (operand(1)->dims != first.dims) return *incompatible(0, 1);
@@ -315,11 +326,11 @@ private:
         const Shape &pred = first, &on_true = *operand(1), &on_false = *operand(2);
         if (on_true.dims != on_false.dims) return *incompatible(1, 2);
         if (pred.rank() != 0 && pred.dims != on_true.dims) return *incompatible(0, 1);
-        return Inferred{&on_true, on_true.dims};
+        return Inferred{&on_true, &on_true.dims, {}};
       }
       case ElementwiseForm::kClamp: return clamp_dims();
     }
-    return Inferred{&first, first.dims};
+    return Inferred{&first, &first.dims, {}};
   }
 
   // The result's element type from the typed operand's; nothing where XLA's
@@ -355,7 +366,7 @@ private:
     Inferred& inferred = std::get<Inferred>(dims);
     auto type = elementwise_type(op.type, inferred.typed->type);
     if (!type) return {};
-    return expect(array(*type, std::move(inferred.dims)), n == 1 ? "the operand" : "the operands");
+    return expect_array(*type, inferred.dims(), n == 1 ? "the operand" : "the operands");
   }
 
   // Equal widths keep the dimensions; a narrower result adds a minor dimension
@@ -382,7 +393,7 @@ private:
                         text(in), hlo::element_type_name(m_result.type), to / from));
       dims.pop_back();
     }
-    return expect(array(m_result.type, std::move(dims)), fmt::format("the operand {}", text(in)));
+    return expect_array(m_result.type, dims, fmt::format("the operand {}", text(in)));
   }
 
   //===--- Data movement ---===//
@@ -397,7 +408,7 @@ private:
     Dims out = m_result.dims;
     for (std::size_t k = 0; k < dims->size(); ++k)
       if (in.dims[k] != 1) out[pos((*dims)[k])] = in.dims[k];
-    return expect(array(in.type, std::move(out)), "the operand placed by 'dimensions'", *text_of);
+    return expect_array(in.type, out, "the operand placed by 'dimensions'", *text_of);
   }
 
   Outcome check_transpose() const {
@@ -408,7 +419,7 @@ private:
     if (dims->size() != in.rank() || !in_range(*dims, in.rank()) || !distinct(*dims)) return {};
     Dims out;
     for (std::int64_t d : *dims) out.push_back(in.dims[pos(d)]);
-    return expect(array(in.type, std::move(out)), "the operand permuted by 'dimensions'", *text_of);
+    return expect_array(in.type, out, "the operand permuted by 'dimensions'", *text_of);
   }
 
   Outcome check_slice() const {
@@ -424,7 +435,7 @@ private:
       const std::int64_t extent = s.limit - s.start;
       out.push_back(extent == 0 ? 0 : (extent - 1) / s.stride + 1);  // ceil(extent / stride), without overflow
     }
-    return expect(array(in.type, std::move(out)), "the slice", *text_of);
+    return expect_array(in.type, out, "the slice", *text_of);
   }
 
   Outcome check_reshape() const {
@@ -435,7 +446,7 @@ private:
     if (*from != *to)
       return fail(fmt::format("reshape from {} to {} changes the number of elements ({} to {})", hlo::to_string(in),
                               hlo::to_string(m_result), *from, *to));
-    return expect(array(in.type, m_result.dims), "the operand");
+    return expect_array(in.type, m_result.dims, "the operand");
   }
 
   // Only the total size in bits, and only without tiles or packed sub-byte
@@ -475,7 +486,7 @@ private:
       if (!sum) return {};
       out[pos(d)] = *sum;
     }
-    return expect(array(first.type, std::move(out)), fmt::format("the operands joined along dimension {}", d));
+    return expect_array(first.type, out, fmt::format("the operands joined along dimension {}", d));
   }
 
   //===--- Contractions ---===//
@@ -510,8 +521,8 @@ private:
         out.push_back(rhs.dims[d]);
     // The element type is free: preferred_element_type (inferred only when both operands agree).
     if (inferring() && lhs.type != rhs.type) return {};
-    return expect(array(inferring() ? lhs.type : m_result.type, std::move(out)),
-                  "the dot dimension numbers (batch, lhs free, rhs free)");
+    return expect_array(inferring() ? lhs.type : m_result.type, out,
+                        "the dot dimension numbers (batch, lhs free, rhs free)");
   }
 
   // Input dimensions and the kernel's output features through dim_labels,
@@ -545,8 +556,7 @@ private:
       out[pos(dims->output_spatial[i])] = *size;
     }
     // The element type is free: preferred_element_type.
-    return expect(array(inferring() ? input.type : m_result.type, std::move(out)),
-                  "the input, kernel, window and dim_labels");
+    return expect_array(inferring() ? input.type : m_result.type, out, "the input, kernel, window and dim_labels");
   }
 
   //===--- Reductions ---===//
@@ -620,7 +630,7 @@ private:
       if (!size || *size < 0) return {};
       out.push_back(*size);
     }
-    return expect(array(in.type, std::move(out)), "the padding", *text_of);
+    return expect_array(in.type, out, "the padding", *text_of);
   }
 
   //===--- Indexed reads and writes ---===//
@@ -638,7 +648,7 @@ private:
             fmt::format("dynamic_slice_sizes entry {} exceeds dimension {} of size {}", (*sizes)[d], d, in.dims[d]),
             *text_of);
     }
-    return expect(array(in.type, *sizes), "'dynamic_slice_sizes'", *text_of);
+    return expect_array(in.type, *sizes, "'dynamic_slice_sizes'", *text_of);
   }
 
   Outcome check_dynamic_update_slice() const {
@@ -683,7 +693,7 @@ private:
     for (std::size_t d = 0; d < rank; ++d)
       out.push_back(contains(*offset_dims, static_cast<std::int64_t>(d)) ? offsets[next_offset++]
                                                                          : batch[next_batch++]);
-    return expect(array(in.type, std::move(out)), "the gather dimension numbers and slice_sizes");
+    return expect_array(in.type, out, "the gather dimension numbers and slice_sizes");
   }
 
   //===--- Tuples and collectives ---===//

@@ -21,11 +21,14 @@ struct LineColumn {
 class SourceFile {
 public:
   SourceFile(std::string name, std::string text);
+  /// Text the SourceFile does not own (a file mapped into memory): `keep_alive`
+  /// holds it for as long as the SourceFile and its copies live.
+  SourceFile(std::string name, std::string_view text, std::shared_ptr<const void> keep_alive);
 
   const std::string& name() const { return m_name; }
-  std::string_view text() const { return m_text; }
+  std::string_view text() const { return m_keep_alive ? m_borrowed : std::string_view(m_text); }
 
-  std::size_t offset_of(const char* p) const { return static_cast<std::size_t>(p - m_text.data()); }
+  std::size_t offset_of(const char* p) const { return static_cast<std::size_t>(p - text().data()); }
 
   LineColumn line_column(std::size_t offset) const;
   /// The text of the 1-based line `line`, without its line terminator.
@@ -35,7 +38,9 @@ private:
   void build_line_starts() const;
 
   std::string m_name;
-  std::string m_text;
+  std::string m_text;           // owned text, when not borrowed
+  std::string_view m_borrowed;  // borrowed text, when m_keep_alive is set
+  std::shared_ptr<const void> m_keep_alive;
   // Built on the first diagnostic only: the happy path never pays for it.
   mutable std::vector<std::size_t> m_line_starts;
 };

@@ -1,9 +1,14 @@
 // Whole-module parsing: the forms real dumps contain (issue #2, items 1-10).
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "parse_helpers.hpp"
 #include "parser/attributes.hpp"
+#include "parser/document.hpp"
 #include "parser/parse.hpp"
 #include "parser/print.hpp"
 
@@ -230,4 +235,74 @@ TEST_CASE("semantic errors point at the offending token") {
   CHECK(first_error("ENTRY e {\n  p = f32[2] parameter(0)\n  ROOT b = f32[2,3] broadcast(p), dimensions={0,1}\n}") ==
         "3:46: 'dimensions' has 2 entries but the operand has rank 1");
   CHECK(first_error("ENTRY e {\n}") == "1:9: computation 'e' has no instructions; it needs a ROOT");
+}
+
+namespace {
+
+// hlo_regions as the plain definition says: every line, one at a time.
+std::vector<std::string_view> regions_line_by_line(std::string_view text) {
+  struct Line {
+    std::string_view content;
+    std::size_t begin, end;
+  };
+  std::vector<Line> lines;
+  for (std::size_t begin = 0; begin < text.size();) {
+    std::size_t end = std::min(text.find('\n', begin), text.size());
+    lines.push_back({text.substr(begin, end - begin), begin, end});
+    begin = end + 1;
+  }
+  auto is_separator = [](std::string_view line) {
+    return line.starts_with("// -----") && line.substr(8).find_first_not_of(" \t\r") == std::string_view::npos;
+  };
+  bool wrapped = false;
+  for (const Line& line : lines) wrapped = wrapped || line.content.starts_with("## BEGIN_GRAPH");
+  std::vector<std::string_view> regions;
+  if (wrapped) {
+    std::size_t open = std::string_view::npos;
+    for (const Line& line : lines) {
+      if (line.content.starts_with("## BEGIN_GRAPH")) {
+        open = line.end;
+      } else if (line.content.starts_with("## END_GRAPH") && open != std::string_view::npos) {
+        regions.push_back(text.substr(open, line.begin - open));
+        open = std::string_view::npos;
+      }
+    }
+    if (open != std::string_view::npos) regions.push_back(text.substr(open));
+    return regions;
+  }
+  std::size_t start = 0;
+  for (const Line& line : lines) {
+    if (!is_separator(line.content)) continue;
+    regions.push_back(text.substr(start, line.begin - start));
+    start = line.end;
+  }
+  regions.push_back(text.substr(start));
+  return regions;
+}
+
+}  // namespace
+
+TEST_CASE("hlo_regions finds the marker lines wherever they fall, as a line-by-line reading does") {
+  // Markers at the start, the end, back to back, across the 16-byte blocks the search
+  // reads, with CRLF, and look-alikes that are not markers.
+  const std::vector<std::string> pieces = {
+      "// -----",   "// ------",   "// -----  ", "// -----\r", "## BEGIN_GRAPH", "## END_GRAPH", "#", "/",  "//", "x",
+      "  // -----", "HloModule m", "ENTRY e {",  "}",          "/* // ---",      "a = f32[] b",  "",  "\r",
+  };
+  std::uint32_t state = 12345;
+  auto next = [&state](std::uint32_t n) {
+    state = state * 1664525u + 1013904223u;
+    return (state >> 8) % n;
+  };
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::string text;
+    const std::uint32_t lines = next(12);
+    for (std::uint32_t k = 0; k < lines; ++k) {
+      text += pieces[next(static_cast<std::uint32_t>(pieces.size()))];
+      text += std::string(next(20), 'y');  // moves the next line across block boundaries
+      if (next(8) != 0 || k + 1 < lines) text += '\n';
+    }
+    INFO(text);
+    CHECK(parser::hlo_regions(text) == regions_line_by_line(text));
+  }
 }
