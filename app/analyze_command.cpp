@@ -12,6 +12,7 @@
 #include "app/exit_codes.hpp"
 #include "app/golden_file.hpp"
 #include "app/isl_limit.hpp"
+#include "app/progress.hpp"
 #include "indexing/analysis/computation_walk.hpp"
 #include "indexing/analysis/instruction_filter.hpp"
 #include "indexing/analysis/instruction_report.hpp"
@@ -304,7 +305,7 @@ bool check_operand(const AnalyzeOptions& options, const std::vector<hlo::Module>
 }
 
 void analyze_module(const hlo::Module& module, const AnalyzeOptions& options, const analysis::InstructionFilter& filter,
-                    AnalyzeRenderer& renderer, analysis::MapTotals& totals) {
+                    AnalyzeRenderer& renderer, analysis::MapTotals& totals, Progress& progress) {
   analysis::ModuleAnalysis analysis(module, analysis_options(options));
   const analysis::ReportRequest request = report_request(options);
   if (options.coalescing) {
@@ -324,6 +325,7 @@ void analyze_module(const hlo::Module& module, const AnalyzeOptions& options, co
       if (report.utilisation) summary.add(*report.utilisation);
       totals.add(report);
       renderer.instruction(module, report);
+      progress.instruction_done();
     }
     if (shown) renderer.end_computation(c);
   }
@@ -366,9 +368,12 @@ int analyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err)
   const std::unique_ptr<AnalyzeRenderer> renderer =
       opts.format == "text" ? make_text_renderer(opts, out) : make_json_renderer(opts, out);
   analysis::MapTotals totals;
-  for (const hlo::Module& module : *modules) {
+  Progress progress(err, "hlo-index analyze", progress_wanted(opts.format) && opts.expect.empty());
+  for (std::size_t k = 0; k < modules->size(); ++k) {
+    const hlo::Module& module = (*modules)[k];
+    progress.module(k, modules->size(), module.name);
     renderer->begin_module(module, several);
-    analyze_module(module, opts, *filter, *renderer, totals);
+    analyze_module(module, opts, *filter, *renderer, totals, progress);
   }
   renderer->finish(totals);
   return k_exit_ok;

@@ -14,6 +14,7 @@
 #include "app/common_options.hpp"
 #include "app/exit_codes.hpp"
 #include "app/isl_limit.hpp"
+#include "app/progress.hpp"
 #include "app/sarif.hpp"
 #include "indexing/analysis/computation_walk.hpp"
 #include "indexing/analysis/instruction_filter.hpp"
@@ -377,10 +378,12 @@ std::optional<LintRuleSet> checked_options(const LintOptions& options, std::ostr
 // The findings of every module, sorted.
 std::vector<LintFinding> lint_modules(const std::vector<hlo::Module>& modules, LintRuleSet rules,
                                       const LintOptions& options, const analysis::InstructionFilter& filter,
-                                      Totals& totals) {
+                                      Totals& totals, Progress& progress) {
   std::vector<LintFinding> findings;
-  for (const hlo::Module& module : modules) {
+  for (std::size_t k = 0; k < modules.size(); ++k) {
+    const hlo::Module& module = modules[k];
     if (!filter.accepts_module(module)) continue;
+    progress.module(k, modules.size(), module.name);
     ++totals.modules;
     Linter linter(module, rules, options.thresholds);
     linter.set_target(analysis::parse_target(options.target));
@@ -391,6 +394,7 @@ std::vector<LintFinding> lint_modules(const std::vector<hlo::Module>& modules, L
         if (!filter.accepts_instruction(module, c, c.instructions[ii])) continue;
         ++totals.linted;
         for (LintFinding& f : linter.lint(ci, ii)) findings.push_back(std::move(f));
+        progress.instruction_done();
       }
     }
   }
@@ -444,7 +448,11 @@ int run_lint_command(const LintOptions& options, std::ostream& out, std::ostream
   ScopedIslLimit limit(options.isl_max_operations);
   indexing::ScopedTimeLimit time_limit(options.time_limit_per_instruction);
   Totals totals;
-  std::vector<LintFinding> findings = lint_modules(*modules, *rules, options, *filter, totals);
+  std::vector<LintFinding> findings;
+  {
+    Progress progress(err, "hlo-index lint", progress_wanted(options.format));  // erased before the findings
+    findings = lint_modules(*modules, *rules, options, *filter, totals, progress);
+  }
   if (!options.write_baseline.empty()) {
     return write_baseline(options.write_baseline, findings, err) ? k_exit_ok : k_exit_input_error;
   }

@@ -10,6 +10,7 @@
 #include "app/common_options.hpp"
 #include "app/exit_codes.hpp"
 #include "app/isl_limit.hpp"
+#include "app/progress.hpp"
 #include "indexing/analysis/lint_rules.hpp"
 #include "indexing/analysis/module_input.hpp"
 #include "indexing/analysis/summary.hpp"
@@ -390,11 +391,17 @@ int run_summary_command(const SummaryOptions& options, std::ostream& out, std::o
   request.analysis.time_limit_per_instruction = options.time_limit_per_instruction;
   std::vector<ModuleRows> shown;
   std::size_t rows = 0;
-  for (const hlo::Module& module : *modules) {
-    if (!request.filter.accepts_module(module)) continue;
-    ModuleRows m = module_rows(module, analysis::summarise_module(module, request), *sort, options.top);
-    rows += m.total_rows;
-    shown.push_back(std::move(m));
+  {
+    Progress progress(err, "hlo-index summary", progress_wanted(options.format));  // erased before the table
+    request.on_instruction = [&progress] { progress.instruction_done(); };
+    for (std::size_t k = 0; k < modules->size(); ++k) {
+      const hlo::Module& module = (*modules)[k];
+      if (!request.filter.accepts_module(module)) continue;
+      progress.module(k, modules->size(), module.name);
+      ModuleRows m = module_rows(module, analysis::summarise_module(module, request), *sort, options.top);
+      rows += m.total_rows;
+      shown.push_back(std::move(m));
+    }
   }
   const std::string filters = filter_text(options);
   if (!filters.empty() && rows == 0) {

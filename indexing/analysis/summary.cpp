@@ -253,6 +253,7 @@ std::vector<SummaryRow> summarise_module(const hlo::Module& module, const Summar
       if (!linted_instruction(instr, request.all_instructions)) continue;
       if (!request.filter.accepts_instruction(module, c, instr)) continue;
       rows.push_back(summary_row(analysis, linter, memo, ci, ii));
+      if (request.on_instruction) request.on_instruction();
     }
   }
   return rows;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -53,7 +54,8 @@ struct SummaryRequest {
   bool all_instructions = false;  // every instruction of the analysed computations, not only fusions
   InstructionFilter filter;
   indexing::AnalysisOptions analysis;
-  std::optional<Target> target;  // the access verdicts' target; none: detected from the module
+  std::optional<Target> target;          // the access verdicts' target; none: detected from the module
+  std::function<void()> on_instruction;  // called after each row's instruction (progress); may be empty
 };
 
 /// The rows of one module (empty when the filter rejects the module), in
