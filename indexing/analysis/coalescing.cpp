@@ -119,6 +119,7 @@ std::vector<std::size_t> stride_order(const IndexingMap& map, const std::vector<
   }
   std::sort(steps.begin(), steps.end());
   std::vector<std::size_t> order;
+  order.reserve(steps.size());
   for (const auto& [step, k] : steps) order.push_back(n - 1 - k);
   return order;
 }

@@ -28,7 +28,7 @@ std::vector<std::uint32_t> users_first(const hlo::Computation& body) {
   for (std::uint32_t start = 0; start < body.instructions.size(); ++start) {
     if (seen[start] != 0) continue;
     seen[start] = 1;
-    stack.push_back({start, 0});
+    stack.emplace_back(start, 0);
     while (!stack.empty()) {
       auto& [i, next] = stack.back();
       const auto operands = body.operands_of(body.instructions[i]);
@@ -36,7 +36,7 @@ std::vector<std::uint32_t> users_first(const hlo::Computation& body) {
         const std::uint32_t o = operands[next++];
         if (seen[o] == 0) {
           seen[o] = 1;
-          stack.push_back({o, 0});
+          stack.emplace_back(o, 0);
         }
         continue;
       }

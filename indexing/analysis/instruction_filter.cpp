@@ -56,6 +56,7 @@ std::optional<InstructionFilter> module_and_match_filter(std::vector<std::string
 
 bool check_module_names(const InstructionFilter& filter, const std::vector<hlo::Module>& modules, std::ostream& err) {
   std::vector<std::string_view> names;
+  names.reserve(modules.size());
   for (const hlo::Module& m : modules) names.push_back(m.name);
   bool ok = true;
   for (const std::string& name : filter.modules) {

@@ -292,6 +292,7 @@ TEST_CASE("summary rows: sorting by each column, ties by position") {
     auto sorted = rows;
     analysis::sort_rows(sorted, *analysis::find_summary_column(column));
     std::vector<std::string> names;
+    names.reserve(sorted.size());
     for (const SummaryRow& r : sorted) names.push_back(r.name);
     return fmt::format("{}", fmt::join(names, ""));
   };

@@ -180,8 +180,8 @@ TEST_CASE("top-k (the op and the TopK custom-call): the whole last dimension", "
     const std::string result = fmt::format("({}, {})", shape_text("f32", out), shape_text("s32", out));
     const std::string op = round % 2 == 0 ? fmt::format("topk(x), k={}, largest=true", out.back())
                                           : "custom-call(x), custom_call_target=\"TopK\"";
-    const std::string text = "HloModule t\nENTRY e {\n  x = " + shape_text("f32", dims) +
-                             " parameter(0)\n  ROOT r = " + result + " " + op + "\n}\n";
+    const std::string text = fmt::format("HloModule t\nENTRY e {{\n  x = {} parameter(0)\n  ROOT r = {} {}\n}}\n",
+                                         shape_text("f32", dims), result, op);
     check_root(text,
                [&](std::size_t, const Point& o, std::size_t, const Point& in) { return same_except(o, in, rank - 1); });
   }
@@ -195,14 +195,14 @@ TEST_CASE("batch norms: per element, per feature and per feature slice", "[op-br
     const std::size_t f = static_cast<std::size_t>(rng.uniform(0, static_cast<std::int64_t>(rank) - 1));
     const std::string x = shape_text("f32", dims), v = shape_text("f32", {dims[f]});
     const std::string attrs = fmt::format(", epsilon=0.001, feature_index={}", f);
-    std::string params = "  x = " + x + " parameter(0)\n";
+    std::string params = fmt::format("  x = {} parameter(0)\n", x);
     for (int p = 1; p <= 4; ++p) params += fmt::format("  v{} = {} parameter({})\n", p, v, p);
     auto feature_of_data = [&](const Point& p) { return p[f]; };
     const int op = round % 3;
     std::string root;
     Reads reads;
     if (op == 0) {
-      root = x + " batch-norm-inference(x, v1, v2, v3, v4)" + attrs;
+      root = fmt::format("{} batch-norm-inference(x, v1, v2, v3, v4){}", x, attrs);
       reads = [&](std::size_t, const Point& o, std::size_t j, const Point& in) {
         return j == 0 ? o == in : feature_of_data(o) == in[0];
       };
@@ -214,7 +214,7 @@ TEST_CASE("batch norms: per element, per feature and per feature slice", "[op-br
         return k == 0 && feat == in[0];                  // scale and offset only scale the normalized output
       };
     } else {
-      params += "  g = " + x + " parameter(5)\n";
+      params += fmt::format("  g = {} parameter(5)\n", x);
       root = fmt::format("({}, {}, {}) batch-norm-grad(x, v1, v2, v3, g){}", x, v, v, attrs);
       reads = [&](std::size_t k, const Point& o, std::size_t j, const Point& in) {
         const std::int64_t feat = k == 0 ? feature_of_data(o) : o[0];
@@ -225,7 +225,7 @@ TEST_CASE("batch norms: per element, per feature and per feature slice", "[op-br
         return same;
       };
     }
-    const std::string text = "HloModule b\nENTRY e {\n" + params + "  ROOT r = " + root + "\n}\n";
+    const std::string text = fmt::format("HloModule b\nENTRY e {{\n{}  ROOT r = {}\n}}\n", params, root);
     check_root(text, reads);
   }
 }
@@ -235,13 +235,15 @@ TEST_CASE("rng-bit-generator and rng: every output element reads every operand e
   for (int round = 0; round < 10; ++round) {
     const auto state = random_dims(rng, 1, 3);
     const auto values = random_dims(rng, static_cast<std::size_t>(rng.uniform(1, 2)), 3);
-    const std::string text = "HloModule r\nENTRY e {\n  s = " + shape_text("u64", state) +
-                             " parameter(0)\n  ROOT r = (" + shape_text("u64", state) + ", " +
-                             shape_text("u32", values) + ") rng-bit-generator(s), algorithm=rng_philox\n}\n";
+    const std::string text = fmt::format(
+        "HloModule r\nENTRY e {{\n  s = {0} parameter(0)\n  ROOT r = ({0}, {1}) rng-bit-generator(s), "
+        "algorithm=rng_philox\n}}\n",
+        shape_text("u64", state), shape_text("u32", values));
     check_root(text, [](std::size_t, const Point&, std::size_t, const Point&) { return true; });
-    const std::string uniform =
-        "HloModule u\nENTRY e {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT r = " +
-        shape_text("f32", values) + " rng(a, b), distribution=rng_uniform\n}\n";
+    const std::string uniform = fmt::format(
+        "HloModule u\nENTRY e {{\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT r = {} rng(a, "
+        "b), distribution=rng_uniform\n}}\n",
+        shape_text("f32", values));
     check_root(uniform, [](std::size_t, const Point&, std::size_t, const Point&) { return true; });
   }
 }
@@ -259,8 +261,9 @@ TEST_CASE("collectives at the same index: output k reads operand k elementwise",
       shapes += fmt::format("{}{}", j ? ", " : "", s);
     }
     const std::string result = n == 1 ? shapes : fmt::format("({})", shapes);
-    const std::string text = "HloModule c\n" + add + "ENTRY e {\n" + params + "  ROOT r = " + result + " all-reduce(" +
-                             names + "), replica_groups={}, to_apply=add\n}\n";
+    const std::string text = fmt::format(
+        "HloModule c\n{}ENTRY e {{\n{}  ROOT r = {} all-reduce({}), replica_groups={{}}, to_apply=add\n}}\n", add,
+        params, result, names);
     check_root(text, [](std::size_t k, const Point& o, std::size_t j, const Point& in) { return k == j && o == in; });
   }
   check_root(
@@ -277,15 +280,18 @@ TEST_CASE("tuple pass-through ops: a call composes through the element each outp
     const std::string pair = fmt::format("({}, {})", a, b);
     // Swap the two elements after an opt-barrier and a domain; pass operand 0 through
     // copy-start/copy-done and a Sharding custom-call on the way.
-    const std::string body = "body {\n  p0 = " + a + " parameter(0)\n  p1 = " + b + " parameter(1)\n  cs = (" + a +
-                             ", " + a + ", u32[]) copy-start(p0)\n  cd = " + a + " copy-done(cs)\n  sh = " + a +
-                             " custom-call(cd), custom_call_target=\"Sharding\"\n  t = " + pair +
-                             " tuple(sh, p1)\n  ob = " + pair + " opt-barrier(t)\n  dm = " + pair +
-                             " domain(ob), domain={kind=\"sharding\", entry={maximal device=0}, exit={}}\n  g0 = " + a +
-                             " get-tuple-element(dm), index=0\n  g1 = " + b +
-                             " get-tuple-element(dm), index=1\n  ROOT r = (" + b + ", " + a + ") tuple(g1, g0)\n}\n";
-    const std::string text = "HloModule t\n" + body + "ENTRY e {\n  x = " + a + " parameter(0)\n  y = " + b +
-                             " parameter(1)\n  ROOT c = (" + b + ", " + a + ") call(x, y), to_apply=body\n}\n";
+    const std::string body = fmt::format(
+        "body {{\n  p0 = {a} parameter(0)\n  p1 = {b} parameter(1)\n  cs = ({a}, {a}, u32[]) copy-start(p0)\n"
+        "  cd = {a} copy-done(cs)\n  sh = {a} custom-call(cd), custom_call_target=\"Sharding\"\n"
+        "  t = {p} tuple(sh, p1)\n  ob = {p} opt-barrier(t)\n"
+        "  dm = {p} domain(ob), domain={{kind=\"sharding\", entry={{maximal device=0}}, exit={{}}}}\n"
+        "  g0 = {a} get-tuple-element(dm), index=0\n  g1 = {b} get-tuple-element(dm), index=1\n"
+        "  ROOT r = ({b}, {a}) tuple(g1, g0)\n}}\n",
+        fmt::arg("a", a), fmt::arg("b", b), fmt::arg("p", pair));
+    const std::string text = fmt::format(
+        "HloModule t\n{body}ENTRY e {{\n  x = {a} parameter(0)\n  y = {b} parameter(1)\n"
+        "  ROOT c = ({b}, {a}) call(x, y), to_apply=body\n}}\n",
+        fmt::arg("body", body), fmt::arg("a", a), fmt::arg("b", b));
     check_root(text, [](std::size_t k, const Point& o, std::size_t j, const Point& in) {
       return k == 1 - j && o == in;  // output 0 is y, output 1 is x
     });

@@ -330,7 +330,8 @@ void for_each_box_point(const std::vector<std::pair<std::int64_t, std::int64_t>>
 std::set<Tuple> text_relation(const TextMap& t) {
   std::set<Tuple> out;
   std::vector<std::pair<std::int64_t, std::int64_t>> bounds;
-  for (const NamedVariable& v : t.variables) bounds.push_back({v.lo, v.hi});
+  bounds.reserve(t.variables.size());
+  for (const NamedVariable& v : t.variables) bounds.emplace_back(v.lo, v.hi);
   for_each_box_point(bounds, [&](const Tuple& p) {
     std::map<std::string, std::int64_t> values;
     for (std::size_t i = 0; i < p.size(); ++i) values[t.variables[i].name] = p[i];
@@ -356,7 +357,8 @@ std::set<Tuple> map_relation(const IndexingMap& m) {
   const Domain& d = m.domain();
   std::vector<Var> vars = d.all_variables();
   std::vector<std::pair<std::int64_t, std::int64_t>> bounds;
-  for (Var v : vars) bounds.push_back({d.bounds(v).lo, d.bounds(v).hi});
+  bounds.reserve(vars.size());
+  for (Var v : vars) bounds.emplace_back(d.bounds(v).lo, d.bounds(v).hi);
   for_each_box_point(bounds, [&](const Tuple& p) {
     Tuple split[3];
     for (std::size_t i = 0; i < p.size(); ++i) split[static_cast<int>(vars[i].kind)].push_back(p[i]);
