@@ -176,7 +176,7 @@ std::vector<LintFinding> Linter::lint(std::uint32_t computation, std::uint32_t i
     recomputation_rule(c, instruction, *fused, facts, out);
   }
   count_rules(computation, instruction, logical, fused, facts, out);
-  coalescing_rule(c, instruction, logical, facts, out);
+  coalescing_rule(c, instruction, logical, facts, fused, out);
   return out;
 }
 
@@ -639,7 +639,8 @@ void Linter::low_utilisation_rule(const hlo::Computation& c, std::uint32_t instr
 }
 
 void Linter::coalescing_rule(const hlo::Computation& c, std::uint32_t instruction, const InstructionIndexing& logical,
-                             const std::vector<OperandFacts>& facts, std::vector<LintFinding>& out) {
+                             const std::vector<OperandFacts>& facts, const FusedBody* fused,
+                             std::vector<LintFinding>& out) {
   if (!m_rules[static_cast<std::size_t>(LintRule::kUncoalescedRead)]) return;
   const hlo::Instruction& instr = c.instructions[instruction];
   const auto operands = c.operands_of(instr);
@@ -696,11 +697,27 @@ void Linter::coalescing_rule(const hlo::Computation& c, std::uint32_t instructio
         worst->pattern == ReadPattern::kStrided
             ? fmt::format(", consecutive {} {} elements apart", tpu || cpu ? "outputs" : "threads", worst->stride)
             : std::string();
+    // The fused instruction whose read is the worst map (else the first reader of the parameter).
+    std::string reader;
+    if (fused != nullptr && j < fused->parameter_uses.size() && !fused->parameter_uses[j].empty()) {
+      const hlo::Computation& callee = m_module.computations[fused->callee];
+      const std::vector<FusedUse>& uses = fused->parameter_uses[j];
+      const IndexingMap& worst_read = logical.output_to_input[worst_output][j][worst_map];
+      const auto it = std::find_if(uses.begin(), uses.end(), [&](const FusedUse& use) {
+        return worst_output < use.maps.size() && std::find(use.maps[worst_output].begin(), use.maps[worst_output].end(),
+                                                           worst_read) != use.maps[worst_output].end();
+      });
+      const FusedUse& use = it != uses.end() ? *it : uses.front();
+      const std::size_t others = it != uses.end() ? 0 : uses.size() - 1;
+      reader = fmt::format(", read by {}{}", fused_name(callee, use.user),
+                           others > 0 ? fmt::format(" and {} more", others) : std::string());
+      name_fused(d, "reader", callee, use.user);
+    }
     d.message = fmt::format(
-        "%{} reads {} {}{}: {:.1f} {}-byte {} per {} where {:.1f} would do{}, {} of the bytes "
+        "%{} reads {} {}{}{}: {:.1f} {}-byte {} per {} where {:.1f} would do{}, {} of the bytes "
         "fetched used [{}]",
-        instr.name, f.describe(j), how, where, worst->transfers, worst->unit_bytes, unit, group, worst->min_transfers,
-        stride, percent(worst->used_fraction), model_name(worst->model));
+        instr.name, f.describe(j), how, where, reader, worst->transfers, worst->unit_bytes, unit, group,
+        worst->min_transfers, stride, percent(worst->used_fraction), model_name(worst->model));
     d.values["pattern"] = std::string(pattern_name(worst->pattern));
     d.values["model"] = std::string(model_name(worst->model));
     if (worst->pattern == ReadPattern::kStrided) d.values["stride"] = worst->stride;

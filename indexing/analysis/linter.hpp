@@ -62,7 +62,7 @@ private:
   bool read_in_full_by_users(std::uint32_t computation, std::uint32_t instruction, std::size_t operand);
   void coalescing_rule(const hlo::Computation& c, std::uint32_t instruction,
                        const indexing::InstructionIndexing& logical, const std::vector<OperandFacts>& facts,
-                       std::vector<LintFinding>& out);
+                       const FusedBody* fused, std::vector<LintFinding>& out);
 
   const hlo::Module& m_module;
   LintRuleSet m_rules;
