@@ -99,6 +99,10 @@ constexpr FamilyMaps k_family_maps[] = {
                      [](Op op, Index operand, Style) { return i2o_custom_call(op, operand); }},
     {F::kScatter, [](Op op, Index output, Style) { return o2i_scatter(op, output); },
                   [](Op op, Index operand, Style) { return i2o_scatter(op, operand); }},
+    {F::kAllToAll, [](Op op, Index output, Style) { return o2i_all_to_all(op, output); },
+                   [](Op op, Index operand, Style) { return i2o_all_to_all(op, operand); }},
+    {F::kReduceScatter, [](Op op, Index output, Style) { return o2i_reduce_scatter(op, output); },
+                        [](Op op, Index operand, Style) { return i2o_reduce_scatter(op, operand); }},
     // Composed by IndexingAnalysis (conditional_maps.cpp).
     {F::kConditional, [](Op op, Index, Style) -> Sets { no_maps(op); },
                       [](Op op, Index, Style) -> Sets { no_maps(op); }},

@@ -38,6 +38,10 @@ std::vector<MapSet> i2o_tuple(const OpContext& op, std::size_t operand);
 std::vector<MapSet> gte_maps(const OpContext& op, std::size_t output, bool forward);
 std::vector<MapSet> o2i_all_gather(const OpContext& op, std::size_t output);
 std::vector<MapSet> i2o_all_gather(const OpContext& op, std::size_t operand);
+std::vector<MapSet> o2i_all_to_all(const OpContext& op, std::size_t output);
+std::vector<MapSet> i2o_all_to_all(const OpContext& op, std::size_t operand);
+std::vector<MapSet> o2i_reduce_scatter(const OpContext& op, std::size_t output);
+std::vector<MapSet> i2o_reduce_scatter(const OpContext& op, std::size_t operand);
 
 // op_maps_reshape.cpp: reshape, bitcast, bitcast-convert.
 std::vector<MapSet> o2i_reshape(const OpContext& op);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <array>
+#include <charconv>
 
 #include "parser/attributes.hpp"
 
@@ -129,6 +130,31 @@ DotDimensions dot_dimensions(const hlo::Computation& c, const hlo::Instruction& 
     return int_list_attribute(c, i, name).value_or(std::vector<std::int64_t>{});
   };
   return {list("lhs_batch_dims"), list("rhs_batch_dims"), list("lhs_contracting_dims"), list("rhs_contracting_dims")};
+}
+
+// How many devices each replica group of a collective holds, when the text says:
+// `{{0,1},{2,3}}` (groups of equal size) or the iota form `[2,4]<=[8]`. Groups of
+// one device count as unknown: XLA's verifier skips its group-size check for them.
+std::optional<std::int64_t> replica_group_size(std::string_view groups) {
+  if (groups.starts_with("[")) {
+    std::int64_t counts[2] = {0, 0};
+    const char* p = groups.data() + 1;
+    const char* end = groups.data() + groups.size();
+    for (int k = 0; k < 2; ++k) {
+      auto [next, ec] = std::from_chars(p, end, counts[k]);
+      if (ec != std::errc() || next == end || *next != (k == 0 ? ',' : ']')) return std::nullopt;
+      p = next + 1;
+    }
+    if (p == end || *p != '<' || counts[1] < 2) return std::nullopt;
+    return counts[1];
+  }
+  auto lists = parse_int_list_list(groups);
+  if (!lists || lists->empty()) return std::nullopt;  // {}: every replica, a count the text does not give
+  std::size_t size = lists->front().size();
+  for (const std::vector<std::int64_t>& group : *lists)
+    if (group.size() != size) return std::nullopt;
+  if (size < 2) return std::nullopt;
+  return static_cast<std::int64_t>(size);
 }
 
 GatherDimensions gather_dimensions(const hlo::Computation& c, const hlo::Instruction& i) {

@@ -95,6 +95,11 @@ std::optional<ConvolutionDimensions> convolution_dimensions(const hlo::Computati
 DotDimensions dot_dimensions(const hlo::Computation& c, const hlo::Instruction& i);
 GatherDimensions gather_dimensions(const hlo::Computation& c, const hlo::Instruction& i);
 
+/// How many devices each replica group of a collective holds, when the text
+/// says: `{{0,1},{2,3}}` (groups of equal size) or the iota form `[2,4]<=[8]`.
+/// Groups of one device, `{}` and unequal groups: none.
+std::optional<std::int64_t> replica_group_size(std::string_view groups);
+
 /// Attribute names whose values name computations (calls=, to_apply=, body=, ...).
 bool is_computation_attribute(std::string_view name);
 

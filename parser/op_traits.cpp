@@ -32,6 +32,7 @@ constexpr std::string_view k_gather[] = {"offset_dims",           "collapsed_sli
 constexpr std::string_view k_index[] = {"index"};
 constexpr std::string_view k_custom_call[] = {"custom_call_target", "backend_config"};
 constexpr std::string_view k_feature_index[] = {"feature_index"};
+constexpr std::string_view k_collective_groups[] = {"dimensions", "replica_groups"};
 
 constexpr OpTraits unary(T type = T::kSame) {
   return {.maps = M::kElementwise, .result = S::kElementwise, .elementwise = {F::kUnary, type}};
@@ -157,6 +158,9 @@ constexpr OpRow k_op_table[] = {
                                 .tuple_element = TupleElement::kIndexAttribute}},
     {Opcode::kTuple, {.maps = M::kTuple, .result = S::kTuple}},
     {Opcode::kAllGather, {.maps = M::kAllGather, .result = S::kAllGather, .memo_attributes = k_dimensions}},
+    {Opcode::kAllGatherStart, {.maps = M::kAllGather, .memo_attributes = k_dimensions}},
+    {Opcode::kAllToAll, {.maps = M::kAllToAll, .memo_attributes = k_collective_groups}},
+    {Opcode::kReduceScatter, {.maps = M::kReduceScatter, .memo_attributes = k_dimensions}},
     {Opcode::kFusion, {.maps = M::kCall, .check = C::kFusionKind}},
     {Opcode::kCall, {.maps = M::kCall}},
     {Opcode::kConditional, {.maps = M::kConditional, .runtime_offsets = true}},

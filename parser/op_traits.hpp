@@ -58,8 +58,10 @@ enum class MapFamily : std::uint8_t {
   kBatchNorm,      // batch-norm-inference/-training/-grad: per feature
   kCustomCall,     // by custom_call_target (op_maps_custom_call.cpp); other targets UNDEFINED
   kScatter,
-  kConditional,  // each branch composed as a call, when the branch index (a runtime variable) selects it        //
-                 // operands, indices, and the updates whose windows land (runtime starts)
+  kAllToAll,       // chunks exchanged along a dimension (or tuple elements) between the devices of a group
+  kReduceScatter,  // this device's shard of the reduction: the same shard of every device's operand
+  kConditional,    // each branch composed as a call, when the branch index (a runtime variable) selects it        //
+                   // operands, indices, and the updates whose windows land (runtime starts)
   kCount,
 };
 

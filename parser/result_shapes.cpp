@@ -150,31 +150,6 @@ bool contains(const Dims& dims, std::int64_t d) { return std::find(dims.begin(),
 
 std::size_t pos(std::int64_t d) { return static_cast<std::size_t>(d); }
 
-// How many devices each replica group of a collective holds, when the text says:
-// `{{0,1},{2,3}}` (groups of equal size) or the iota form `[2,4]<=[8]`. Groups of
-// one device count as unknown: XLA's verifier skips its group-size check for them.
-std::optional<std::int64_t> group_size(std::string_view groups) {
-  if (groups.starts_with("[")) {
-    std::int64_t counts[2] = {0, 0};
-    const char* p = groups.data() + 1;
-    const char* end = groups.data() + groups.size();
-    for (int k = 0; k < 2; ++k) {
-      auto [next, ec] = std::from_chars(p, end, counts[k]);
-      if (ec != std::errc() || next == end || *next != (k == 0 ? ',' : ']')) return std::nullopt;
-      p = next + 1;
-    }
-    if (p == end || *p != '<' || counts[1] < 2) return std::nullopt;
-    return counts[1];
-  }
-  auto lists = parse_int_list_list(groups);
-  if (!lists || lists->empty()) return std::nullopt;  // {}: every replica, a count the text does not give
-  std::size_t size = lists->front().size();
-  for (const Dims& group : *lists)
-    if (group.size() != size) return std::nullopt;
-  if (size < 2) return std::nullopt;
-  return static_cast<std::int64_t>(size);
-}
-
 //===--- The rules ---===//
 
 // The dimensions of a binary elementwise op as XLA infers them when no
@@ -723,7 +698,7 @@ private:
     std::optional<std::int64_t> devices;
     auto groups = attribute("replica_groups");
     if (groups && (!attribute("channel_id") || attribute("use_global_device_ids") == "true"))
-      devices = group_size(*groups);
+      devices = parser::replica_group_size(*groups);
     if (inferring()) return devices ? infer_all_gather(d, *devices) : Outcome{};
     const bool single = m_operands.size() == 1;
     if (single ? m_result.is_tuple : !m_result.is_tuple || m_result.elements.size() != m_operands.size()) return {};

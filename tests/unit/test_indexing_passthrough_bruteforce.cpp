@@ -560,3 +560,58 @@ TEST_CASE("conditional: each branch's reads, for every selector value", "[op-bru
     }
   }
 }
+
+TEST_CASE("all-to-all and reduce-scatter: every device's reads, device by device", "[op-bruteforce][collective]") {
+  test::Rng rng(1509);
+  for (int round = 0; round < 12; ++round) {
+    const std::int64_t group = rng.uniform(2, 4), chunk = rng.uniform(1, 3), other = rng.uniform(1, 3);
+    const bool scatter = round % 2 == 1;
+    // all-to-all: [other, group * chunk] -> same; reduce-scatter: [group * chunk, other] -> [chunk, other].
+    const std::string text =
+        scatter ? fmt::format(
+                      "HloModule r\nadd {{\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = "
+                      "f32[] add(a, b)\n}}\nENTRY e {{\n  p = f32[{},{}] parameter(0)\n  ROOT r = f32[{},{}] "
+                      "reduce-scatter(p), replica_groups=[1,{}]<=[{}], dimensions={{0}}, to_apply=add\n}}\n",
+                      group * chunk, other, chunk, other, group, group)
+                : fmt::format(
+                      "HloModule a\nENTRY e {{\n  p = f32[{0},{1}] parameter(0)\n  ROOT r = f32[{0},{1}] "
+                      "all-to-all(p), replica_groups=[1,{2}]<=[{2}], dimensions={{1}}\n}}\n",
+                      other, group * chunk, group);
+    INFO(text);
+    const auto modules = test::parse_ok(text);
+    const hlo::Module& m = modules[0];
+    indexing::IndexingAnalysis analysis(m, {});
+    const auto maps = analysis.analyze(m.entry, m.computations[m.entry].root, true, false);
+    const MapSet& set = maps.output_to_input.at(0).at(0);
+    REQUIRE(set.size() == 1);
+    const IndexingMap& map = set[0];
+    REQUIRE(map.runtime_count() == 1);
+    const auto out_dims =
+        scatter ? std::vector<std::int64_t>{chunk, other} : std::vector<std::int64_t>{other, group * chunk};
+    for (std::int64_t device = 0; device < group; ++device) {
+      for (const Point& x : all_points(out_dims)) {
+        // The semantics: all-to-all's output x[1] = c * chunk + r holds element r + device * chunk of device c;
+        // reduce-scatter's shard x reads element x[0] + device * chunk of every device.
+        Point element = x;
+        std::int64_t source = -1;  // -1: every device
+        if (scatter) {
+          element[0] = x[0] + device * chunk;
+        } else {
+          element[1] = x[1] % chunk + device * chunk;
+          source = x[1] / chunk;
+        }
+        std::vector<std::int64_t> rt{device};
+        simplify::VarValues at{std::span<const std::int64_t>(x), {}, std::span<const std::int64_t>(rt)};
+        Point got;
+        for (const auto& e : map.results()) got.push_back(simplify::evaluate(e, at));
+        CHECK(got == element);
+        if (source >= 0) {
+          REQUIRE(map.replica_id().size() == 1);
+          CHECK(simplify::evaluate(map.replica_id()[0], at) == source);
+        } else {
+          CHECK_FALSE(map.has_replica_id());
+        }
+      }
+    }
+  }
+}

@@ -43,11 +43,11 @@ TEST_CASE("every op with maps of its own has a result-shape rule", "[op-traits]"
     INFO(std::string(hlo::opcode_name(op)));
     // Families whose result shapes are given, not inferred: variadic, tuple-shaped with contexts and
     // tokens, or set by a called computation or a custom-call target.
-    static constexpr MapFamily k_given[] = {MapFamily::kNone,        MapFamily::kNoOperands,    MapFamily::kElementwise,
-                                            MapFamily::kCall,        MapFamily::kTupleElements, MapFamily::kCollective,
-                                            MapFamily::kNothingRead, MapFamily::kWholeOperands, MapFamily::kSort,
-                                            MapFamily::kBatchNorm,   MapFamily::kCustomCall,    MapFamily::kScatter,
-                                            MapFamily::kConditional};
+    static constexpr MapFamily k_given[] = {
+        MapFamily::kNone,          MapFamily::kNoOperands, MapFamily::kElementwise,   MapFamily::kCall,
+        MapFamily::kTupleElements, MapFamily::kCollective, MapFamily::kNothingRead,   MapFamily::kWholeOperands,
+        MapFamily::kSort,          MapFamily::kBatchNorm,  MapFamily::kCustomCall,    MapFamily::kScatter,
+        MapFamily::kConditional,   MapFamily::kAllToAll,   MapFamily::kReduceScatter, MapFamily::kAllGather};
     const MapFamily maps = hlo::op_traits(op).maps;
     if (std::find(std::begin(k_given), std::end(k_given), maps) == std::end(k_given))
       CHECK(hlo::op_traits(op).result != ShapeRule::kNone);
