@@ -3,8 +3,8 @@
 
     scripts/undefined_report.py BINARY [CORPUS_DIR]
 
-Every analysed instruction has, per output, one entry per operand; an entry
-is undefined when one of its maps is UNDEFINED. The table groups them by the
+Every instruction of every computation (`--all-computations`) has, per output,
+one entry per operand; an entry is undefined when one of its maps is UNDEFINED. The table groups them by the
 reason hlo-index gives (which names the op inside a fusion or call that has
 no maps) and by the opcode of the analysed instruction, and ends with the
 share of undefined entries. CORPUS_DIR defaults to ../shared/corpus.
@@ -41,7 +41,7 @@ def main():
     by_reason = collections.Counter()
     total = undefined = 0
     for path in hlo_files(root):
-        run = subprocess.run([binary, "analyze", "--format", "json", "--allow-truncated", path],
+        run = subprocess.run([binary, "analyze", "--format", "json", "--all-computations", "--allow-truncated", path],
                              capture_output=True, text=True, check=False)
         if run.returncode != 0:
             print(f"{path}: exit {run.returncode}: {run.stderr.strip().splitlines()[-1:]}", file=sys.stderr)
