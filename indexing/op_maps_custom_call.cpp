@@ -11,9 +11,11 @@ namespace {
 
 // How a known target reads its operands.
 enum class TargetMaps {
-  kIdentity,     // the result is operand 0, unchanged (annotations, memory-space moves)
-  kNothingRead,  // no operand element is read
-  kTopK,         // (values, indices) of the k largest along the last dimension
+  kIdentity,                // the result is operand 0, unchanged (annotations, memory-space moves)
+  kNothingRead,             // no operand element is read
+  kTopK,                    // (values, indices) of the k largest along the last dimension
+  kFusedAttentionForward,   // Transformer Engine (op_maps_fused_attention.cpp)
+  kFusedAttentionBackward,  // likewise
 };
 
 struct KnownTarget {
@@ -33,6 +35,10 @@ constexpr KnownTarget k_targets[] = {
     {"SetBound", TargetMaps::kIdentity, "XLA: sets the bound of a dynamic dimension of operand 0"},
     {"Sharding", TargetMaps::kIdentity, "XLA SPMD: a sharding annotation on operand 0"},
     {"TopK", TargetMaps::kTopK, "XLA: TopK custom-call (the k largest along the last dimension)"},
+    {"te_fused_attn_backward_ffi", TargetMaps::kFusedAttentionBackward,
+     "NVIDIA TransformerEngine, transformer_engine/jax/csrc/extensions/attention.cpp"},
+    {"te_fused_attn_forward_ffi", TargetMaps::kFusedAttentionForward,
+     "NVIDIA TransformerEngine, transformer_engine/jax/csrc/extensions/attention.cpp"},
 };
 
 std::string_view target_of(const OpContext& op) {
@@ -70,6 +76,8 @@ std::vector<MapSet> o2i_custom_call(const OpContext& op, std::size_t output) {
     }
     case TargetMaps::kNothingRead: return std::vector<MapSet>(op.operand_count());
     case TargetMaps::kTopK: return o2i_sort(op, output);
+    case TargetMaps::kFusedAttentionForward: return o2i_fused_attention(op, output, false);
+    case TargetMaps::kFusedAttentionBackward: return o2i_fused_attention(op, output, true);
   }
   return {};
 }
@@ -84,6 +92,8 @@ std::vector<MapSet> i2o_custom_call(const OpContext& op, std::size_t operand) {
     }
     case TargetMaps::kNothingRead: return std::vector<MapSet>(op.output_count());
     case TargetMaps::kTopK: return i2o_sort(op, operand);
+    case TargetMaps::kFusedAttentionForward: return i2o_fused_attention(op, operand, false);
+    case TargetMaps::kFusedAttentionBackward: return i2o_fused_attention(op, operand, true);
   }
   return {};
 }

@@ -97,6 +97,10 @@ std::vector<MapSet> i2o_batch_norm(const OpContext& op, std::size_t operand);
 std::vector<MapSet> o2i_scatter(const OpContext& op, std::size_t output);
 std::vector<MapSet> i2o_scatter(const OpContext& op, std::size_t operand);
 
+// op_maps_fused_attention.cpp: Transformer Engine's fused attention custom-calls.
+std::vector<MapSet> o2i_fused_attention(const OpContext& op, std::size_t output, bool is_backward);
+std::vector<MapSet> i2o_fused_attention(const OpContext& op, std::size_t operand, bool is_backward);
+
 // op_maps_custom_call.cpp
 std::vector<MapSet> o2i_custom_call(const OpContext& op, std::size_t output);
 std::vector<MapSet> i2o_custom_call(const OpContext& op, std::size_t operand);
