@@ -118,11 +118,24 @@ void compose_into(const MapSet& first, const MapSet& second, MapSet& into, MapSt
 
 namespace {
 
+// Two maps whose results at one position are different constants have
+// different images: no isl question needed (the tuple element a call's map
+// reads, a slice at a constant offset).
+bool differ_in_a_constant_result(const IndexingMap& a, const IndexingMap& b) {
+  if (a.results().size() != b.results().size()) return false;
+  for (std::size_t i = 0; i < a.results().size(); ++i) {
+    const Expr& x = a.results()[i];
+    const Expr& y = b.results()[i];
+    if (x.is_constant() && y.is_constant() && x.constant_value() != y.constant_value()) return true;
+  }
+  return false;
+}
+
 // Calls and conditionals may read several elements of a tuple operand: each
 // of their maps into one has the element as its first result (a constant).
 bool reads_tuple_elements_by_result(Opcode op) {
   const hlo::MapFamily family = hlo::op_traits(op).maps;
-  return family == hlo::MapFamily::kCall || family == hlo::MapFamily::kConditional;
+  return family == hlo::MapFamily::kCall || family == hlo::MapFamily::kConditional || family == hlo::MapFamily::kWhile;
 }
 
 // A map into element `element` of a tuple-shaped parameter, as a map into the tuple.
@@ -162,6 +175,7 @@ void insert_unique(MapSet& set, IndexingMap map, bool semantic) {
     }
     if (!semantic || m.approximate() != map.approximate()) continue;
     if (m.has_replica_id() != map.has_replica_id() || m.replica_id().size() != map.replica_id().size()) continue;
+    if (differ_in_a_constant_result(m, map)) continue;
     // The replica id is part of the relation: compare it with the results.
     auto same =
         map.has_replica_id() ? are_equal(replica_id_as_results(m), replica_id_as_results(map)) : are_equal(m, map);

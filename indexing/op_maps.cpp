@@ -103,6 +103,8 @@ constexpr FamilyMaps k_family_maps[] = {
                    [](Op op, Index operand, Style) { return i2o_all_to_all(op, operand); }},
     {F::kReduceScatter, [](Op op, Index output, Style) { return o2i_reduce_scatter(op, output); },
                         [](Op op, Index operand, Style) { return i2o_reduce_scatter(op, operand); }},
+    {F::kWhile, [](Op op, Index output, Style) { return o2i_while(op, output); },
+                [](Op, Index, Style) -> Sets { throw Unsupported("operand -> output maps of a while"); }},
     // Composed by IndexingAnalysis (conditional_maps.cpp).
     {F::kConditional, [](Op op, Index, Style) -> Sets { no_maps(op); },
                       [](Op op, Index, Style) -> Sets { no_maps(op); }},

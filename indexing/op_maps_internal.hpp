@@ -101,6 +101,9 @@ std::vector<MapSet> i2o_scatter(const OpContext& op, std::size_t operand);
 std::vector<MapSet> o2i_fused_attention(const OpContext& op, std::size_t output, bool is_backward);
 std::vector<MapSet> i2o_fused_attention(const OpContext& op, std::size_t operand, bool is_backward);
 
+// op_maps_while.cpp (operand -> output maps: not given)
+std::vector<MapSet> o2i_while(const OpContext& op, std::size_t output);
+
 // op_maps_custom_call.cpp
 std::vector<MapSet> o2i_custom_call(const OpContext& op, std::size_t output);
 std::vector<MapSet> i2o_custom_call(const OpContext& op, std::size_t operand);

@@ -33,6 +33,7 @@ constexpr std::string_view k_index[] = {"index"};
 constexpr std::string_view k_custom_call[] = {"custom_call_target", "backend_config"};
 constexpr std::string_view k_feature_index[] = {"feature_index"};
 constexpr std::string_view k_collective_groups[] = {"dimensions", "replica_groups"};
+constexpr std::string_view k_loop[] = {"body", "condition"};
 
 constexpr OpTraits unary(T type = T::kSame) {
   return {.maps = M::kElementwise, .result = S::kElementwise, .elementwise = {F::kUnary, type}};
@@ -164,6 +165,7 @@ constexpr OpRow k_op_table[] = {
     {Opcode::kFusion, {.maps = M::kCall, .check = C::kFusionKind}},
     {Opcode::kCall, {.maps = M::kCall}},
     {Opcode::kConditional, {.maps = M::kConditional, .runtime_offsets = true}},
+    {Opcode::kWhile, {.maps = M::kWhile, .memo_attributes = k_loop}},
 };
 // clang-format on
 

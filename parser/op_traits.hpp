@@ -60,6 +60,7 @@ enum class MapFamily : std::uint8_t {
   kScatter,
   kAllToAll,       // chunks exchanged along a dimension (or tuple elements) between the devices of a group
   kReduceScatter,  // this device's shard of the reduction: the same shard of every device's operand
+  kWhile,          // elements the body passes on: identity; the others read whole (approximate)
   kConditional,    // each branch composed as a call, when the branch index (a runtime variable) selects it        //
                    // operands, indices, and the updates whose windows land (runtime starts)
   kCount,

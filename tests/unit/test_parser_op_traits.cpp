@@ -47,7 +47,8 @@ TEST_CASE("every op with maps of its own has a result-shape rule", "[op-traits]"
         MapFamily::kNone,          MapFamily::kNoOperands, MapFamily::kElementwise,   MapFamily::kCall,
         MapFamily::kTupleElements, MapFamily::kCollective, MapFamily::kNothingRead,   MapFamily::kWholeOperands,
         MapFamily::kSort,          MapFamily::kBatchNorm,  MapFamily::kCustomCall,    MapFamily::kScatter,
-        MapFamily::kConditional,   MapFamily::kAllToAll,   MapFamily::kReduceScatter, MapFamily::kAllGather};
+        MapFamily::kConditional,   MapFamily::kAllToAll,   MapFamily::kReduceScatter, MapFamily::kAllGather,
+        MapFamily::kWhile};
     const MapFamily maps = hlo::op_traits(op).maps;
     if (std::find(std::begin(k_given), std::end(k_given), maps) == std::end(k_given))
       CHECK(hlo::op_traits(op).result != ShapeRule::kNone);
