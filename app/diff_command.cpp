@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <future>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -305,8 +306,17 @@ int run_diff_command(const DiffOptions& options, std::ostream& out, std::ostream
       ModuleDiff d;
       d.old_name = std::string(a.name);
       d.new_name = std::string(b.name);
-      d.old_entries = analysis::diff_entries(a, request);
+      // The two dumps are analysed at once, the old one on a second thread
+      // (isl contexts and the limits are per thread; progress counts the new one).
+      auto old_entries = std::async(std::launch::async, [&a, &request, &options] {
+        ScopedIslLimit thread_limit(options.isl_max_operations);
+        indexing::ScopedTimeLimit thread_time_limit(options.time_limit_per_instruction);
+        analysis::SummaryRequest quiet = request;
+        quiet.on_instruction = nullptr;
+        return analysis::diff_entries(a, quiet);
+      });
       d.new_entries = analysis::diff_entries(b, request);
+      d.old_entries = old_entries.get();
       analysis::diff_modules(d, thresholds);
       result.modules.push_back(std::move(d));
     }
