@@ -120,6 +120,9 @@ void render_text(const Result& r, const DiffOptions& o, bool all_instructions, s
     for (const DiffEntry* e : m.removed) out << fmt::format("removed  {}\n", entry_text(*e));
     for (const DiffEntry* e : m.added) out << fmt::format("added    {}\n", entry_text(*e));
     for (const FusionChange& c : m.changed) render_change(c, out);
+    // A dump from before fusion (XLA's benchmark modules) has no fusion at all.
+    if (m.old_entries.empty() && m.new_entries.empty() && !all_instructions)
+      out << "no fusion in this module: --all-instructions compares every instruction\n";
     for (const FigureChange& f : m.totals)
       out << fmt::format("total {:<14} {}\n", figure_label(f.figure), change_text(f));
   }
@@ -131,8 +134,10 @@ void render_text(const Result& r, const DiffOptions& o, bool all_instructions, s
       fusions += regressions(m);
       totals += std::count_if(m.totals.begin(), m.totals.end(), [](const FigureChange& f) { return f.regression; });
     }
-    out << fmt::format("regression: {}, {} (threshold {}%)\n", plural(fusions, "changed " + what),
-                       plural(totals, "module total"), o.threshold);
+    std::vector<std::string> parts;
+    if (fusions > 0) parts.push_back(plural(fusions, "changed " + what));
+    if (totals > 0) parts.push_back(plural(totals, "module total"));
+    out << fmt::format("regression: {} (threshold {}%)\n", fmt::join(parts, ", "), o.threshold);
   } else {
     out << "no regression\n";
   }
@@ -207,8 +212,10 @@ constexpr const char* k_diff_help =
     "Matches the fusions of two dumps of one program and reports those added, removed and changed.\n"
     "Matching: first by canonical name (numeric suffixes dropped, position kept; see analyze --canonical-names)\n"
     "together with the structure (kind, the multiset of fused opcodes, operand and output shapes with layouts),\n"
-    "then by structure alone (renumbered or reordered fusions), then by canonical name when only layouts or the\n"
-    "fused ops differ (same shapes otherwise). A changed fusion lists each figure of `hlo-index summary` that\n"
+    "then by structure alone (renumbered or reordered fusions), then by canonical name when the shapes agree\n"
+    "apart from layouts and the arithmetic is the same (only ops that move data, such as transpose, copy or\n"
+    "broadcast, differ); a fusion split in two is removed and its parts added. A changed fusion lists each figure of "
+    "`hlo-index summary` that\n"
     "changed, before -> after: read traffic, bytes read, written, utilisation, multiplicity, access, maps, lint.\n"
     "Exit codes: 0 no regression; 1 a regression: bytes read or read traffic of a matched fusion or of a\n"
     "module's total growing by more than --threshold percent, an access verdict getting worse, maps becoming\n"
