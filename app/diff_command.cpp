@@ -12,6 +12,7 @@
 #include "app/exit_codes.hpp"
 #include "app/isl_limit.hpp"
 #include "app/progress.hpp"
+#include "app/summary_command.hpp"
 #include "indexing/analysis/access_target.hpp"
 #include "indexing/analysis/dump_diff.hpp"
 #include "indexing/analysis/module_input.hpp"
@@ -67,9 +68,12 @@ std::string change_text(const FigureChange& f) {
   return text;
 }
 
+// Tuple shapes of whole layers run to thousands of characters: the line keeps both ends.
+constexpr std::size_t k_shape_width = 60;
+
 std::string entry_text(const DiffEntry& e) {
   return fmt::format("{} ({}, {}, line {})", e.row.name, e.row.kind != "-" ? e.row.kind : e.row.opcode,
-                     e.row.output_shape, e.row.line);
+                     elide_middle(e.row.output_shape, k_shape_width), e.row.line);
 }
 
 void render_change(const FusionChange& c, std::ostream& out) {
