@@ -150,6 +150,7 @@ DiffTotals totals_of(const std::vector<DiffEntry>& entries) {
     t.read_traffic = saturating_add(t.read_traffic, e.row.read_traffic);
     t.bytes_read = saturating_add(t.bytes_read, e.row.bytes_read);
     t.lint_findings += e.row.lint_findings;
+    t.counts_exact = t.counts_exact && e.row.counts_exact;
   }
   return t;
 }
@@ -265,8 +266,11 @@ void diff_modules(ModuleDiff& d, const DiffThresholds& thresholds) {
   }
   d.old_totals = totals_of(d.old_entries);
   d.new_totals = totals_of(d.new_entries);
-  compare_bytes("read_traffic", d.old_totals.read_traffic, true, d.new_totals.read_traffic, true, thresholds, d.totals);
-  compare_bytes("bytes_read", d.old_totals.bytes_read, true, d.new_totals.bytes_read, true, thresholds, d.totals);
+  const bool old_exact = d.old_totals.counts_exact, new_exact = d.new_totals.counts_exact;
+  compare_bytes("read_traffic", d.old_totals.read_traffic, old_exact, d.new_totals.read_traffic, new_exact, thresholds,
+                d.totals);
+  compare_bytes("bytes_read", d.old_totals.bytes_read, old_exact, d.new_totals.bytes_read, new_exact, thresholds,
+                d.totals);
   compare_text("lint_findings", std::to_string(d.old_totals.lint_findings), std::to_string(d.new_totals.lint_findings),
                d.new_totals.lint_findings > d.old_totals.lint_findings, d.totals);
 }

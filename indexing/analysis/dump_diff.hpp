@@ -58,6 +58,7 @@ struct DiffThresholds {
 struct DiffTotals {
   std::int64_t read_traffic = 0, bytes_read = 0;
   std::size_t lint_findings = 0;
+  bool counts_exact = true;  // false: some count is an upper bound
 };
 
 struct ModuleDiff {
