@@ -7,6 +7,10 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+#include <algorithm>
+#include <cctype>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -151,4 +155,55 @@ TEST_CASE("hlo-index diff: options and exit codes") {
   CHECK(run_diff(arguments_of("--module nope base.hlo base.hlo")).code == 2);
   CHECK(run_diff(arguments_of("--match '(' base.hlo base.hlo")).code == 2);
   CHECK(run_diff(arguments_of("base.hlo")).code == 2);
+}
+
+namespace {
+
+// `text` with every numeric part of every %name raised by 1000 (`%fusion.12.clone.3` ->
+// `%fusion.1012.clone.1003`), as a recompilation renumbers.
+std::string renumbered(const std::string& text) {
+  const auto name_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; };
+  std::string out;
+  out.reserve(text.size() + text.size() / 8);
+  for (std::size_t i = 0; i < text.size();) {
+    if (text[i] != '%') {
+      out += text[i++];
+      continue;
+    }
+    out += text[i++];
+    while (i < text.size() && (name_char(text[i]) || text[i] == '.')) {
+      std::size_t end = i;
+      while (end < text.size() && name_char(text[end])) ++end;
+      const std::string part = text.substr(i, end - i);
+      const bool digits = !part.empty() && std::all_of(part.begin(), part.end(), ::isdigit);
+      const bool after_dot = !out.empty() && out.back() == '.';
+      out += digits && after_dot ? std::to_string(std::stoll(part) + 1000) : part;
+      i = end;
+      if (i < text.size() && text[i] == '.') out += text[i++];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("hlo-index diff: a real dump against itself renumbered has no differences") {
+  const std::filesystem::path dump = std::filesystem::path(HLO_INDEX_CORPUS_DIR) / "AI-Hypercomputer__maxtext" /
+                                     "tests__utils__reference_hlo_qwen3_1.7b.txt";
+  const std::string text = golden::read_file(dump);
+  const std::string changed = renumbered(text);
+  REQUIRE(changed != text);
+  CHECK(changed.find("%fusion.1") != std::string::npos);
+  const std::filesystem::path copy =
+      std::filesystem::temp_directory_path() /
+      fmt::format("hlo_index_diff_renumbered_{}.hlo", ::getpid());  // a name of its own under parallel runs
+  {
+    std::ofstream file(copy, std::ios::binary);
+    file << changed;
+  }
+  const Run run = run_diff(fmt::format("--allow-truncated \"{}\" \"{}\"", dump.string(), copy.string()));
+  std::filesystem::remove(copy);
+  CHECK(run.code == 0);
+  CHECK(run.out.find("55 fusions \u2192 55, 55 matched") != std::string::npos);
+  CHECK(run.out.find("no differences\n") != std::string::npos);
 }
