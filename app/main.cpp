@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "app/analyze_command.hpp"
+#include "app/diff_command.hpp"
 #include "app/exit_codes.hpp"
 #include "app/layout_command.hpp"
 #include "app/lint_command.hpp"
@@ -26,6 +27,7 @@ int main(int argc, char** argv) {
   setup_layout_command(app, exit_code);
   setup_lint_command(app, exit_code);
   setup_summary_command(app, exit_code);
+  setup_diff_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
