@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "indexing/exact_ops.hpp"
+#include "indexing/map_memo.hpp"
 #include "indexing/map_ops.hpp"
 #include "indexing/map_printer.hpp"
 #include "indexing/simplify_map.hpp"
@@ -156,16 +157,7 @@ void insert_unique(MapSet& set, IndexingMap map, bool semantic) {
   // A structurally equal member anywhere in the set settles it before any isl question.
   if (std::find(set.begin(), set.end(), map) != set.end()) return;
   for (const IndexingMap& m : set) {
-    if (m.is_undefined() || map.is_undefined()) {
-      if (m.is_undefined() && map.is_undefined() && m.undefined_reason() == map.undefined_reason()) return;
-      continue;
-    }
-    if (!semantic || m.approximate() != map.approximate()) continue;
-    if (m.has_replica_id() != map.has_replica_id() || m.replica_id().size() != map.replica_id().size()) continue;
-    // The replica id is part of the relation: compare it with the results.
-    auto same =
-        map.has_replica_id() ? are_equal(replica_id_as_results(m), replica_id_as_results(map)) : are_equal(m, map);
-    if (same.has_value() && *same) return;
+    if (merges_into(m, map, semantic)) return;
   }
   set.push_back(std::move(map));
 }
@@ -340,6 +332,22 @@ std::size_t parameter_count(const hlo::Computation& c) {
 
 }  // namespace
 
+const std::vector<std::uint32_t>& IndexingAnalysis::body_order(std::uint32_t callee) {
+  auto it = m_body_order.find(callee);
+  if (it == m_body_order.end()) it = m_body_order.emplace(callee, post_order(m_module.computations[callee])).first;
+  return it->second;
+}
+
+// The semantic deduplication of a composed set: a wide call asks the same
+// pairs for every output, so the verdicts are memoised.
+void IndexingAnalysis::insert_final(MapSet& set, std::vector<std::uint32_t>& ids, IndexingMap map) {
+  if (m_options.style == MapStyle::kExact) {
+    m_final_memo.insert_unique(set, ids, std::move(map));
+  } else {
+    insert_unique(set, std::move(map), false);
+  }
+}
+
 std::vector<MapSet> IndexingAnalysis::fused_output_to_input(std::uint32_t callee, std::size_t output) {
   if (auto it = m_fused_o2i.find({callee, output}); it != m_fused_o2i.end()) return it->second;
   const hlo::Computation& body = m_module.computations[callee];
@@ -350,7 +358,7 @@ std::vector<MapSet> IndexingAnalysis::fused_output_to_input(std::uint32_t callee
   std::map<StateKey, MapSet> state;
   state[{body.root, output}].push_back(IndexingMap::identity(dimension_sizes(out_shape)));
   std::vector<MapSet> result(parameter_count(body));
-  const auto order = post_order(body);
+  const std::vector<std::uint32_t>& order = body_order(callee);
   auto step = [this, policy = step_policy()](IndexingMap& m) {
     check_deadline();
     simplify(m, policy);
@@ -390,10 +398,11 @@ std::vector<MapSet> IndexingAnalysis::fused_output_to_input(std::uint32_t callee
   }
   for (MapSet& set : result) {
     check_deadline();
-    for (IndexingMap& m : set) simplify(m, final_policy());
+    for (IndexingMap& m : set) m_final_memo.simplify(m, final_policy());
     relabel_sources(body, set, m_options.style);
     MapSet unique;
-    for (IndexingMap& m : set) insert_unique(unique, std::move(m), m_options.style == MapStyle::kExact);
+    std::vector<std::uint32_t> ids;
+    for (IndexingMap& m : set) insert_final(unique, ids, std::move(m));
     set = std::move(unique);
   }
   m_fused_o2i.emplace(std::make_pair(callee, output), result);
@@ -420,7 +429,7 @@ std::vector<MapSet> IndexingAnalysis::fused_input_to_output(std::uint32_t callee
     check_deadline();
     simplify(m, policy);
   };
-  for (std::uint32_t i : post_order(body)) {
+  for (std::uint32_t i : body_order(callee)) {
     check_deadline();
     for (auto s = state.lower_bound({i, 0}); s != state.end() && s->first.first == i; ++s) {
       const MapSet& producer = s->second;  // insertions below are under other keys
@@ -463,9 +472,10 @@ std::vector<MapSet> IndexingAnalysis::fused_input_to_output(std::uint32_t callee
     check_deadline();
     auto it = state.find({body.root, q});
     if (it == state.end()) continue;
+    std::vector<std::uint32_t> ids;
     for (IndexingMap m : it->second) {
-      simplify(m, final_policy());
-      insert_unique(result[q], std::move(m), m_options.style == MapStyle::kExact);
+      m_final_memo.simplify(m, final_policy());
+      insert_final(result[q], ids, std::move(m));
     }
     relabel_sources(body, result[q], m_options.style);
   }
