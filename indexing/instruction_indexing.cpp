@@ -338,6 +338,25 @@ const std::vector<std::uint32_t>& IndexingAnalysis::body_order(std::uint32_t cal
   return it->second;
 }
 
+const std::vector<MapSet>& IndexingAnalysis::body_op_maps(std::uint32_t callee, std::uint32_t instruction,
+                                                          std::size_t index, bool forward, bool walked_often,
+                                                          std::vector<MapSet>& scratch) {
+  const hlo::Instruction& instr = m_module.computations[callee].instructions[instruction];
+  const hlo::OpTraits& traits = hlo::op_traits(instr.opcode);
+  // Ops op_maps memoises by signature are cheap to ask again. Past the
+  // nesting bound a call's maps are UNDEFINED, whatever was seen before.
+  const bool by_signature = !is_call(instr.opcode) && traits.maps != hlo::MapFamily::kConditional &&
+                            !traits.runtime_offsets && instr.operand_count <= 8;
+  if (!walked_often || by_signature || m_depth > 64) {
+    scratch = op_maps(callee, instruction, index, forward);
+    return scratch;
+  }
+  const BodyOpKey key{callee, instruction, index, forward};
+  if (auto it = m_body_op_maps.find(key); it != m_body_op_maps.end()) return it->second;
+  std::vector<MapSet> sets = op_maps(callee, instruction, index, forward);
+  return m_body_op_maps.emplace(key, std::move(sets)).first->second;
+}
+
 // The semantic deduplication of a composed set: a wide call asks the same
 // pairs for every output, so the verdicts are memoised.
 void IndexingAnalysis::insert_final(MapSet& set, std::vector<std::uint32_t>& ids, IndexingMap map) {
@@ -359,6 +378,7 @@ std::vector<MapSet> IndexingAnalysis::fused_output_to_input(std::uint32_t callee
   state[{body.root, output}].push_back(IndexingMap::identity(dimension_sizes(out_shape)));
   std::vector<MapSet> result(parameter_count(body));
   const std::vector<std::uint32_t>& order = body_order(callee);
+  const bool walked_often = root_shape.is_tuple && root_shape.elements.size() > 1;  // once per output
   auto step = [this, policy = step_policy()](IndexingMap& m) {
     check_deadline();
     simplify(m, policy);
@@ -377,7 +397,8 @@ std::vector<MapSet> IndexingAnalysis::fused_output_to_input(std::uint32_t callee
         }
         continue;
       }
-      const std::vector<MapSet> producer = op_maps(callee, i, s->first.second, false);
+      std::vector<MapSet> scratch;
+      const std::vector<MapSet>& producer = body_op_maps(callee, i, s->first.second, false, walked_often, scratch);
       auto operands = body.operands_of(instr);
       for (std::size_t j = 0; j < operands.size() && j < producer.size(); ++j) {
         if (!m_module.shape_of(body.instructions[operands[j]]).is_tuple) {
@@ -425,6 +446,7 @@ std::vector<MapSet> IndexingAnalysis::fused_input_to_output(std::uint32_t callee
       state[{i, 0}].push_back(IndexingMap::identity(dimension_sizes(m_module.shape_of(instr))));
     }
   }
+  const bool walked_often = parameter_count(body) > 1;  // once per operand
   auto step = [this, policy = step_policy()](IndexingMap& m) {
     check_deadline();
     simplify(m, policy);
@@ -445,7 +467,8 @@ std::vector<MapSet> IndexingAnalysis::fused_input_to_output(std::uint32_t callee
             hlo::op_traits(u.opcode).tuple_element != hlo::TupleElement::kNone) {
           // Only the user's outputs that are this element of the tuple.
           const OpContext user_op{m_module, body, user};
-          const std::vector<MapSet> consumer = op_maps(callee, user, position, true);
+          std::vector<MapSet> scratch;
+          const std::vector<MapSet>& consumer = body_op_maps(callee, user, position, true, walked_often, scratch);
           for (std::size_t q = 0; q < consumer.size(); ++q) {
             if (operand_tuple_element(user_op, q) != element) continue;
             compose_into(producer, consumer[q], state[{user, q}], m_options.style, step);
@@ -459,7 +482,8 @@ std::vector<MapSet> IndexingAnalysis::fused_input_to_output(std::uint32_t callee
               IndexingMap::undefined(std::string("a tuple operand of '").append(m_module.opcode_text(u)).append("'")));
           continue;
         }
-        const std::vector<MapSet> consumer = op_maps(callee, user, position, true);
+        std::vector<MapSet> scratch;
+        const std::vector<MapSet>& consumer = body_op_maps(callee, user, position, true, walked_often, scratch);
         for (std::size_t q = 0; q < consumer.size(); ++q) {
           compose_into(producer, consumer[q], state[{user, q}], m_options.style, step);
         }
