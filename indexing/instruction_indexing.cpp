@@ -524,12 +524,20 @@ InstructionIndexing IndexingAnalysis::analyze(std::uint32_t computation, std::ui
     m_deadline = std::chrono::steady_clock::now() +
                  std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(limit));
   }
+  // The memos of composed maps serve the outputs of one instruction; kept
+  // for a whole module they would hold every map of every call.
+  auto forget = [this] {
+    m_final_memo.clear();
+    if (!m_body_op_maps.empty()) m_body_op_maps = {};
+  };
   try {
     InstructionIndexing out = analyze_maps(computation, instruction, o2i, i2o);
     m_deadline.reset();
+    forget();
     return out;
   } catch (const TimeLimitReached& e) {
     m_deadline.reset();
+    forget();
     const hlo::Instruction& instr = m_module.computations[computation].instructions[instruction];
     const hlo::Shape& shape = m_module.shape_of(instr);
     const std::size_t outputs = shape.is_tuple ? shape.elements.size() : 1;

@@ -100,6 +100,14 @@ void FinalMapMemo::check_limit() {
   m_keyed = true;
 }
 
+void FinalMapMemo::clear() {
+  // Fresh tables, not clear(): that walks every bucket of the largest size
+  // ever reached, once per instruction of the module.
+  if (!m_simplified.empty()) m_simplified = {};
+  if (!m_ids.empty()) m_ids = {};
+  if (!m_verdicts.empty()) m_verdicts = {};
+}
+
 void FinalMapMemo::simplify(IndexingMap& map, SimplifyPolicy policy) {
   check_limit();
   if (policy != m_policy) {
@@ -111,6 +119,7 @@ void FinalMapMemo::simplify(IndexingMap& map, SimplifyPolicy policy) {
     map = it->second;
     return;
   }
+  ++m_simplify_misses;
   IndexingMap key = map;
   indexing::simplify(map, policy);
   m_simplified.emplace(std::move(key), map);
@@ -146,6 +155,7 @@ void FinalMapMemo::insert_unique(MapSet& set, std::vector<std::uint32_t>& ids, I
       ++m_verdict_hits;
       merges = it->second;
     } else {
+      ++m_verdict_misses;
       merges = merges_into(set[k], map, true);
       m_verdicts.emplace(key, merges);
     }

@@ -41,10 +41,14 @@ public:
   /// of maps remembered. `ids` runs parallel to `set` (start both empty).
   void insert_unique(MapSet& set, std::vector<std::uint32_t>& ids, IndexingMap map);
 
+  /// Forgets the maps and verdicts (the counts stay): IndexingAnalysis
+  /// keeps them for one instruction, whose outputs share them.
+  void clear();
+
   std::size_t simplify_hits() const { return m_simplify_hits; }
-  std::size_t simplify_misses() const { return m_simplified.size(); }
+  std::size_t simplify_misses() const { return m_simplify_misses; }
   std::size_t verdict_hits() const { return m_verdict_hits; }
-  std::size_t verdict_misses() const { return m_verdicts.size(); }
+  std::size_t verdict_misses() const { return m_verdict_misses; }
 
 private:
   /// Forgets every isl-backed answer when the isl limit changed.
@@ -57,8 +61,8 @@ private:
   std::unordered_map<IndexingMap, IndexingMap, MapIdentityHash, MapIdentical> m_simplified;
   std::unordered_map<IndexingMap, std::uint32_t, MapIdentityHash, MapIdentical> m_ids;
   std::unordered_map<std::uint64_t, bool> m_verdicts;  // (member id << 32 | new id) -> merges
-  std::size_t m_simplify_hits = 0;
-  std::size_t m_verdict_hits = 0;
+  std::size_t m_simplify_hits = 0, m_simplify_misses = 0;
+  std::size_t m_verdict_hits = 0, m_verdict_misses = 0;
 };
 
 }  // namespace hlo_index::indexing
