@@ -850,8 +850,10 @@ TEST_CASE("the final-map memo answers like simplify and insert_unique", "[brutef
   for (int round = 0; round < 20; ++round) {
     // Sets drawn from a small pool, so that maps and pairs repeat.
     std::vector<IndexingMap> pool;
+    pool.reserve(6);
     for (int i = 0; i < 6; ++i) pool.push_back(gen.map_with_dims({{0, 3}, {0, 2}}));
     std::vector<IndexingMap> sequence;
+    sequence.reserve(12);
     for (int i = 0; i < 12; ++i) sequence.push_back(pool[static_cast<std::size_t>(gen.uniform(0, 5))]);
     // Twice, like two outputs of a call reading an operand through the same maps.
     for (int pass = 0; pass < 2; ++pass) {
