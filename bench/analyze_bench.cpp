@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
   options.style = xla ? indexing::MapStyle::kXla : indexing::MapStyle::kExact;
   std::vector<Timed> timings;
   std::size_t instructions = 0, maps = 0, hits = 0;
+  std::size_t simplify_hits = 0, simplify_misses = 0, verdict_hits = 0, verdict_misses = 0;
   start = std::chrono::steady_clock::now();
   for (const hlo::Module& module : modules) {
     indexing::IndexingAnalysis analysis(module, options);
@@ -65,6 +66,10 @@ int main(int argc, char** argv) {
       }
     }
     hits += analysis.memo_hits();
+    simplify_hits += analysis.final_memo().simplify_hits();
+    simplify_misses += analysis.final_memo().simplify_misses();
+    verdict_hits += analysis.final_memo().verdict_hits();
+    verdict_misses += analysis.final_memo().verdict_misses();
   }
   const double analyze_s = seconds_since(start);
   std::sort(timings.begin(), timings.end(), [](const Timed& a, const Timed& b) { return a.seconds > b.seconds; });
@@ -73,6 +78,10 @@ int main(int argc, char** argv) {
   std::printf(
       "analysis (%s%s): %zu instructions (every computation, fusion bodies included), %zu maps, %zu memo hits\n",
       both ? "both directions" : "out2in", xla ? ", xla-compat" : "", instructions, maps, hits);
+  std::printf(
+      "composed maps: final simplifications %zu from the memo, %zu computed; dedup verdicts %zu from the "
+      "memo, %zu computed\n",
+      simplify_hits, simplify_misses, verdict_hits, verdict_misses);
   std::printf("analysis: %.3f s total, peak RSS %.1f MiB\n", analyze_s, static_cast<double>(peak_rss_kib()) / 1024);
   for (std::size_t k = 0; k < timings.size() && k < 5; ++k) {
     std::printf("  slowest #%zu: %.2f ms  %s\n", k + 1, timings[k].seconds * 1e3, timings[k].name.c_str());

@@ -88,10 +88,12 @@ std::optional<std::set<std::vector<std::int64_t>>> images_at(const IndexingMap& 
   return out;
 }
 
-// A cheap proof of inequality before asking isl: two relations differ if
-// their images differ at a corner of either domain box.
-bool differ_at_a_corner(const IndexingMap& a, const IndexingMap& b) {
-  constexpr std::int64_t k_limit = 256;
+}  // namespace
+
+bool differ_at_a_corner(const IndexingMap& a, const IndexingMap& b, std::int64_t limit) {
+  if (!a.is_defined() || !b.is_defined() || a.dim_count() != b.dim_count() || a.runtime_count() != b.runtime_count()) {
+    return false;
+  }
   try {
     for (const IndexingMap* m : {&a, &b}) {
       for (bool upper : {false, true}) {
@@ -99,7 +101,7 @@ bool differ_at_a_corner(const IndexingMap& a, const IndexingMap& b) {
         for (const Variable& v : m->domain().variables(VarKind::kDim)) d.push_back(upper ? v.bounds.hi : v.bounds.lo);
         for (const Variable& v : m->domain().variables(VarKind::kRuntime))
           rt.push_back(upper ? v.bounds.hi : v.bounds.lo);
-        auto x = images_at(a, d, rt, k_limit), y = images_at(b, d, rt, k_limit);
+        auto x = images_at(a, d, rt, limit), y = images_at(b, d, rt, limit);
         if (x && y && *x != *y) return true;
       }
     }
@@ -108,8 +110,6 @@ bool differ_at_a_corner(const IndexingMap& a, const IndexingMap& b) {
   }
   return false;
 }
-
-}  // namespace
 
 std::optional<bool> are_equal(const IndexingMap& a, const IndexingMap& b) {
   if (a.is_undefined() || b.is_undefined()) return a.is_undefined() && b.is_undefined();
@@ -136,7 +136,8 @@ std::optional<bool> are_equal(const IndexingMap& a, const IndexingMap& b) {
     }
   }
   if (a == b) return true;
-  if (differ_at_a_corner(a, b)) return false;
+  // A cheap proof of inequality before asking isl.
+  if (differ_at_a_corner(a, b, 256)) return false;
   return within_isl_budget([&] { return std::optional<bool>(relation_set(a).is_equal(relation_set(b))); },
                            [] { return std::optional<bool>(); });
 }

@@ -4,6 +4,7 @@
 // never the simplification pipeline (simplify_map.hpp, above it).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 
 #include "indexing/indexing_map.hpp"
@@ -19,6 +20,13 @@ std::optional<bool> is_empty(const IndexingMap& map);
 /// equal; UNDEFINED never equals a defined map. Empty relations are equal
 /// whatever their arity (a KNOWN EMPTY typed as text has none).
 std::optional<bool> are_equal(const IndexingMap& a, const IndexingMap& b);
+
+/// A sound proof that the relations of two defined maps differ, without
+/// isl: their images differ at a corner of either domain box (dimensions
+/// and runtime variables at their bounds), each image enumerated over at
+/// most `limit` combinations of range variables. False: not proved.
+/// Assumes the same variable counts.
+bool differ_at_a_corner(const IndexingMap& a, const IndexingMap& b, std::int64_t limit);
 
 /// Variable clean-ups that ask isl whether what they drop can hold.
 /// Drops range variables (and runtime variables when `runtime_too`) that

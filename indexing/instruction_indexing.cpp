@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "indexing/exact_ops.hpp"
+#include "indexing/map_memo.hpp"
 #include "indexing/map_ops.hpp"
 #include "indexing/map_printer.hpp"
 #include "indexing/simplify_map.hpp"
@@ -118,19 +119,6 @@ void compose_into(const MapSet& first, const MapSet& second, MapSet& into, MapSt
 
 namespace {
 
-// Two maps whose results at one position are different constants have
-// different images: no isl question needed (the tuple element a call's map
-// reads, a slice at a constant offset).
-bool differ_in_a_constant_result(const IndexingMap& a, const IndexingMap& b) {
-  if (a.results().size() != b.results().size()) return false;
-  for (std::size_t i = 0; i < a.results().size(); ++i) {
-    const Expr& x = a.results()[i];
-    const Expr& y = b.results()[i];
-    if (x.is_constant() && y.is_constant() && x.constant_value() != y.constant_value()) return true;
-  }
-  return false;
-}
-
 // Calls and conditionals may read several elements of a tuple operand: each
 // of their maps into one has the element as its first result (a constant).
 bool reads_tuple_elements_by_result(Opcode op) {
@@ -169,17 +157,7 @@ void insert_unique(MapSet& set, IndexingMap map, bool semantic) {
   // A structurally equal member anywhere in the set settles it before any isl question.
   if (std::find(set.begin(), set.end(), map) != set.end()) return;
   for (const IndexingMap& m : set) {
-    if (m.is_undefined() || map.is_undefined()) {
-      if (m.is_undefined() && map.is_undefined() && m.undefined_reason() == map.undefined_reason()) return;
-      continue;
-    }
-    if (!semantic || m.approximate() != map.approximate()) continue;
-    if (m.has_replica_id() != map.has_replica_id() || m.replica_id().size() != map.replica_id().size()) continue;
-    if (differ_in_a_constant_result(m, map)) continue;
-    // The replica id is part of the relation: compare it with the results.
-    auto same =
-        map.has_replica_id() ? are_equal(replica_id_as_results(m), replica_id_as_results(map)) : are_equal(m, map);
-    if (same.has_value() && *same) return;
+    if (merges_into(m, map, semantic)) return;
   }
   set.push_back(std::move(map));
 }
@@ -354,6 +332,41 @@ std::size_t parameter_count(const hlo::Computation& c) {
 
 }  // namespace
 
+const std::vector<std::uint32_t>& IndexingAnalysis::body_order(std::uint32_t callee) {
+  auto it = m_body_order.find(callee);
+  if (it == m_body_order.end()) it = m_body_order.emplace(callee, post_order(m_module.computations[callee])).first;
+  return it->second;
+}
+
+const std::vector<MapSet>& IndexingAnalysis::body_op_maps(std::uint32_t callee, std::uint32_t instruction,
+                                                          std::size_t index, bool forward, bool walked_often,
+                                                          std::vector<MapSet>& scratch) {
+  const hlo::Instruction& instr = m_module.computations[callee].instructions[instruction];
+  const hlo::OpTraits& traits = hlo::op_traits(instr.opcode);
+  // Ops op_maps memoises by signature are cheap to ask again. Past the
+  // nesting bound a call's maps are UNDEFINED, whatever was seen before.
+  const bool by_signature = !is_call(instr.opcode) && traits.maps != hlo::MapFamily::kConditional &&
+                            !traits.runtime_offsets && instr.operand_count <= 8;
+  if (!walked_often || by_signature || m_depth > 64) {
+    scratch = op_maps(callee, instruction, index, forward);
+    return scratch;
+  }
+  const BodyOpKey key{callee, instruction, index, forward};
+  if (auto it = m_body_op_maps.find(key); it != m_body_op_maps.end()) return it->second;
+  std::vector<MapSet> sets = op_maps(callee, instruction, index, forward);
+  return m_body_op_maps.emplace(key, std::move(sets)).first->second;
+}
+
+// The semantic deduplication of a composed set: a wide call asks the same
+// pairs for every output, so the verdicts are memoised.
+void IndexingAnalysis::insert_final(MapSet& set, std::vector<std::uint32_t>& ids, IndexingMap map) {
+  if (m_options.style == MapStyle::kExact) {
+    m_final_memo.insert_unique(set, ids, std::move(map));
+  } else {
+    insert_unique(set, std::move(map), false);
+  }
+}
+
 std::vector<MapSet> IndexingAnalysis::fused_output_to_input(std::uint32_t callee, std::size_t output) {
   if (auto it = m_fused_o2i.find({callee, output}); it != m_fused_o2i.end()) return it->second;
   const hlo::Computation& body = m_module.computations[callee];
@@ -364,7 +377,8 @@ std::vector<MapSet> IndexingAnalysis::fused_output_to_input(std::uint32_t callee
   std::map<StateKey, MapSet> state;
   state[{body.root, output}].push_back(IndexingMap::identity(dimension_sizes(out_shape)));
   std::vector<MapSet> result(parameter_count(body));
-  const auto order = post_order(body);
+  const std::vector<std::uint32_t>& order = body_order(callee);
+  const bool walked_often = root_shape.is_tuple && root_shape.elements.size() > 1;  // once per output
   auto step = [this, policy = step_policy()](IndexingMap& m) {
     check_deadline();
     simplify(m, policy);
@@ -383,7 +397,8 @@ std::vector<MapSet> IndexingAnalysis::fused_output_to_input(std::uint32_t callee
         }
         continue;
       }
-      const std::vector<MapSet> producer = op_maps(callee, i, s->first.second, false);
+      std::vector<MapSet> scratch;
+      const std::vector<MapSet>& producer = body_op_maps(callee, i, s->first.second, false, walked_often, scratch);
       auto operands = body.operands_of(instr);
       for (std::size_t j = 0; j < operands.size() && j < producer.size(); ++j) {
         if (!m_module.shape_of(body.instructions[operands[j]]).is_tuple) {
@@ -404,10 +419,11 @@ std::vector<MapSet> IndexingAnalysis::fused_output_to_input(std::uint32_t callee
   }
   for (MapSet& set : result) {
     check_deadline();
-    for (IndexingMap& m : set) simplify(m, final_policy());
+    for (IndexingMap& m : set) m_final_memo.simplify(m, final_policy());
     relabel_sources(body, set, m_options.style);
     MapSet unique;
-    for (IndexingMap& m : set) insert_unique(unique, std::move(m), m_options.style == MapStyle::kExact);
+    std::vector<std::uint32_t> ids;
+    for (IndexingMap& m : set) insert_final(unique, ids, std::move(m));
     set = std::move(unique);
   }
   m_fused_o2i.emplace(std::make_pair(callee, output), result);
@@ -430,11 +446,12 @@ std::vector<MapSet> IndexingAnalysis::fused_input_to_output(std::uint32_t callee
       state[{i, 0}].push_back(IndexingMap::identity(dimension_sizes(m_module.shape_of(instr))));
     }
   }
+  const bool walked_often = parameter_count(body) > 1;  // once per operand
   auto step = [this, policy = step_policy()](IndexingMap& m) {
     check_deadline();
     simplify(m, policy);
   };
-  for (std::uint32_t i : post_order(body)) {
+  for (std::uint32_t i : body_order(callee)) {
     check_deadline();
     for (auto s = state.lower_bound({i, 0}); s != state.end() && s->first.first == i; ++s) {
       const MapSet& producer = s->second;  // insertions below are under other keys
@@ -450,7 +467,8 @@ std::vector<MapSet> IndexingAnalysis::fused_input_to_output(std::uint32_t callee
             hlo::op_traits(u.opcode).tuple_element != hlo::TupleElement::kNone) {
           // Only the user's outputs that are this element of the tuple.
           const OpContext user_op{m_module, body, user};
-          const std::vector<MapSet> consumer = op_maps(callee, user, position, true);
+          std::vector<MapSet> scratch;
+          const std::vector<MapSet>& consumer = body_op_maps(callee, user, position, true, walked_often, scratch);
           for (std::size_t q = 0; q < consumer.size(); ++q) {
             if (operand_tuple_element(user_op, q) != element) continue;
             compose_into(producer, consumer[q], state[{user, q}], m_options.style, step);
@@ -464,7 +482,8 @@ std::vector<MapSet> IndexingAnalysis::fused_input_to_output(std::uint32_t callee
               IndexingMap::undefined(std::string("a tuple operand of '").append(m_module.opcode_text(u)).append("'")));
           continue;
         }
-        const std::vector<MapSet> consumer = op_maps(callee, user, position, true);
+        std::vector<MapSet> scratch;
+        const std::vector<MapSet>& consumer = body_op_maps(callee, user, position, true, walked_often, scratch);
         for (std::size_t q = 0; q < consumer.size(); ++q) {
           compose_into(producer, consumer[q], state[{user, q}], m_options.style, step);
         }
@@ -477,9 +496,10 @@ std::vector<MapSet> IndexingAnalysis::fused_input_to_output(std::uint32_t callee
     check_deadline();
     auto it = state.find({body.root, q});
     if (it == state.end()) continue;
+    std::vector<std::uint32_t> ids;
     for (IndexingMap m : it->second) {
-      simplify(m, final_policy());
-      insert_unique(result[q], std::move(m), m_options.style == MapStyle::kExact);
+      m_final_memo.simplify(m, final_policy());
+      insert_final(result[q], ids, std::move(m));
     }
     relabel_sources(body, result[q], m_options.style);
   }
@@ -504,12 +524,20 @@ InstructionIndexing IndexingAnalysis::analyze(std::uint32_t computation, std::ui
     m_deadline = std::chrono::steady_clock::now() +
                  std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(limit));
   }
+  // The memos of composed maps serve the outputs of one instruction; kept
+  // for a whole module they would hold every map of every call.
+  auto forget = [this] {
+    m_final_memo.clear();
+    if (!m_body_op_maps.empty()) m_body_op_maps = {};
+  };
   try {
     InstructionIndexing out = analyze_maps(computation, instruction, o2i, i2o);
     m_deadline.reset();
+    forget();
     return out;
   } catch (const TimeLimitReached& e) {
     m_deadline.reset();
+    forget();
     const hlo::Instruction& instr = m_module.computations[computation].instructions[instruction];
     const hlo::Shape& shape = m_module.shape_of(instr);
     const std::size_t outputs = shape.is_tuple ? shape.elements.size() : 1;

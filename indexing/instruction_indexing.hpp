@@ -21,6 +21,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "indexing/map_memo.hpp"
 #include "indexing/op_maps.hpp"
 #include "indexing/simplify_map.hpp"
 #include "parser/hlo_module.hpp"
@@ -91,6 +92,8 @@ public:
 
   /// Number of per-op map computations answered from the memo (for bench/).
   std::size_t memo_hits() const { return m_memo_hits; }
+  /// The memo of composed maps' final simplification and deduplication (for bench/).
+  const FinalMapMemo& final_memo() const { return m_final_memo; }
 
 private:
   InstructionIndexing analyze_maps(std::uint32_t computation, std::uint32_t instruction, bool o2i, bool i2o);
@@ -110,6 +113,16 @@ private:
   /// The same number for equal shapes (the parser interns shapes by their
   /// text, so `f32[2]` and `f32[2]{0}` have different ids but equal maps).
   std::uint32_t shape_class(hlo::ShapeId shape);
+  /// op_maps of an instruction of a called computation. A body walked once
+  /// per output (or operand) asks again for the same maps of its wide,
+  /// runtime-offset and call instructions, which op_maps does not memoise:
+  /// they are kept by position then. Returns `scratch` or the memo's entry.
+  const std::vector<MapSet>& body_op_maps(std::uint32_t callee, std::uint32_t instruction, std::size_t index,
+                                          bool forward, bool walked_often, std::vector<MapSet>& scratch);
+  /// Adds a finally simplified map to a composed set (insert_unique, semantic in the exact style).
+  void insert_final(MapSet& set, std::vector<std::uint32_t>& ids, IndexingMap map);
+  /// Post order of a called computation's body, computed once per body.
+  const std::vector<std::uint32_t>& body_order(std::uint32_t callee);
   /// Throws TimeLimitReached when the current instruction is past its deadline.
   void check_deadline() const;
 
@@ -119,6 +132,21 @@ private:
   std::vector<std::uint32_t> m_shape_class;                        // by ShapeId; k_unclassified until asked
   std::unordered_map<std::string, std::uint32_t> m_shape_classes;  // by canonical text, computed once per ShapeId
   std::map<std::pair<std::uint32_t, std::size_t>, std::vector<MapSet>> m_fused_o2i, m_fused_i2o;
+  std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> m_body_order;
+  struct BodyOpKey {
+    std::uint32_t computation, instruction;
+    std::size_t index;
+    bool forward;
+    bool operator==(const BodyOpKey&) const = default;
+  };
+  struct BodyOpKeyHash {
+    std::size_t operator()(const BodyOpKey& k) const {
+      return (static_cast<std::size_t>(k.computation) * 0x9e3779b97f4a7c15ULL) ^ (k.instruction * 1000003ULL) ^
+             (k.index << 1) ^ static_cast<std::size_t>(k.forward);
+    }
+  };
+  std::unordered_map<BodyOpKey, std::vector<MapSet>, BodyOpKeyHash> m_body_op_maps;
+  FinalMapMemo m_final_memo;
   std::optional<std::chrono::steady_clock::time_point> m_deadline;  // of the instruction being analysed
   int m_depth = 0;
   std::size_t m_memo_hits = 0;

@@ -20,8 +20,10 @@
 #include "indexing/count.hpp"
 #include "indexing/exact_ops.hpp"
 #include "indexing/indexing_map.hpp"
+#include "indexing/instruction_indexing.hpp"
 #include "indexing/inverse.hpp"
 #include "indexing/isl_context.hpp"
+#include "indexing/map_memo.hpp"
 #include "indexing/map_ops.hpp"
 #include "indexing/map_parser.hpp"
 #include "indexing/map_printer.hpp"
@@ -819,6 +821,59 @@ TEST_CASE("are_equal agrees with enumeration", "[bruteforce]") {
     INFO("narrowed: " << indexing::print_map(narrowed));
     CHECK(indexing::are_equal(m, narrowed) == std::optional<bool>(relation == relation_of(narrowed)));
   }
+}
+
+TEST_CASE("differ_at_a_corner only proves what enumeration sees", "[bruteforce]") {
+  MapGenerator gen(607, with_divisions(2));
+  for (int i = 0; i < 100; ++i) {
+    IndexingMap m = gen.map();
+    IndexingMap other = m;
+    if (other.is_defined()) {
+      auto k = static_cast<std::size_t>(gen.uniform(0, static_cast<std::int64_t>(m.results().size()) - 1));
+      other.results()[k] = other.results()[k] + gen.uniform(0, 1);
+      Expr e = gen.expr(m.domain(), 1);
+      std::int64_t v = simplify::evaluate(e, gen.box_point(m.domain()).values());
+      if (gen.one_in(2)) other.add_constraint(e, {v - gen.uniform(0, 4), v + gen.uniform(0, 4)});
+    }
+    INFO("map: " << indexing::print_map(m));
+    INFO("other: " << indexing::print_map(other));
+    const bool same = relation_of(m) == relation_of(other);
+    for (std::int64_t limit : {1, 256, 4096}) {
+      if (indexing::differ_at_a_corner(m, other, limit)) CHECK_FALSE(same);
+    }
+  }
+}
+
+TEST_CASE("the final-map memo answers like simplify and insert_unique", "[bruteforce]") {
+  MapGenerator gen(613, with_divisions(2));
+  indexing::FinalMapMemo memo;
+  for (int round = 0; round < 20; ++round) {
+    // Sets drawn from a small pool, so that maps and pairs repeat.
+    std::vector<IndexingMap> pool;
+    pool.reserve(6);
+    for (int i = 0; i < 6; ++i) pool.push_back(gen.map_with_dims({{0, 3}, {0, 2}}));
+    std::vector<IndexingMap> sequence;
+    sequence.reserve(12);
+    for (int i = 0; i < 12; ++i) sequence.push_back(pool[static_cast<std::size_t>(gen.uniform(0, 5))]);
+    // Twice, like two outputs of a call reading an operand through the same maps.
+    for (int pass = 0; pass < 2; ++pass) {
+      indexing::MapSet expected, got;
+      std::vector<std::uint32_t> ids;
+      for (const IndexingMap& m : sequence) {
+        IndexingMap a = m, b = m;
+        indexing::simplify(a, indexing::SimplifyPolicy::kExact);
+        memo.simplify(b, indexing::SimplifyPolicy::kExact);
+        CHECK(indexing::MapIdentical()(a, b));
+        indexing::insert_unique(expected, a, true);
+        memo.insert_unique(got, ids, b);
+      }
+      REQUIRE(expected.size() == got.size());
+      CHECK(ids.size() == got.size());
+      for (std::size_t k = 0; k < got.size(); ++k) CHECK(indexing::MapIdentical()(expected[k], got[k]));
+    }
+  }
+  CHECK(memo.simplify_hits() > 0);
+  CHECK(memo.verdict_hits() > 0);
 }
 
 // ---------------------------------------------------------------------------
