@@ -228,11 +228,7 @@ void setup_analyze_command(CLI::App& app, int& exit_code) {
                 "Per operand map: whether its reads use the target's memory transfers well (coalesced, "
                 "broadcast, strided N, uncoalesced, irregular), with the transfers per group against the minimum "
                 "and the share of fetched bytes used, under the model of the target and emitter (README)");
-  cmd->add_option("--target", options->target,
-                  "Machine the --coalescing verdicts are for: gpu (XLA's GPU emitters: warps of 32, 128-byte "
-                  "transactions), tpu (tile transfers of the tiled layouts), cpu (64-byte cache lines); default: tpu "
-                  "when the module has tiled layouts or memory spaces, else gpu")
-      ->check(CLI::IsMember({"gpu", "tpu", "cpu"}));
+  add_target_option(*cmd, options->target, "the --coalescing verdicts are for");
   cmd->add_flag("--physical", options->physical,
                 "Maps between element offsets in the buffers (output offset -> operand offset), through the "
                 "layouts and their tiles");

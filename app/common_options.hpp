@@ -28,4 +28,14 @@ inline void add_time_limit_option(CLI::App& cmd, double& seconds, const std::str
       ->check(CLI::NonNegativeNumber);
 }
 
+/// `--target gpu|tpu|cpu`; `judged` says what the target is for.
+inline void add_target_option(CLI::App& cmd, std::string& target, const std::string& judged) {
+  cmd.add_option("--target", target,
+                 "Machine " + judged +
+                     ": gpu (XLA's GPU emitters: warps of 32, 128-byte transactions), tpu (tile transfers of the "
+                     "tiled layouts), cpu (64-byte cache lines); default: tpu when the module has tiled layouts or "
+                     "memory spaces, else gpu")
+      ->check(CLI::IsMember({"gpu", "tpu", "cpu"}));
+}
+
 }  // namespace hlo_index::app

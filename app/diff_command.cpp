@@ -237,10 +237,7 @@ void add_diff_options(CLI::App& cmd, DiffOptions& options) {
       ->capture_default_str();
   cmd.add_flag("--all-instructions", options.all_instructions,
                "Compare every instruction of the non-fused computations, not only fusions");
-  cmd.add_option("--target", options.target,
-                 "Machine the access verdicts judge reads for: gpu, tpu or cpu (default: tpu when the module has tiled "
-                 "layouts or memory spaces, else gpu)")
-      ->check(CLI::IsMember({"gpu", "tpu", "cpu"}));
+  add_target_option(cmd, options.target, "the access verdicts judge reads for");
   cmd.add_option("--match", options.match,
                  "Only instructions whose name contains a match of this ECMAScript regular expression")
       ->type_name("REGEX");

@@ -276,10 +276,7 @@ void add_lint_options(CLI::App& cmd, LintOptions& options) {
                  "what it does not flag, the usual fix) and exit");
   cmd.add_flag("--all-instructions", options.all_instructions,
                "Lint every instruction of the non-fused computations, not only the fusions");
-  cmd.add_option("--target", options.target,
-                 "Machine uncoalesced-read judges reads for: gpu, tpu or cpu (default: tpu when the module has tiled "
-                 "layouts or memory spaces, else gpu)")
-      ->check(CLI::IsMember({"gpu", "tpu", "cpu"}));
+  add_target_option(cmd, options.target, "uncoalesced-read judges reads for");
   cmd.add_option("--module", options.modules, "Only this module (repeatable)");
   cmd.add_option("--match", options.match, "Only instructions whose name contains a match of this ECMAScript regex")
       ->type_name("REGEX");

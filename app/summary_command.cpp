@@ -335,10 +335,7 @@ void add_summary_options(CLI::App& cmd, SummaryOptions& options) {
       ->required();
   cmd.add_flag("--all-instructions", options.all_instructions,
                "A row per instruction of the non-fused computations, not only per fusion");
-  cmd.add_option("--target", options.target,
-                 "Machine the access verdicts judge reads for: gpu, tpu or cpu (default: tpu when the module has tiled "
-                 "layouts or memory spaces, else gpu)")
-      ->check(CLI::IsMember({"gpu", "tpu", "cpu"}));
+  add_target_option(cmd, options.target, "the access verdicts judge reads for");
   cmd.add_option("--sort", options.sort, "Order rows by this column: " + column_list())
       ->type_name("COLUMN")
       ->capture_default_str();

@@ -40,32 +40,13 @@ std::string arguments_of(const std::string& text) {
   return arguments;
 }
 
-std::string replace_all(std::string text, const std::string& from, const std::string& to) {
-  for (std::size_t at = 0; (at = text.find(from, at)) != std::string::npos; at += to.size())
-    text.replace(at, from.size(), to);
-  return text;
-}
-
-struct Run {
-  std::string out, err;
-  int code = -1;
-};
+using golden::replace_all;
+using Run = golden::CommandRun;
 
 // Parses `arguments` with diff's options, as `hlo-index diff ARGUMENTS` would, and runs it.
 Run run_diff(const std::string& arguments) {
-  app::DiffOptions options;
-  CLI::App cli{"diff"};
-  app::add_diff_options(cli, options);
-  std::ostringstream out, err;
-  Run run;
-  try {
-    cli.parse(arguments, false);
-  } catch (const CLI::ParseError& e) {
-    run.code = cli.exit(e, out, err) == 0 ? 0 : 2;
-  }
-  if (run.code == -1) run.code = app::run_diff_command(options, out, err);
-  run.out = replace_all(out.str(), k_dir.string() + "/", "");
-  run.err = err.str();
+  Run run = golden::run_command<app::DiffOptions>("diff", arguments, app::add_diff_options, app::run_diff_command);
+  run.out = replace_all(run.out, k_dir.string() + "/", "");
   return run;
 }
 

@@ -35,37 +35,12 @@ std::string flags_of(const std::string& text) {
   return "";
 }
 
-std::string replace_all(std::string text, const std::string& from, const std::string& to) {
-  for (std::size_t at = 0; (at = text.find(from, at)) != std::string::npos; at += to.size())
-    text.replace(at, from.size(), to);
-  return text;
-}
-
-struct Run {
-  std::string out, err;
-  int code = -1;
-};
+using golden::replace_all;
+using Run = golden::CommandRun;
 
 // Parses `arguments` with lint's options, as `hlo-index lint ARGUMENTS` would, and runs it.
 Run run_lint(const std::string& arguments) {
-  app::LintOptions options;
-  CLI::App cli{"lint"};
-  app::add_lint_options(cli, options);
-  std::ostringstream out, err;
-  Run run;
-  try {
-    cli.parse(arguments, false);
-  } catch (const CLI::ParseError& e) {
-    const int code = cli.exit(e, out, err);
-    run.code = code == 0 ? 0 : 2;
-    run.out = out.str();
-    run.err = err.str();
-    return run;
-  }
-  run.code = app::run_lint_command(options, out, err);
-  run.out = out.str();
-  run.err = err.str();
-  return run;
+  return golden::run_command<app::LintOptions>("lint", arguments, app::add_lint_options, app::run_lint_command);
 }
 
 std::string quoted(const std::filesystem::path& path) { return "\"" + path.string() + "\""; }

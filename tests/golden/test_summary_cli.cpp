@@ -27,32 +27,14 @@ std::string flags_of(const std::string& text) {
   return "";
 }
 
-std::string replace_all(std::string text, const std::string& from, const std::string& to) {
-  for (std::size_t at = 0; (at = text.find(from, at)) != std::string::npos; at += to.size())
-    text.replace(at, from.size(), to);
-  return text;
-}
-
-struct Run {
-  std::string out, err;
-  int code = -1;
-};
+using golden::replace_all;
+using Run = golden::CommandRun;
 
 // Parses `arguments` with summary's options, as `hlo-index summary ARGUMENTS` would, and runs it.
 Run run_summary(const std::string& arguments) {
-  app::SummaryOptions options;
-  CLI::App cli{"summary"};
-  app::add_summary_options(cli, options);
-  std::ostringstream out, err;
-  Run run;
-  try {
-    cli.parse(arguments, false);
-  } catch (const CLI::ParseError& e) {
-    run.code = cli.exit(e, out, err) == 0 ? 0 : 2;
-  }
-  if (run.code == -1) run.code = app::run_summary_command(options, out, err);
-  run.out = replace_all(out.str(), k_dir.string() + "/", "");
-  run.err = err.str();
+  Run run = golden::run_command<app::SummaryOptions>("summary", arguments, app::add_summary_options,
+                                                     app::run_summary_command);
+  run.out = replace_all(run.out, k_dir.string() + "/", "");
   return run;
 }
 
