@@ -17,6 +17,7 @@
 #include "indexing/analysis/instruction_filter.hpp"
 #include "indexing/analysis/instruction_report.hpp"
 #include "indexing/analysis/module_input.hpp"
+#include "indexing/analysis/ordered_work.hpp"
 #include "indexing/instruction_indexing.hpp"
 #include "parser/canonical_names.hpp"
 
@@ -236,6 +237,7 @@ void setup_analyze_command(CLI::App& app, int& exit_code) {
   add_isl_budget_option(*cmd, options->isl_max_operations);
   add_time_limit_option(*cmd, options->time_limit_per_instruction, " and the rest of the module is analysed");
   add_allow_truncated_option(*cmd, options->allow_truncated);
+  add_jobs_option(*cmd, options->jobs);
   cmd->add_option("--expect", options->expect,
                   "Compare the output with the golden file GOLDEN: nothing is printed when they are equal "
                   "(exit 0), else a unified diff from GOLDEN to the output (exit 1)")
@@ -300,32 +302,120 @@ bool check_operand(const AnalyzeOptions& options, const std::vector<hlo::Module>
   return false;
 }
 
-void analyze_module(const hlo::Module& module, const AnalyzeOptions& options, const analysis::InstructionFilter& filter,
-                    AnalyzeRenderer& renderer, analysis::MapTotals& totals, Progress& progress) {
-  analysis::ModuleAnalysis analysis(module, analysis_options(options));
-  const analysis::ReportRequest request = report_request(options);
-  if (options.coalescing) {
-    analysis.patterns().set_target(analysis::parse_target(options.target));
-    renderer.target(module, analysis.patterns().target(module), options.target.empty());
-  }
-  UtilisationSummary summary;
-  for (std::uint32_t ci : selected_computations(module, options)) {
-    const hlo::Computation& c = module.computations[ci];
-    bool shown = false;
-    for (std::uint32_t ii = 0; ii < c.instructions.size(); ++ii) {
-      if (!shown_instruction(options, c, c.instructions[ii])) continue;
-      if (!filter.accepts_instruction(module, c, c.instructions[ii])) continue;
-      if (!shown) renderer.begin_computation(c);
-      shown = true;
-      const analysis::InstructionReport report = analysis::report_instruction(analysis, ci, ii, request);
-      if (report.utilisation) summary.add(*report.utilisation);
-      totals.add(report);
-      renderer.instruction(module, report);
-      progress.instruction_done();
+// The instructions shown, in program order over the modules.
+std::vector<analysis::WorkItem> shown_items(const std::vector<hlo::Module>& modules, const AnalyzeOptions& options,
+                                            const analysis::InstructionFilter& filter) {
+  std::vector<analysis::WorkItem> items;
+  for (std::size_t k = 0; k < modules.size(); ++k) {
+    const hlo::Module& module = modules[k];
+    for (std::uint32_t ci : selected_computations(module, options)) {
+      const hlo::Computation& c = module.computations[ci];
+      for (std::uint32_t ii = 0; ii < c.instructions.size(); ++ii) {
+        if (shown_instruction(options, c, c.instructions[ii]) &&
+            filter.accepts_instruction(module, c, c.instructions[ii]))
+          items.push_back({k, ci, ii});
+      }
     }
-    if (shown) renderer.end_computation(c);
   }
-  renderer.end_module(module, options.utilisation ? &summary : nullptr);
+  return items;
+}
+
+// Feeds the renderer the reports in program order, opening and closing
+// modules (every one, also those with nothing shown) and computations.
+class ReportSequence {
+public:
+  // `several`: the input had several modules (before --module), so each is named.
+  ReportSequence(const std::vector<hlo::Module>& modules, bool several, const AnalyzeOptions& options,
+                 AnalyzeRenderer& renderer, analysis::MapTotals& totals, Progress& progress)
+      : m_modules(modules),
+        m_several(several),
+        m_options(options),
+        m_renderer(renderer),
+        m_totals(totals),
+        m_progress(progress) {}
+
+  void add(const analysis::WorkItem& item, const analysis::InstructionReport& report) {
+    if (item.module != m_module || item.computation != m_computation) close_computation();
+    while (!m_module_open || m_module != item.module) {
+      if (m_module_open) close_module();
+      open_module(m_module_open ? m_module + 1 : m_next_module);
+    }
+    if (!m_computation_open) {
+      m_renderer.begin_computation(m_modules[m_module].computations[item.computation]);
+      m_computation = item.computation;
+      m_computation_open = true;
+    }
+    if (report.utilisation) m_summary.add(*report.utilisation);
+    m_totals.add(report);
+    m_renderer.instruction(m_modules[m_module], report);
+    m_progress.instruction_done();
+  }
+
+  void finish() {
+    close_computation();
+    if (m_module_open) close_module();
+    while (m_next_module < m_modules.size()) {
+      open_module(m_next_module);
+      close_module();
+    }
+    m_renderer.finish(m_totals);
+  }
+
+private:
+  void open_module(std::size_t k) {
+    const hlo::Module& module = m_modules[k];
+    m_progress.module(k, m_modules.size(), module.name);
+    m_renderer.begin_module(module, m_several);
+    if (m_options.coalescing) {
+      const std::optional<analysis::Target> given = analysis::parse_target(m_options.target);
+      m_renderer.target(module, given ? *given : analysis::detect_target(module), !given.has_value());
+    }
+    m_module = k;
+    m_next_module = k + 1;
+    m_module_open = true;
+    m_summary = UtilisationSummary{};
+  }
+  void close_module() {
+    m_renderer.end_module(m_modules[m_module], m_options.utilisation ? &m_summary : nullptr);
+    m_module_open = false;
+  }
+  void close_computation() {
+    if (!m_computation_open) return;
+    m_renderer.end_computation(m_modules[m_module].computations[m_computation]);
+    m_computation_open = false;
+  }
+
+  const std::vector<hlo::Module>& m_modules;
+  bool m_several;
+  const AnalyzeOptions& m_options;
+  AnalyzeRenderer& m_renderer;
+  analysis::MapTotals& m_totals;
+  Progress& m_progress;
+  UtilisationSummary m_summary;
+  std::size_t m_module = 0, m_next_module = 0;
+  std::uint32_t m_computation = 0;
+  bool m_module_open = false, m_computation_open = false;
+};
+
+void analyze_modules(const std::vector<hlo::Module>& modules, bool several, const AnalyzeOptions& options,
+                     const analysis::InstructionFilter& filter, AnalyzeRenderer& renderer, Progress& progress) {
+  const analysis::ReportRequest request = report_request(options);
+  const std::optional<analysis::Target> target = analysis::parse_target(options.target);
+  analysis::MapTotals totals;
+  ReportSequence sequence(modules, several, options, renderer, totals, progress);
+  const std::vector<analysis::WorkItem> items = shown_items(modules, options, filter);
+  analysis::run_in_program_order(
+      items, analysis::resolve_jobs(options.jobs),
+      [&](std::size_t module) {
+        auto analysis = std::make_unique<analysis::ModuleAnalysis>(modules[module], analysis_options(options));
+        if (options.coalescing) analysis->patterns().set_target(target);
+        return analysis;
+      },
+      [&](analysis::ModuleAnalysis& analysis, const analysis::WorkItem& item) {
+        return analysis::report_instruction(analysis, item.computation, item.instruction, request);
+      },
+      [&](std::size_t k, const analysis::InstructionReport& report) { sequence.add(items[k], report); });
+  sequence.finish();
 }
 
 // --match must select some instruction of the computations shown.
@@ -363,15 +453,8 @@ int analyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err)
     return k_exit_input_error;
   const std::unique_ptr<AnalyzeRenderer> renderer =
       opts.format == "text" ? make_text_renderer(opts, out) : make_json_renderer(opts, out);
-  analysis::MapTotals totals;
   Progress progress(err, "hlo-index analyze", progress_wanted(opts.format) && opts.expect.empty());
-  for (std::size_t k = 0; k < modules->size(); ++k) {
-    const hlo::Module& module = (*modules)[k];
-    progress.module(k, modules->size(), module.name);
-    renderer->begin_module(module, several);
-    analyze_module(module, opts, *filter, *renderer, totals, progress);
-  }
-  renderer->finish(totals);
+  analyze_modules(*modules, several, opts, *filter, *renderer, progress);
   return k_exit_ok;
 }
 

@@ -30,6 +30,7 @@ struct AnalyzeOptions {
   unsigned long isl_max_operations = 0;
   double time_limit_per_instruction = 60.0;  // seconds; 0: none
   bool allow_truncated = false;
+  unsigned jobs = 1;             // threads analysing instructions (-j); 0: one per hardware thread
   bool canonical_names = false;  // rename by stem and position first (parser/canonical_names.hpp)
   std::string expect;            // a golden file: print the diff from it instead of the output
   bool update = false;           // with `expect`: rewrite the golden file instead

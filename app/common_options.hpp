@@ -1,6 +1,6 @@
 // The options several commands share, with one wording: accepting truncated
-// dumps and the two bounds on analysis (isl's operation budget and the
-// per-instruction time limit).
+// dumps, the two bounds on analysis (isl's operation budget and the
+// per-instruction time limit), threads and the target.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -26,6 +26,12 @@ inline void add_time_limit_option(CLI::App& cmd, double& seconds, const std::str
                  "instruction's maps are UNDEFINED with the reason" +
                      consequence)
       ->check(CLI::NonNegativeNumber);
+}
+
+inline void add_jobs_option(CLI::App& cmd, unsigned& jobs) {
+  cmd.add_option("-j,--jobs", jobs,
+                 "Threads analysing instructions, across files and within a module (default 1, 0: one per "
+                 "hardware thread); the output is the same for every N");
 }
 
 /// `--target gpu|tpu|cpu`; `judged` says what the target is for.

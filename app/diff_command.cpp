@@ -248,6 +248,7 @@ void add_diff_options(CLI::App& cmd, DiffOptions& options) {
   add_allow_truncated_option(cmd, options.allow_truncated);
   add_isl_budget_option(cmd, options.isl_max_operations);
   add_time_limit_option(cmd, options.time_limit_per_instruction);
+  add_jobs_option(cmd, options.jobs);
 }
 
 void setup_diff_command(CLI::App& app, int& exit_code) {
@@ -297,7 +298,8 @@ int run_diff_command(const DiffOptions& options, std::ostream& out, std::ostream
   Result result;
   {
     Progress progress(err, "hlo-index diff", progress_wanted(options.format));  // erased before the report
-    request.on_instruction = [&progress] { progress.instruction_done(); };
+    request.on_row = [&progress](std::size_t) { progress.instruction_done(); };
+    request.jobs = options.jobs;
     const auto pairs = pair_modules(*old_modules, *new_modules);
     for (std::size_t k = 0; k < pairs.size(); ++k) {
       const auto [o, n] = pairs[k];
@@ -320,7 +322,7 @@ int run_diff_command(const DiffOptions& options, std::ostream& out, std::ostream
         ScopedIslLimit thread_limit(options.isl_max_operations);
         indexing::ScopedTimeLimit thread_time_limit(options.time_limit_per_instruction);
         analysis::SummaryRequest quiet = request;
-        quiet.on_instruction = nullptr;
+        quiet.on_row = nullptr;
         return analysis::diff_entries(a, quiet);
       });
       d.new_entries = analysis::diff_entries(b, request);

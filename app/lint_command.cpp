@@ -318,6 +318,7 @@ void add_lint_options(CLI::App& cmd, LintOptions& options) {
   size_option("--duplicated-read-min-bytes", t.duplicated_read_min_bytes,
               "duplicated-read: only operands of at least SIZE");
   add_allow_truncated_option(cmd, options.allow_truncated);
+  add_jobs_option(cmd, options.jobs);
   add_isl_budget_option(cmd, options.isl_max_operations);
   add_time_limit_option(cmd, options.time_limit_per_instruction, " (an unknown-indexing finding)");
 }
@@ -376,25 +377,28 @@ std::optional<LintRuleSet> checked_options(const LintOptions& options, std::ostr
 std::vector<LintFinding> lint_modules(const std::vector<hlo::Module>& modules, LintRuleSet rules,
                                       const LintOptions& options, const analysis::InstructionFilter& filter,
                                       Totals& totals, Progress& progress) {
+  for (const hlo::Module& module : modules) totals.modules += filter.accepts_module(module) ? 1 : 0;
+  const std::vector<analysis::WorkItem> items = analysis::linted_items(modules, filter, options.all_instructions);
+  totals.linted = items.size();
+  const std::optional<analysis::Target> target = analysis::parse_target(options.target);
   std::vector<LintFinding> findings;
-  for (std::size_t k = 0; k < modules.size(); ++k) {
-    const hlo::Module& module = modules[k];
-    if (!filter.accepts_module(module)) continue;
-    progress.module(k, modules.size(), module.name);
-    ++totals.modules;
-    Linter linter(module, rules, options.thresholds);
-    linter.set_target(analysis::parse_target(options.target));
-    for (std::uint32_t ci : analysed_computations(module)) {
-      const hlo::Computation& c = module.computations[ci];
-      for (std::uint32_t ii = 0; ii < c.instructions.size(); ++ii) {
-        if (!linted_instruction(c.instructions[ii], options.all_instructions)) continue;
-        if (!filter.accepts_instruction(module, c, c.instructions[ii])) continue;
-        ++totals.linted;
-        for (LintFinding& f : linter.lint(ci, ii)) findings.push_back(std::move(f));
+  std::optional<std::size_t> shown_module;
+  analysis::run_in_program_order(
+      items, analysis::resolve_jobs(options.jobs),
+      [&](std::size_t module) {
+        auto linter = std::make_unique<Linter>(modules[module], rules, options.thresholds);
+        linter->set_target(target);
+        return linter;
+      },
+      [](Linter& linter, const analysis::WorkItem& item) { return linter.lint(item.computation, item.instruction); },
+      [&](std::size_t k, std::vector<LintFinding>&& found) {
+        if (shown_module != items[k].module) {
+          shown_module = items[k].module;
+          progress.module(items[k].module, modules.size(), modules[items[k].module].name);
+        }
+        for (LintFinding& f : found) findings.push_back(std::move(f));
         progress.instruction_done();
-      }
-    }
-  }
+      });
   std::sort(findings.begin(), findings.end());
   return findings;
 }

@@ -30,6 +30,7 @@ struct LintOptions {
   bool list_rules = false;           // print the rules and exit
   std::string explain;               // print this rule's documentation and exit
   bool allow_truncated = false;
+  unsigned jobs = 1;  // threads (-j); 0: one per hardware thread
   unsigned long isl_max_operations = 0;
   double time_limit_per_instruction = 60.0;  // seconds; 0: none
 };

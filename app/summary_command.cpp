@@ -353,6 +353,7 @@ void add_summary_options(CLI::App& cmd, SummaryOptions& options) {
   add_allow_truncated_option(cmd, options.allow_truncated);
   add_isl_budget_option(cmd, options.isl_max_operations);
   add_time_limit_option(cmd, options.time_limit_per_instruction);
+  add_jobs_option(cmd, options.jobs);
 }
 
 void setup_summary_command(CLI::App& app, int& exit_code) {
@@ -390,12 +391,17 @@ int run_summary_command(const SummaryOptions& options, std::ostream& out, std::o
   std::size_t rows = 0;
   {
     Progress progress(err, "hlo-index summary", progress_wanted(options.format));  // erased before the table
-    request.on_instruction = [&progress] { progress.instruction_done(); };
+    std::optional<std::size_t> shown_module;
+    request.on_row = [&](std::size_t module) {
+      if (shown_module != module) progress.module(module, modules->size(), (*modules)[module].name);
+      shown_module = module;
+      progress.instruction_done();
+    };
+    request.jobs = options.jobs;
+    std::vector<std::vector<analysis::SummaryRow>> rows_by_module = analysis::summarise_modules(*modules, request);
     for (std::size_t k = 0; k < modules->size(); ++k) {
-      const hlo::Module& module = (*modules)[k];
-      if (!request.filter.accepts_module(module)) continue;
-      progress.module(k, modules->size(), module.name);
-      ModuleRows m = module_rows(module, analysis::summarise_module(module, request), *sort, options.top);
+      if (!request.filter.accepts_module((*modules)[k])) continue;
+      ModuleRows m = module_rows((*modules)[k], std::move(rows_by_module[k]), *sort, options.top);
       rows += m.total_rows;
       shown.push_back(std::move(m));
     }

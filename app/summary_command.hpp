@@ -23,6 +23,7 @@ struct SummaryOptions {
   std::string format = "text";  // text | json | csv
   std::string target;           // gpu | tpu | cpu for the access verdicts; empty: detected
   bool allow_truncated = false;
+  unsigned jobs = 1;  // threads (-j); 0: one per hardware thread
   unsigned long isl_max_operations = 0;
   double time_limit_per_instruction = 60.0;  // seconds; 0: none
 };

@@ -21,32 +21,35 @@ SourceFile::SourceFile(std::string name, std::string text) : m_name(std::move(na
 SourceFile::SourceFile(std::string name, std::string_view text, std::shared_ptr<const void> keep_alive)
     : m_name(std::move(name)), m_borrowed(text), m_keep_alive(std::move(keep_alive)) {}
 
-void SourceFile::build_line_starts() const {
-  if (!m_line_starts.empty()) return;
-  const std::string_view all = text();
-  m_line_starts.push_back(0);
-  for (std::size_t i = 0; i < all.size(); ++i)
-    if (all[i] == '\n') m_line_starts.push_back(i + 1);
+const std::vector<std::size_t>& SourceFile::line_starts() const {
+  std::call_once(m_line_starts->built, [this] {
+    const std::string_view all = text();
+    std::vector<std::size_t>& starts = m_line_starts->offsets;
+    starts.push_back(0);
+    for (std::size_t i = 0; i < all.size(); ++i)
+      if (all[i] == '\n') starts.push_back(i + 1);
+  });
+  return m_line_starts->offsets;
 }
 
 LineColumn SourceFile::line_column(std::size_t offset) const {
-  build_line_starts();
+  const std::vector<std::size_t>& starts = line_starts();
   const std::string_view all = text();
   offset = std::min(offset, all.size());
-  auto it = std::upper_bound(m_line_starts.begin(), m_line_starts.end(), offset);
-  std::size_t line_index = static_cast<std::size_t>(it - m_line_starts.begin()) - 1;
+  auto it = std::upper_bound(starts.begin(), starts.end(), offset);
+  std::size_t line_index = static_cast<std::size_t>(it - starts.begin()) - 1;
   std::size_t column = 1;
-  for (std::size_t i = m_line_starts[line_index]; i < offset; ++i)
+  for (std::size_t i = starts[line_index]; i < offset; ++i)
     column = all[i] == '\t' ? ((column - 1) / 8 + 1) * 8 + 1 : column + 1;
   return {line_index + 1, column};
 }
 
 std::string_view SourceFile::line_text(std::size_t line) const {
-  build_line_starts();
-  if (line == 0 || line > m_line_starts.size()) return {};
+  const std::vector<std::size_t>& starts = line_starts();
+  if (line == 0 || line > starts.size()) return {};
   const std::string_view all = text();
-  std::size_t begin = m_line_starts[line - 1];
-  std::size_t end = line < m_line_starts.size() ? m_line_starts[line] - 1 : all.size();
+  std::size_t begin = starts[line - 1];
+  std::size_t end = line < starts.size() ? starts[line] - 1 : all.size();
   std::string_view result = all.substr(begin, end - begin);
   if (!result.empty() && result.back() == '\r') result.remove_suffix(1);
   return result;

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,14 +36,20 @@ public:
   std::string_view line_text(std::size_t line) const;
 
 private:
-  void build_line_starts() const;
+  /// Offsets at which lines start, built on first use (once, even when
+  /// threads ask at the same time) and shared by the copies of the file.
+  struct LineStarts {
+    std::once_flag built;
+    std::vector<std::size_t> offsets;
+  };
+  const std::vector<std::size_t>& line_starts() const;
 
   std::string m_name;
   std::string m_text;           // owned text, when not borrowed
   std::string_view m_borrowed;  // borrowed text, when m_keep_alive is set
   std::shared_ptr<const void> m_keep_alive;
-  // Built on the first diagnostic only: the happy path never pays for it.
-  mutable std::vector<std::size_t> m_line_starts;
+  // Built on the first diagnostic or line number only: the happy path never pays for it.
+  std::shared_ptr<LineStarts> m_line_starts = std::make_shared<LineStarts>();
 };
 
 using SourceFilePtr = std::shared_ptr<const SourceFile>;

@@ -9,6 +9,7 @@
 
 #include "indexing/analysis/access_target.hpp"
 #include "indexing/analysis/coalescing.hpp"
+#include "indexing/analysis/computation_walk.hpp"
 #include "indexing/analysis/read_patterns.hpp"
 #include "indexing/analysis/utilisation.hpp"
 #include "indexing/exact_ops.hpp"
@@ -121,6 +122,25 @@ InstructionIndexing judged_maps(const InstructionIndexing& logical, const std::v
 
 bool linted_instruction(const hlo::Instruction& instruction, bool all_instructions) {
   return all_instructions || instruction.opcode == hlo::Opcode::kFusion;
+}
+
+std::vector<WorkItem> linted_items(std::span<const hlo::Module> modules, const InstructionFilter& filter,
+                                   bool all_instructions) {
+  std::vector<WorkItem> items;
+  for (std::size_t k = 0; k < modules.size(); ++k) {
+    const hlo::Module& module = modules[k];
+    if (!filter.accepts_module(module)) continue;
+    for (std::uint32_t ci : analysed_computations(module)) {
+      const hlo::Computation& c = module.computations[ci];
+      if (!filter.accepts_computation(c)) continue;
+      for (std::uint32_t ii = 0; ii < c.instructions.size(); ++ii) {
+        const hlo::Instruction& instruction = c.instructions[ii];
+        if (linted_instruction(instruction, all_instructions) && filter.accepts_instruction(module, c, instruction))
+          items.push_back({k, ci, ii});
+      }
+    }
+  }
+  return items;
 }
 
 // What the operand rules need to know about one operand.

@@ -4,14 +4,17 @@
 
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "indexing/analysis/coalescing.hpp"
 #include "indexing/analysis/fused_reads.hpp"
+#include "indexing/analysis/instruction_filter.hpp"
 #include "indexing/analysis/lint_rules.hpp"
 #include "indexing/analysis/module_analysis.hpp"
+#include "indexing/analysis/ordered_work.hpp"
 #include "indexing/instruction_indexing.hpp"
 #include "parser/hlo_module.hpp"
 
@@ -19,6 +22,11 @@ namespace hlo_index::analysis {
 
 /// Fusions, or with `all_instructions` every instruction.
 bool linted_instruction(const hlo::Instruction& instruction, bool all_instructions);
+
+/// The instructions lint and summary look at, in program order: those
+/// linted_instruction() keeps, of the analysed computations, that `filter` accepts.
+std::vector<WorkItem> linted_items(std::span<const hlo::Module> modules, const InstructionFilter& filter,
+                                   bool all_instructions);
 
 /// Lints the instructions of one module. Keeps the analyses (and their memos)
 /// across instructions.

@@ -235,28 +235,46 @@ AccessVerdict access_verdict(const ReadPatternTable& patterns) {
   return worst;
 }
 
-std::vector<SummaryRow> summarise_module(const hlo::Module& module, const SummaryRequest& request) {
-  std::vector<SummaryRow> rows;
-  if (!request.filter.accepts_module(module)) return rows;
-  ModuleAnalysis analysis(module, request.analysis);
-  analysis.patterns().set_target(request.target);
-  LintRuleSet every_rule;
-  every_rule.set();
-  Linter linter(module, every_rule, LintThresholds{});
-  linter.set_target(request.target);
-  SummaryMemo memo(analysis);
-  for (std::uint32_t ci : analysed_computations(module)) {
-    const hlo::Computation& c = module.computations[ci];
-    if (!request.filter.accepts_computation(c)) continue;
-    for (std::uint32_t ii = 0; ii < c.instructions.size(); ++ii) {
-      const hlo::Instruction& instr = c.instructions[ii];
-      if (!linted_instruction(instr, request.all_instructions)) continue;
-      if (!request.filter.accepts_instruction(module, c, instr)) continue;
-      rows.push_back(summary_row(analysis, linter, memo, ci, ii));
-      if (request.on_instruction) request.on_instruction();
-    }
+namespace {
+
+// One worker's analyses of one module.
+struct SummaryState {
+  SummaryState(const hlo::Module& module, const SummaryRequest& request)
+      : analysis(module, request.analysis), linter(module, every_rule(), LintThresholds{}), memo(analysis) {
+    analysis.patterns().set_target(request.target);
+    linter.set_target(request.target);
   }
+  static LintRuleSet every_rule() {
+    LintRuleSet rules;
+    rules.set();
+    return rules;
+  }
+  ModuleAnalysis analysis;
+  Linter linter;
+  SummaryMemo memo;
+};
+
+}  // namespace
+
+std::vector<std::vector<SummaryRow>> summarise_modules(std::span<const hlo::Module> modules,
+                                                       const SummaryRequest& request) {
+  std::vector<std::vector<SummaryRow>> rows(modules.size());
+  const std::vector<WorkItem> items = linted_items(modules, request.filter, request.all_instructions);
+  run_in_program_order(
+      items, resolve_jobs(request.jobs),
+      [&](std::size_t module) { return std::make_unique<SummaryState>(modules[module], request); },
+      [](SummaryState& state, const WorkItem& item) {
+        return summary_row(state.analysis, state.linter, state.memo, item.computation, item.instruction);
+      },
+      [&](std::size_t k, SummaryRow&& row) {
+        if (request.on_row) request.on_row(items[k].module);
+        rows[items[k].module].push_back(std::move(row));
+      });
   return rows;
+}
+
+std::vector<SummaryRow> summarise_module(const hlo::Module& module, const SummaryRequest& request) {
+  return std::move(summarise_modules(std::span<const hlo::Module>(&module, 1), request).front());
 }
 
 const std::vector<std::string_view>& summary_column_names() {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,11 +56,16 @@ struct SummaryRequest {
   InstructionFilter filter;
   indexing::AnalysisOptions analysis;
   std::optional<Target> target;          // the access verdicts' target; none: detected from the module
-  std::function<void()> on_instruction;  // called after each row's instruction (progress); may be empty
+  unsigned jobs = 1;  // threads (ordered_work.hpp); 0: one per hardware thread
+  /// Called on the calling thread with the module index of each row, in order (progress); may be empty.
+  std::function<void(std::size_t module)> on_row;
 };
 
-/// The rows of one module (empty when the filter rejects the module), in
+/// The rows of each module (empty when the filter rejects the module), in
 /// program order.
+std::vector<std::vector<SummaryRow>> summarise_modules(std::span<const hlo::Module> modules,
+                                                       const SummaryRequest& request);
+/// The rows of one module.
 std::vector<SummaryRow> summarise_module(const hlo::Module& module, const SummaryRequest& request);
 
 enum class SummaryColumn {

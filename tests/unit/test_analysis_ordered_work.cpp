@@ -1,0 +1,155 @@
+// run_in_program_order (`-j N`): results reach the consumer in the items'
+// order whatever the thread count, each worker builds its own state per
+// module, workers take on the caller's analysis limits, an exception reaches
+// the caller, and the summary rows of a module are the same for every N.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <thread>
+
+#include "indexing/analysis/ordered_work.hpp"
+#include "indexing/analysis/summary.hpp"
+#include "indexing/isl_context.hpp"
+#include "parse_helpers.hpp"
+
+using namespace hlo_index;
+using analysis::WorkItem;
+
+namespace {
+
+std::vector<WorkItem> items_over(std::size_t modules, std::uint32_t per_module) {
+  std::vector<WorkItem> items;
+  for (std::size_t m = 0; m < modules; ++m) {
+    for (std::uint32_t i = 0; i < per_module; ++i) items.push_back({m, i % 3, i});
+  }
+  return items;
+}
+
+struct ModuleState {
+  std::size_t module;
+  std::thread::id owner;
+};
+
+}  // namespace
+
+TEST_CASE("work items are consumed in program order for every thread count", "[ordered_work]") {
+  const std::vector<WorkItem> items = items_over(5, 41);
+  for (unsigned jobs : {1U, 2U, 3U, 8U}) {
+    CAPTURE(jobs);
+    std::vector<std::size_t> consumed;
+    std::mutex states_mutex;
+    std::set<std::pair<std::size_t, std::thread::id>> states_made;
+    std::atomic<int> wrong_state{0};
+    analysis::run_in_program_order(
+        items, jobs,
+        [&](std::size_t module) {
+          const std::lock_guard lock(states_mutex);
+          // A worker makes one state per module it reaches, and never twice.
+          CHECK(states_made.insert({module, std::this_thread::get_id()}).second);
+          return std::make_unique<ModuleState>(ModuleState{module, std::this_thread::get_id()});
+        },
+        [&](ModuleState& state, const WorkItem& item) {
+          if (state.module != item.module || state.owner != std::this_thread::get_id()) ++wrong_state;
+          // Uneven work, so that later items often finish first.
+          if (item.instruction % 7 == 0) std::this_thread::sleep_for(std::chrono::microseconds(300));
+          return item.module * 1000 + item.instruction;
+        },
+        [&](std::size_t k, std::size_t result) {
+          CHECK(result == items[k].module * 1000 + items[k].instruction);
+          consumed.push_back(k);
+        });
+    CHECK(wrong_state == 0);
+    REQUIRE(consumed.size() == items.size());
+    for (std::size_t k = 0; k < consumed.size(); ++k) CHECK(consumed[k] == k);
+    if (jobs == 1) CHECK(states_made.size() == 5);
+  }
+}
+
+TEST_CASE("workers take on the calling thread's isl operation limit", "[ordered_work]") {
+  indexing::IslContext& context = indexing::IslContext::get();
+  const unsigned long saved = context.operation_limit();
+  context.set_operation_limit(12345);
+  std::vector<unsigned long> seen;
+  analysis::run_in_program_order(
+      items_over(1, 20), 3, [](std::size_t) { return std::make_unique<int>(0); },
+      [](int&, const WorkItem&) { return indexing::IslContext::get().operation_limit(); },
+      [&](std::size_t, unsigned long limit) { seen.push_back(limit); });
+  context.set_operation_limit(saved);
+  REQUIRE(seen.size() == 20);
+  for (unsigned long limit : seen) CHECK(limit == 12345);
+}
+
+TEST_CASE("an exception from one item reaches the caller and stops the run", "[ordered_work]") {
+  for (unsigned jobs : {1U, 4U}) {
+    CAPTURE(jobs);
+    std::size_t consumed = 0;
+    const auto run = [&] {
+      analysis::run_in_program_order(
+          items_over(2, 500), jobs, [](std::size_t) { return std::make_unique<int>(0); },
+          [](int&, const WorkItem& item) {
+            if (item.module == 0 && item.instruction == 30) throw std::runtime_error("item 30 failed");
+            return item.instruction;
+          },
+          [&](std::size_t, std::uint32_t) { ++consumed; });
+    };
+    CHECK_THROWS_WITH(run(), "item 30 failed");
+    CHECK(consumed == 30);  // the items before it, and none after
+  }
+}
+
+TEST_CASE("summary rows do not depend on the thread count", "[ordered_work][summary]") {
+  const std::vector<hlo::Module> modules = test::parse_ok(R"(
+HloModule first
+fused_t {
+  p = f32[64,48]{1,0} parameter(0)
+  ROOT t = f32[48,64]{1,0} transpose(p), dimensions={1,0}
+}
+fused_s {
+  p = f32[64,48]{1,0} parameter(0)
+  ROOT s = f32[16,48]{1,0} slice(p), slice={[0:64:4], [0:48]}
+}
+ENTRY main {
+  a = f32[64,48]{1,0} parameter(0)
+  f1 = f32[48,64]{1,0} fusion(a), kind=kLoop, calls=fused_t
+  f2 = f32[16,48]{1,0} fusion(a), kind=kLoop, calls=fused_s
+  ROOT r = (f32[48,64]{1,0}, f32[16,48]{1,0}) tuple(f1, f2)
+}
+
+HloModule second
+ENTRY main {
+  a = f32[32,32]{1,0} parameter(0)
+  b = f32[32,32]{0,1} copy(a)
+  ROOT n = f32[32,32]{0,1} negate(b)
+}
+)");
+  REQUIRE(modules.size() == 2);
+  analysis::SummaryRequest request;
+  request.all_instructions = true;
+  const auto one = analysis::summarise_modules(modules, request);
+  REQUIRE(one.size() == 2);
+  CHECK(one[0].size() == 4);  // the entry's instructions; fusion bodies are not rows
+  CHECK(one[1].size() == 3);
+  for (unsigned jobs : {2U, 5U}) {
+    request.jobs = jobs;
+    std::vector<std::size_t> row_modules;
+    request.on_row = [&](std::size_t module) { row_modules.push_back(module); };
+    const auto many = analysis::summarise_modules(modules, request);
+    REQUIRE(many.size() == one.size());
+    for (std::size_t m = 0; m < one.size(); ++m) {
+      REQUIRE(many[m].size() == one[m].size());
+      for (std::size_t r = 0; r < one[m].size(); ++r) {
+        CHECK(many[m][r].name == one[m][r].name);
+        CHECK(many[m][r].bytes_read == one[m][r].bytes_read);
+        CHECK(many[m][r].read_traffic == one[m][r].read_traffic);
+        CHECK(many[m][r].worst_utilisation == one[m][r].worst_utilisation);
+        CHECK(many[m][r].lint_findings == one[m][r].lint_findings);
+      }
+    }
+    CHECK(std::is_sorted(row_modules.begin(), row_modules.end()));
+    CHECK(row_modules.size() == one[0].size() + one[1].size());
+  }
+}
