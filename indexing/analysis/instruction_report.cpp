@@ -46,6 +46,20 @@ void count(const MapSet& set, MapTotals& totals) {
 
 }  // namespace
 
+bool counted_through_body(const hlo::Module& module, const hlo::Instruction& instruction) {
+  return instruction.opcode == hlo::Opcode::kFusion && module.shape_of(instruction).is_tuple;
+}
+
+InstructionUtilisation instruction_utilisation(ModuleAnalysis& analysis, std::uint32_t computation,
+                                               std::uint32_t instruction, const InstructionIndexing& indexing) {
+  const hlo::Module& module = analysis.module();
+  const hlo::Computation& c = module.computations[computation];
+  const hlo::Instruction& instr = c.instructions[instruction];
+  if (!counted_through_body(module, instr)) return utilisation(module, c, instr, indexing);
+  const FusedBody body = fused_body(module, analysis.maps(), computation, instruction);
+  return utilisation(module, c, instr, indexing, &body);
+}
+
 InstructionReport report_instruction(ModuleAnalysis& analysis, std::uint32_t computation, std::uint32_t instruction,
                                      const ReportRequest& request) {
   const hlo::Module& module = analysis.module();
@@ -59,13 +73,7 @@ InstructionReport report_instruction(ModuleAnalysis& analysis, std::uint32_t com
   const bool counts = request.utilisation || request.read_patterns;
   InstructionIndexing indexing =
       analysis.indexing(computation, instruction, request.output_to_input || counts, request.input_to_output);
-  if (request.utilisation) {
-    // A multi-output fusion is counted by its body's shared-loop model (fused_reads.hpp).
-    std::optional<FusedBody> body;
-    if (instr.opcode == hlo::Opcode::kFusion && module.shape_of(instr).is_tuple)
-      body = fused_body(module, analysis.maps(), computation, instruction);
-    report.utilisation = utilisation(module, c, instr, indexing, body ? &*body : nullptr);
-  }
+  if (request.utilisation) report.utilisation = instruction_utilisation(analysis, computation, instruction, indexing);
   ReadPatternTable patterns;
   if (request.read_patterns)
     patterns = read_patterns(module, c, instr, indexing, analysis.offsets(), analysis.patterns());

@@ -40,6 +40,16 @@ struct InstructionReport {
   std::optional<InstructionUtilisation> utilisation;
 };
 
+/// Whether the instruction's reads are counted by its fused body's shared-loop
+/// model (a fusion with several outputs, fused_reads.hpp) rather than per map.
+bool counted_through_body(const hlo::Module& module, const hlo::Instruction& instruction);
+
+/// The utilisation analyze reports (`indexing` holds the output -> operand
+/// maps): a fusion with several outputs by its body's shared-loop model.
+InstructionUtilisation instruction_utilisation(ModuleAnalysis& analysis, std::uint32_t computation,
+                                               std::uint32_t instruction,
+                                               const indexing::InstructionIndexing& indexing);
+
 InstructionReport report_instruction(ModuleAnalysis& analysis, std::uint32_t computation, std::uint32_t instruction,
                                      const ReportRequest& request);
 

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "indexing/analysis/computation_walk.hpp"
+#include "indexing/analysis/instruction_report.hpp"
 #include "indexing/analysis/linter.hpp"
 #include "indexing/analysis/module_analysis.hpp"
 #include "indexing/analysis/source_position.hpp"
@@ -174,7 +175,10 @@ SummaryRow summary_row(ModuleAnalysis& analysis, Linter& linter, SummaryMemo& me
   row.output_shape = hlo::to_string(module.shape_of(instr));
   const InstructionIndexing indexing = analysis.indexing(ci, ii, true, false);
   note_maps(indexing, row);
-  add_counts(memo.utilisation_of(module, c, instr, indexing), row);
+  // The memo's key (shapes and maps) does not see a fused body's shared loop.
+  add_counts(counted_through_body(module, instr) ? instruction_utilisation(analysis, ci, ii, indexing)
+                                                 : memo.utilisation_of(module, c, instr, indexing),
+             row);
   row.access = access_verdict(read_patterns(module, c, instr, indexing, analysis.offsets(), analysis.patterns()));
   row.lint_findings = memo.lint_findings(linter, module, ci, ii, indexing);
   return row;

@@ -245,6 +245,43 @@ ENTRY main {{
   }
 }
 
+TEST_CASE("summary rows: a multi-output fusion is counted by its shared loop, as analyze counts it") {
+  // A reduction fusion that also returns the exponentials it reduces: XLA
+  // emits one loop over the reduced input, evaluating e[i, j] = exp(x[i, j])
+  // once for both outputs, so each x element is read once (counting each
+  // output's maps apart would read it twice).
+  for (std::int64_t rows_n = 1; rows_n <= 4; ++rows_n) {
+    for (std::int64_t cols = 1; cols <= 4; ++cols) {
+      DYNAMIC_SECTION(rows_n << "x" << cols) {
+        const std::string text = fmt::format(R"(HloModule m
+add {{
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}}
+fused {{
+  p = f32[{0},{1}]{{1,0}} parameter(0)
+  e = f32[{0},{1}]{{1,0}} exponential(p)
+  z = f32[] constant(0)
+  r = f32[{0}]{{0}} reduce(e, z), dimensions={{1}}, to_apply=add
+  ROOT t = (f32[{0}]{{0}}, f32[{0},{1}]{{1,0}}) tuple(r, e)
+}}
+ENTRY main {{
+  x = f32[{0},{1}]{{1,0}} parameter(0)
+  ROOT f = (f32[{0}]{{0}}, f32[{0},{1}]{{1,0}}) fusion(x), kind=kInput, calls=fused
+}}
+)",
+                                             rows_n, cols);
+        const std::vector<SummaryRow> rows = rows_of(text);
+        REQUIRE(rows.size() == 1);
+        Reads loop{std::vector<Path>(1)};  // (loop point, x element) pairs
+        for (std::int64_t i = 0; i < rows_n * cols; ++i) loop[0][0].insert({i, i});
+        check_row(rows[0], expected_from(loop, {rows_n * cols}, 4));
+      }
+    }
+  }
+}
+
 TEST_CASE("summary rows: repeated layers give equal rows, different shapes different ones") {
   const std::vector<SummaryRow> rows = rows_of(R"(HloModule m
 fused {
