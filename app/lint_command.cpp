@@ -16,7 +16,6 @@
 #include "app/isl_limit.hpp"
 #include "app/progress.hpp"
 #include "app/sarif.hpp"
-#include "indexing/analysis/computation_walk.hpp"
 #include "indexing/analysis/instruction_filter.hpp"
 #include "indexing/analysis/linter.hpp"
 #include "indexing/analysis/module_input.hpp"
@@ -24,12 +23,10 @@
 
 namespace hlo_index::app {
 
-using analysis::analysed_computations;
 using analysis::baseline_key;
 using analysis::find_lint_rule;
 using analysis::k_lint_rule_count;
 using analysis::lint_rules;
-using analysis::linted_instruction;
 using analysis::Linter;
 using analysis::LintFinding;
 using analysis::LintRule;
