@@ -111,11 +111,20 @@ public:
   }
 
   /// The number of lint findings. The rules look at the maps and the shapes
-  /// (layouts included) only, so an instruction with the same opcode, kind,
-  /// shapes and maps as one linted before has as many findings; a rule that
-  /// reads anything else must extend this key.
+  /// (layouts included), so an instruction with the same opcode, kind,
+  /// shapes and maps as one linted before has as many findings, except where
+  /// low-utilisation looks around: at the other users of an operand read in
+  /// part (a split is no waste) and at the producers of runtime offsets (per
+  /// device); such instructions are linted on their own. A rule that reads
+  /// anything else must extend this key.
   std::size_t lint_findings(Linter& linter, const hlo::Module& module, std::uint32_t ci, std::uint32_t ii,
-                            const InstructionIndexing& indexing) {
+                            const InstructionIndexing& indexing, const InstructionUtilisation& counted) {
+    const bool findings_from_key_alone =
+        std::all_of(counted.operands.begin(), counted.operands.end(), [](const OperandUtilisation& u) {
+          return !u.defined() ||
+                 (!u.depends_on_runtime && u.distinct_read.exact && u.distinct_read.value == u.operand_elements * u.replicas);
+        });
+    if (!findings_from_key_alone) return linter.lint(ci, ii).size();
     const hlo::Computation& c = module.computations[ci];
     const hlo::Instruction& instr = c.instructions[ii];
     std::string head(module.opcode_text(instr));
@@ -176,11 +185,12 @@ SummaryRow summary_row(ModuleAnalysis& analysis, Linter& linter, SummaryMemo& me
   const InstructionIndexing indexing = analysis.indexing(ci, ii, true, false);
   note_maps(indexing, row);
   // The memo's key (shapes and maps) does not see a fused body's shared loop.
-  add_counts(counted_through_body(module, instr) ? instruction_utilisation(analysis, ci, ii, indexing)
-                                                 : memo.utilisation_of(module, c, instr, indexing),
-             row);
+  const InstructionUtilisation counted = counted_through_body(module, instr)
+                                             ? instruction_utilisation(analysis, ci, ii, indexing)
+                                             : memo.utilisation_of(module, c, instr, indexing);
+  add_counts(counted, row);
   row.access = access_verdict(read_patterns(module, c, instr, indexing, analysis.offsets(), analysis.patterns()));
-  row.lint_findings = memo.lint_findings(linter, module, ci, ii, indexing);
+  row.lint_findings = memo.lint_findings(linter, module, ci, ii, indexing, counted);
   return row;
 }
 

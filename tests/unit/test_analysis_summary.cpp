@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "indexing/analysis/instruction_filter.hpp"
+#include "indexing/analysis/linter.hpp"
 #include "indexing/analysis/summary.hpp"
 #include "parse_helpers.hpp"
 
@@ -280,6 +281,45 @@ ENTRY main {{
       }
     }
   }
+}
+
+TEST_CASE("summary rows: lint counts of equal fusions differ where the operand's other users differ") {
+  // lo_a and lo_b are the same fusion on equal shapes, but hi_a reads the
+  // rest of a (a split: no waste) and nothing reads the rest of b.
+  const std::vector<hlo::Module> modules = test::parse_ok(R"(HloModule split
+fused_lo {
+  p = f32[1024,1024]{1,0} parameter(0)
+  ROOT s = f32[64,1024]{1,0} slice(p), slice={[0:64], [0:1024]}
+}
+fused_hi {
+  p = f32[1024,1024]{1,0} parameter(0)
+  ROOT s = f32[960,1024]{1,0} slice(p), slice={[64:1024], [0:1024]}
+}
+ENTRY main {
+  a = f32[1024,1024]{1,0} parameter(0)
+  b = f32[1024,1024]{1,0} parameter(1)
+  lo_a = f32[64,1024]{1,0} fusion(a), kind=kLoop, calls=fused_lo
+  hi_a = f32[960,1024]{1,0} fusion(a), kind=kLoop, calls=fused_hi
+  lo_b = f32[64,1024]{1,0} fusion(b), kind=kLoop, calls=fused_lo
+  ROOT t = (f32[64,1024]{1,0}, f32[960,1024]{1,0}, f32[64,1024]{1,0}) tuple(lo_a, hi_a, lo_b)
+}
+)");
+  const std::vector<SummaryRow> rows = analysis::summarise_module(modules[0], {});
+  REQUIRE(rows.size() == 3);
+  analysis::LintRuleSet every_rule;
+  every_rule.set();
+  analysis::Linter linter(modules[0], every_rule, analysis::LintThresholds{});
+  const hlo::Computation& entry = modules[0].computations.back();
+  for (const SummaryRow& row : rows) {
+    CAPTURE(row.name);
+    std::uint32_t ii = 0;
+    while (entry.instructions[ii].name != row.name) ++ii;
+    const std::size_t linted =
+        linter.lint(static_cast<std::uint32_t>(modules[0].computations.size() - 1), ii).size();
+    CHECK(row.lint_findings == linted);
+  }
+  CHECK(rows[0].lint_findings == 0);  // lo_a
+  CHECK(rows[2].lint_findings == 1);  // lo_b: 6.25% of b read
 }
 
 TEST_CASE("summary rows: repeated layers give equal rows, different shapes different ones") {
