@@ -36,6 +36,20 @@ void arrange(InstructionIndexing indexing, ReadPatternTable patterns, bool tuple
   }
 }
 
+// The maps of the operands marked, the others left without maps (counting is the expensive part).
+InstructionIndexing only_operands(const InstructionIndexing& indexing, const std::vector<bool>& kept) {
+  InstructionIndexing out;
+  out.output_to_input.resize(indexing.output_to_input.size());
+  for (std::size_t k = 0; k < indexing.output_to_input.size(); ++k) {
+    const auto& row = indexing.output_to_input[k];
+    out.output_to_input[k].resize(row.size());
+    for (std::size_t j = 0; j < row.size() && j < kept.size(); ++j) {
+      if (kept[j]) out.output_to_input[k][j] = row[j];
+    }
+  }
+  return out;
+}
+
 void count(const MapSet& set, MapTotals& totals) {
   for (const IndexingMap& m : set) {
     ++totals.maps;
@@ -55,9 +69,37 @@ InstructionUtilisation instruction_utilisation(ModuleAnalysis& analysis, std::ui
   const hlo::Module& module = analysis.module();
   const hlo::Computation& c = module.computations[computation];
   const hlo::Instruction& instr = c.instructions[instruction];
-  if (!counted_through_body(module, instr)) return utilisation(module, c, instr, indexing);
-  const FusedBody body = fused_body(module, analysis.maps(), computation, instruction);
-  return utilisation(module, c, instr, indexing, &body);
+  if (counted_through_body(module, instr)) {
+    // Not memoised: the shared loop is not in the key.
+    const FusedBody body = fused_body(module, analysis.maps(), computation, instruction);
+    return utilisation(module, c, instr, indexing, &body);
+  }
+  // Each operand is counted once per distinct (operand shape, maps) over the module.
+  auto& memo = analysis.operand_counts();
+  const auto operands = c.operands_of(instr);
+  std::vector<std::vector<std::uint32_t>> keys(operands.size());
+  std::vector<bool> missing(operands.size());
+  bool any_missing = false;
+  for (std::size_t j = 0; j < operands.size(); ++j) {
+    keys[j].push_back(c.instructions[operands[j]].shape);
+    for (const auto& per_output : indexing.output_to_input) {
+      if (j >= per_output.size()) continue;
+      for (const IndexingMap& m : per_output[j]) keys[j].push_back(analysis.interned_maps().intern(m));
+    }
+    missing[j] = memo.find(keys[j]) == memo.end();
+    any_missing = any_missing || missing[j];
+  }
+  InstructionUtilisation counted =
+      utilisation(module, c, instr, any_missing ? only_operands(indexing, missing) : InstructionIndexing{});
+  for (std::size_t j = 0; j < operands.size(); ++j) {
+    if (missing[j]) {
+      memo.emplace(keys[j], counted.operands[j]);
+    } else {
+      counted.operands[j] = memo.at(keys[j]);
+      counted.operands[j].operand = j;
+    }
+  }
+  return counted;
 }
 
 InstructionReport report_instruction(ModuleAnalysis& analysis, std::uint32_t computation, std::uint32_t instruction,

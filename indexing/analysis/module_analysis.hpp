@@ -1,10 +1,12 @@
 // The analyses of one module: indexing maps per instruction, the maps in
-// physical offsets, read patterns and utilisation, with one map interner
-// that keys every memo, kept across the module's instructions.
+// physical offsets, read patterns and utilisation counts, with one map
+// interner that keys every memo, kept across the module's instructions.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <vector>
 
 #include "indexing/analysis/map_interner.hpp"
 #include "indexing/analysis/physical_indexing.hpp"
@@ -33,6 +35,10 @@ public:
   /// Maps in physical offsets as the analysis options ask (simplified or not).
   PhysicalIndexing& physical();
   ReadPatternMemo& patterns() { return m_patterns; }
+  /// Operand counts by (operand shape, maps): layers repeat, and counting is
+  /// the expensive part of utilisation.
+  std::map<std::vector<std::uint32_t>, OperandUtilisation>& operand_counts() { return m_operand_counts; }
+  MapInterner& interned_maps() { return m_maps; }
 
 private:
   const hlo::Module& m_module;
@@ -42,6 +48,7 @@ private:
   PhysicalIndexing m_offsets;
   std::optional<PhysicalIndexing> m_unsimplified;  // made when first asked for
   ReadPatternMemo m_patterns;
+  std::map<std::vector<std::uint32_t>, OperandUtilisation> m_operand_counts;
 };
 
 }  // namespace hlo_index::analysis

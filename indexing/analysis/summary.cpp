@@ -73,42 +73,13 @@ void note_maps(const InstructionIndexing& indexing, SummaryRow& row) {
   row.counts_exact = row.counts_exact && !row.approximate;
 }
 
-// Memos over the instructions of one module: layers repeat, and counting
-// and linting cost far more than analysing. Keys are interned map ids and
-// interned shape ids, never printed text.
+// The lint counts over the instructions of one module: layers repeat, and
+// linting costs far more than analysing. Keys are interned map ids and
+// interned shape ids, never printed text. (Counts are memoised by
+// ModuleAnalysis.)
 class SummaryMemo {
 public:
   explicit SummaryMemo(ModuleAnalysis& analysis) : m_maps(analysis.offsets().maps()) {}
-
-  /// The utilisation of every operand, each counted once per distinct
-  /// (operand shape, maps) over the module.
-  InstructionUtilisation utilisation_of(const hlo::Module& module, const hlo::Computation& c,
-                                        const hlo::Instruction& instr, const InstructionIndexing& indexing) {
-    const auto operands = c.operands_of(instr);
-    std::vector<std::vector<std::uint32_t>> keys(operands.size());
-    std::vector<bool> missing(operands.size());
-    bool any_missing = false;
-    for (std::size_t j = 0; j < operands.size(); ++j) {
-      keys[j].push_back(c.instructions[operands[j]].shape);
-      for (const auto& per_output : indexing.output_to_input) {
-        if (j >= per_output.size()) continue;
-        for (const IndexingMap& m : per_output[j]) keys[j].push_back(m_maps.intern(m));
-      }
-      missing[j] = m_operands.find(keys[j]) == m_operands.end();
-      any_missing = any_missing || missing[j];
-    }
-    InstructionUtilisation counted =
-        utilisation(module, c, instr, any_missing ? only(indexing, missing) : InstructionIndexing{});
-    for (std::size_t j = 0; j < operands.size(); ++j) {
-      if (missing[j]) {
-        m_operands.emplace(keys[j], counted.operands[j]);
-      } else {
-        counted.operands[j] = m_operands.at(keys[j]);
-        counted.operands[j].operand = j;
-      }
-    }
-    return counted;
-  }
 
   /// The number of lint findings. The rules look at the maps and the shapes
   /// (layouts included), so an instruction with the same opcode, kind,
@@ -146,22 +117,7 @@ public:
   }
 
 private:
-  // The maps of the operands marked, the others left without maps (counting is the expensive part).
-  static InstructionIndexing only(const InstructionIndexing& indexing, const std::vector<bool>& kept) {
-    InstructionIndexing out;
-    out.output_to_input.resize(indexing.output_to_input.size());
-    for (std::size_t k = 0; k < indexing.output_to_input.size(); ++k) {
-      const auto& row = indexing.output_to_input[k];
-      out.output_to_input[k].resize(row.size());
-      for (std::size_t j = 0; j < row.size() && j < kept.size(); ++j) {
-        if (kept[j]) out.output_to_input[k][j] = row[j];
-      }
-    }
-    return out;
-  }
-
   MapInterner& m_maps;
-  std::map<std::vector<std::uint32_t>, OperandUtilisation> m_operands;
   std::map<std::pair<std::string, std::vector<std::uint32_t>>, std::size_t> m_lint;
 };
 
@@ -184,10 +140,7 @@ SummaryRow summary_row(ModuleAnalysis& analysis, Linter& linter, SummaryMemo& me
   row.output_shape = hlo::to_string(module.shape_of(instr));
   const InstructionIndexing indexing = analysis.indexing(ci, ii, true, false);
   note_maps(indexing, row);
-  // The memo's key (shapes and maps) does not see a fused body's shared loop.
-  const InstructionUtilisation counted = counted_through_body(module, instr)
-                                             ? instruction_utilisation(analysis, ci, ii, indexing)
-                                             : memo.utilisation_of(module, c, instr, indexing);
+  const InstructionUtilisation counted = instruction_utilisation(analysis, ci, ii, indexing);
   add_counts(counted, row);
   row.access = access_verdict(read_patterns(module, c, instr, indexing, analysis.offsets(), analysis.patterns()));
   row.lint_findings = memo.lint_findings(linter, module, ci, ii, indexing, counted);
