@@ -435,7 +435,8 @@ bool check_match(const analysis::InstructionFilter& filter, const AnalyzeOptions
 }
 
 int analyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err) {
-  ScopedIslLimit limit(options.isl_max_operations);
+  // The time limit also bounds what runs outside the analysis options (a fused body's reads).
+  ScopedAnalysisLimits limits(options.isl_max_operations, options.time_limit_per_instruction);
   AnalyzeOptions opts = options;
   for (std::string& n : opts.computations) n = strip_sigil(n);
   for (std::string& n : opts.instructions) n = strip_sigil(n);

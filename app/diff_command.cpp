@@ -285,8 +285,7 @@ int run_diff_command(const DiffOptions& options, std::ostream& out, std::ostream
       !analysis::check_module_names(filter, *new_modules, err))
     return k_exit_input_error;
 
-  ScopedIslLimit limit(options.isl_max_operations);
-  indexing::ScopedTimeLimit time_limit(options.time_limit_per_instruction);
+  ScopedAnalysisLimits limit(options.isl_max_operations, options.time_limit_per_instruction);
   analysis::SummaryRequest request;
   request.all_instructions = options.all_instructions;
   request.target = analysis::parse_target(options.target);
@@ -319,8 +318,7 @@ int run_diff_command(const DiffOptions& options, std::ostream& out, std::ostream
       // The two dumps are analysed at once, the old one on a second thread
       // (isl contexts and the limits are per thread; progress counts the new one).
       auto old_entries = std::async(std::launch::async, [&a, &request, &options] {
-        ScopedIslLimit thread_limit(options.isl_max_operations);
-        indexing::ScopedTimeLimit thread_time_limit(options.time_limit_per_instruction);
+        ScopedAnalysisLimits thread_limit(options.isl_max_operations, options.time_limit_per_instruction);
         analysis::SummaryRequest quiet = request;
         quiet.on_row = nullptr;
         return analysis::diff_entries(a, quiet);

@@ -1,7 +1,9 @@
-// The isl operation budget a command was given, for the duration of the
-// command only (tests run many commands in one process).
+// The isl operation budget and the per-instruction time limit a command was
+// given, for the duration of the command only (tests run many commands in one
+// process); threads the command starts take them on (ordered_work.hpp).
 #pragma once
 
+#include "indexing/instruction_indexing.hpp"
 #include "indexing/isl_context.hpp"
 
 namespace hlo_index::app {
@@ -17,6 +19,18 @@ public:
 
 private:
   unsigned long m_saved;
+};
+
+/// Both bounds of analysis: isl's operation budget (0: keep the default) and
+/// the per-instruction time limit in seconds.
+class ScopedAnalysisLimits {
+public:
+  ScopedAnalysisLimits(unsigned long isl_max_operations, double time_limit_per_instruction)
+      : m_isl(isl_max_operations), m_time(time_limit_per_instruction) {}
+
+private:
+  ScopedIslLimit m_isl;
+  indexing::ScopedTimeLimit m_time;
 };
 
 }  // namespace hlo_index::app

@@ -443,8 +443,7 @@ int run_lint_command(const LintOptions& options, std::ostream& out, std::ostream
       analysis::load_modules(options.files, options.allow_truncated, err);
   if (!modules || !analysis::check_module_names(*filter, *modules, err)) return k_exit_input_error;
 
-  ScopedIslLimit limit(options.isl_max_operations);
-  indexing::ScopedTimeLimit time_limit(options.time_limit_per_instruction);
+  ScopedAnalysisLimits limit(options.isl_max_operations, options.time_limit_per_instruction);
   Totals totals;
   std::vector<LintFinding> findings;
   {

@@ -380,8 +380,7 @@ int run_summary_command(const SummaryOptions& options, std::ostream& out, std::o
       analysis::load_modules(options.files, options.allow_truncated, err);
   if (!modules || !analysis::check_module_names(*filter, *modules, err)) return k_exit_input_error;
 
-  ScopedIslLimit limit(options.isl_max_operations);
-  indexing::ScopedTimeLimit time_limit(options.time_limit_per_instruction);
+  ScopedAnalysisLimits limit(options.isl_max_operations, options.time_limit_per_instruction);
   analysis::SummaryRequest request;
   request.all_instructions = options.all_instructions;
   request.target = analysis::parse_target(options.target);
