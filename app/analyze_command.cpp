@@ -24,8 +24,10 @@
 namespace hlo_index::app {
 namespace {
 
-bool named(const std::vector<std::string>& names, std::string_view name) {
-  return std::find(names.begin(), names.end(), name) != names.end();
+// Whether one of `patterns` (names or globs) matches `name`.
+bool named(const std::vector<std::string>& patterns, std::string_view name) {
+  return std::any_of(patterns.begin(), patterns.end(),
+                     [&](const std::string& pattern) { return analysis::name_matches(pattern, name); });
 }
 
 // The computations named with --computation, or else those that are not
@@ -63,7 +65,7 @@ std::vector<std::string> fusions_containing(const hlo::Module& module, std::stri
         if (callee >= module.computations.size()) continue;
         const hlo::Computation& body = module.computations[callee];
         if (std::any_of(body.instructions.begin(), body.instructions.end(),
-                        [&](const hlo::Instruction& b) { return b.name == name; }))
+                        [&](const hlo::Instruction& b) { return analysis::name_matches(name, b.name); }))
           out.push_back(fmt::format("%{} in computation {}", i.name, c.name));
       }
     }
@@ -82,7 +84,7 @@ std::vector<std::string> similar_names(const std::vector<hlo::Module>& modules, 
       for (const hlo::Instruction& i : m.computations[ci].instructions) {
         const bool near = i.name.find(name) != std::string_view::npos ||
                           (i.name.size() >= 3 && name.find(i.name) != std::string_view::npos);
-        if (near && !named(out, i.name)) out.emplace_back(i.name);
+        if (near && std::find(out.begin(), out.end(), i.name) == out.end()) out.emplace_back(i.name);
       }
     }
   }
@@ -97,8 +99,10 @@ std::vector<std::string> similar_names(const std::vector<hlo::Module>& modules, 
 bool check_names(const AnalyzeOptions& options, const std::vector<hlo::Module>& modules, std::ostream& err) {
   bool ok = true;
   for (const std::string& name : options.computations) {
-    bool found = std::any_of(modules.begin(), modules.end(),
-                             [&](const hlo::Module& m) { return m.find_computation(name) != hlo::k_none; });
+    bool found = std::any_of(modules.begin(), modules.end(), [&](const hlo::Module& m) {
+      return std::any_of(m.computations.begin(), m.computations.end(),
+                         [&](const hlo::Computation& c) { return analysis::name_matches(name, c.name); });
+    });
     if (!found) {
       err << fmt::format("hlo-index: error: no computation named '{}'\n", name);
       ok = false;
@@ -110,7 +114,8 @@ bool check_names(const AnalyzeOptions& options, const std::vector<hlo::Module>& 
     std::vector<std::string> fusions;
     for (const hlo::Module& m : modules) {
       for (std::uint32_t ci : selected_computations(m, options)) {
-        for (const hlo::Instruction& i : m.computations[ci].instructions) shown = shown || i.name == name;
+        for (const hlo::Instruction& i : m.computations[ci].instructions)
+          shown = shown || analysis::name_matches(name, i.name);
       }
       if (!shown) {
         for (std::string& f : fusions_containing(m, name)) fusions.push_back(std::move(f));
@@ -122,7 +127,7 @@ bool check_names(const AnalyzeOptions& options, const std::vector<hlo::Module>& 
     for (const hlo::Module& m : modules) {
       for (const hlo::Computation& c : m.computations) {
         for (const hlo::Instruction& i : c.instructions) {
-          if (elsewhere.empty() && i.name == name) elsewhere = std::string(c.name);
+          if (elsewhere.empty() && analysis::name_matches(name, i.name)) elsewhere = std::string(c.name);
         }
       }
     }

@@ -409,12 +409,14 @@ std::vector<Target> instruction_targets(const LayoutOptions& options, const anal
   for (const hlo::Module& m : modules) {
     if (!filter.accepts_module(m)) continue;
     for (const hlo::Computation& c : m.computations) {
-      if (!options.computation.empty() && c.name != strip_sigil(options.computation)) continue;
+      if (!options.computation.empty() && !analysis::name_matches(strip_sigil(options.computation), c.name)) continue;
       for (const hlo::Instruction& i : c.instructions)
         if (options.instruction.empty() ? filter.accepts_instruction(m, c, i)
-                                        : i.name == strip_sigil(options.instruction)) {
-          computations.emplace_back(options.instruction.empty() ? fmt::format("{} ({})", c.name, i.name)
-                                                                : std::string(c.name));
+                                        : analysis::name_matches(strip_sigil(options.instruction), i.name)) {
+          // A plain name differs by computation only; a --match or a glob also by name.
+          const bool plain = !options.instruction.empty() && strip_sigil(options.instruction).find_first_of("*?[") ==
+                                                                 std::string_view::npos;
+          computations.emplace_back(plain ? std::string(c.name) : fmt::format("{} ({})", c.name, i.name));
           const char* where = m.source->text().data() <= i.name.data() &&
                                       i.name.data() < m.source->text().data() + m.source->text().size()
                                   ? i.name.data()
@@ -448,10 +450,14 @@ std::optional<Target> file_target(const LayoutOptions& options, std::vector<hlo:
   if (!analysis::check_module_names(*filter, modules, err)) return std::nullopt;
   std::vector<std::string> found;
   std::vector<Target> targets = instruction_targets(options, *filter, modules, found);
-  // "matches --match 'x'" for one instruction, "match ..." for several.
+  // "matches --match 'x'" for one instruction, "match ..." for several; likewise a glob.
+  const std::string_view instruction = strip_sigil(options.instruction);
   auto what = [&](bool one) {
-    return options.instruction.empty() ? fmt::format("{} --match '{}'", one ? "matches" : "match", options.match)
-                                       : fmt::format("named '{}'", strip_sigil(options.instruction));
+    if (options.instruction.empty())
+      return fmt::format("{} --match '{}'", one ? "matches" : "match", options.match);
+    if (instruction.find_first_of("*?[") != std::string_view::npos)
+      return fmt::format("{} '{}'", one ? "matches" : "match", instruction);
+    return fmt::format("named '{}'", instruction);
   };
   if (targets.empty()) {
     err << fmt::format("hlo-index layout: error: no instruction {}{}\n", what(true),

@@ -10,10 +10,77 @@ namespace hlo_index::analysis {
 namespace {
 
 bool listed(const std::vector<std::string>& names, std::string_view name) {
-  return names.empty() || std::find(names.begin(), names.end(), name) != names.end();
+  return names.empty() ||
+         std::any_of(names.begin(), names.end(), [&](const std::string& pattern) { return name_matches(pattern, name); });
+}
+
+// Matches `c` against the set that starts after the `[` at `p`; returns the
+// position after the closing `]` (npos: no closing `]`, the `[` is literal).
+std::size_t match_set(std::string_view pattern, std::size_t p, char c, bool& matched) {
+  std::size_t i = p + 1;
+  const bool negated = i < pattern.size() && (pattern[i] == '!' || pattern[i] == '^');
+  if (negated) ++i;
+  bool in = false;
+  bool first = true;
+  for (; i < pattern.size() && (pattern[i] != ']' || first); first = false) {
+    if (i + 2 < pattern.size() && pattern[i + 1] == '-' && pattern[i + 2] != ']') {
+      in = in || (pattern[i] <= c && c <= pattern[i + 2]);
+      i += 3;
+    } else {
+      in = in || pattern[i] == c;
+      ++i;
+    }
+  }
+  if (i >= pattern.size()) return std::string_view::npos;
+  matched = in != negated;
+  return i + 1;
+}
+
+bool glob_matches(std::string_view pattern, std::string_view name) {
+  // Greedy with one backtrack point (the last `*`): linear in practice,
+  // O(pattern x name) at worst, never exponential.
+  std::size_t p = 0, n = 0;
+  std::size_t star = std::string_view::npos, star_n = 0;
+  while (n < name.size()) {
+    if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      star_n = n;
+      continue;
+    }
+    if (p < pattern.size()) {
+      if (pattern[p] == '?') {
+        ++p;
+        ++n;
+        continue;
+      }
+      if (pattern[p] == '[') {
+        bool matched = false;
+        const std::size_t after = match_set(pattern, p, name[n], matched);
+        if (after == std::string_view::npos ? name[n] == '[' : matched) {
+          p = after == std::string_view::npos ? p + 1 : after;
+          ++n;
+          continue;
+        }
+      } else if (pattern[p] == name[n]) {
+        ++p;
+        ++n;
+        continue;
+      }
+    }
+    if (star == std::string_view::npos) return false;
+    p = star + 1;
+    n = ++star_n;
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
 }
 
 }  // namespace
+
+bool name_matches(std::string_view pattern, std::string_view name) {
+  if (pattern.find_first_of("*?[") == std::string_view::npos) return pattern == name;
+  return glob_matches(pattern, name);
+}
 
 std::optional<NamePattern> NamePattern::compile(const std::string& pattern, std::string* error) {
   try {
@@ -60,7 +127,7 @@ bool check_module_names(const InstructionFilter& filter, const std::vector<hlo::
   for (const hlo::Module& m : modules) names.push_back(m.name);
   bool ok = true;
   for (const std::string& name : filter.modules) {
-    if (std::find(names.begin(), names.end(), name) != names.end()) continue;
+    if (std::any_of(names.begin(), names.end(), [&](std::string_view n) { return name_matches(name, n); })) continue;
     err << fmt::format("hlo-index: error: no module named '{}' (modules: {})\n", name, fmt::join(names, ", "));
     ok = false;
   }

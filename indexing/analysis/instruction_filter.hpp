@@ -29,7 +29,14 @@ private:
   std::regex m_regex;
 };
 
-/// Each list empty: no restriction; names without their `%` sigil.
+/// Whether `name` is `pattern`, or matches it as a glob when the pattern has
+/// one of `*` (any run of characters), `?` (one character) or `[...]` (one of
+/// a set: `[abc]`, ranges `[0-9]`, negated `[!0-9]`); HLO names never hold
+/// these characters, so a plain name is always an exact match.
+bool name_matches(std::string_view pattern, std::string_view name);
+
+/// Each list empty: no restriction; names without their `%` sigil, each a
+/// name or a glob (name_matches).
 struct InstructionFilter {
   std::vector<std::string> modules;       // module names
   std::vector<std::string> computations;  // computation names

@@ -97,6 +97,28 @@ TEST_CASE("NamePattern searches an ECMAScript regex anywhere in the name") {
   CHECK_FALSE(error.empty());
 }
 
+TEST_CASE("name_matches: exact names, and globs with *, ? and sets") {
+  using analysis::name_matches;
+  CHECK(name_matches("fusion.3", "fusion.3"));
+  CHECK_FALSE(name_matches("fusion.3", "fusion.31"));
+  CHECK_FALSE(name_matches("fusion", "loop_fusion"));  // a plain name is never a substring search
+  CHECK(name_matches("fusion.*", "fusion.31"));
+  CHECK(name_matches("*fusion*", "loop_fusion.7"));
+  CHECK_FALSE(name_matches("fusion.*", "loop_fusion.1"));
+  CHECK(name_matches("fusion.?", "fusion.7"));
+  CHECK_FALSE(name_matches("fusion.?", "fusion.17"));
+  CHECK(name_matches("fusion.[0-4]", "fusion.3"));
+  CHECK_FALSE(name_matches("fusion.[0-4]", "fusion.5"));
+  CHECK(name_matches("fusion.[!0-4]", "fusion.5"));
+  CHECK(name_matches("a*b*c", "axxbyyc"));
+  CHECK_FALSE(name_matches("a*b*c", "axxbyy"));
+  CHECK(name_matches("*", ""));
+  CHECK(name_matches("x[", "x["));  // an unclosed set is a literal [
+  // Backtracking stays polynomial: 30 stars against a long name that almost matches.
+  const std::string stars = std::string(30, '*') + "b";
+  CHECK_FALSE(name_matches("a" + stars, std::string(5000, 'a')));
+}
+
 TEST_CASE("InstructionFilter: modules, computations, kinds, opcodes and names") {
   const std::vector<hlo::Module> modules = test::parse_ok(R"(HloModule m
 fused {
