@@ -220,7 +220,7 @@ void lay_out(ReadHeatmap& map, const HeatmapOptions& options) {
     map.columns = axis(std::nullopt, 1, 1);
   } else if (rank == 1) {
     map.rows = axis(std::nullopt, 1, 1);
-    map.columns = axis(0, map.dims[0], std::max<std::int64_t>(1, options.max_rows * options.max_columns / 32));
+    map.columns = axis(0, map.dims[0], options.max_columns);
   } else {
     map.rows = axis(rank - 2, map.dims[rank - 2], options.max_rows);
     map.columns = axis(rank - 1, map.dims[rank - 1], options.max_columns);
@@ -318,6 +318,26 @@ MapSet operand_read_maps(ModuleAnalysis& analysis, std::uint32_t computation, st
     }
   }
   return out;
+}
+
+std::optional<std::size_t> heaviest_operand(ModuleAnalysis& analysis, std::uint32_t computation,
+                                            std::uint32_t instruction) {
+  const hlo::Module& module = analysis.module();
+  const hlo::Computation& c = module.computations[computation];
+  const hlo::Instruction& instr = c.instructions[instruction];
+  const indexing::InstructionIndexing indexing = analysis.indexing(computation, instruction, true, false);
+  const InstructionUtilisation usage = utilisation(module, c, instr, indexing);
+  std::optional<std::size_t> best;
+  std::int64_t most = 0;
+  for (const OperandUtilisation& u : usage.operands) {
+    if (!u.defined() || u.total_reads.value == 0) continue;
+    const std::int64_t traffic = saturating_mul(u.total_reads.value, std::max<std::int64_t>(1, u.element_bits));
+    if (!best || traffic > most) {
+      best = u.operand;
+      most = traffic;
+    }
+  }
+  return best;
 }
 
 }  // namespace hlo_index::analysis

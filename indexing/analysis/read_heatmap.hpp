@@ -34,7 +34,7 @@ enum class SliceChoice {
 };
 
 struct HeatmapOptions {
-  std::int64_t max_rows = 64, max_columns = 64;  // cells of a slice; a vector gets max_rows * max_columns / 32
+  std::int64_t max_rows = 128, max_columns = 128;  // cells of a slice; a vector gets max_columns
   std::int64_t max_slices = 16;
   SliceChoice slices = SliceChoice::kAuto;
   /// Maps whose domain box (with runtime offsets pinned) has at most this
@@ -94,5 +94,10 @@ ReadHeatmap read_heatmap(const indexing::MapSet& maps, const std::vector<std::in
 /// (fused_reads.hpp). An UNDEFINED map when there are none.
 indexing::MapSet operand_read_maps(ModuleAnalysis& analysis, std::uint32_t computation, std::uint32_t instruction,
                                    std::size_t operand);
+
+/// The operand with the most read traffic (reads x element bits, as summary
+/// counts it; ties: the lower operand), or none when no operand is read.
+std::optional<std::size_t> heaviest_operand(ModuleAnalysis& analysis, std::uint32_t computation,
+                                            std::uint32_t instruction);
 
 }  // namespace hlo_index::analysis
