@@ -12,6 +12,7 @@
 #include "app/map_command.hpp"
 #include "app/parse_command.hpp"
 #include "app/picture_command.hpp"
+#include "app/report_command.hpp"
 #include "app/summary_command.hpp"
 
 int main(int argc, char** argv) {
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
   setup_summary_command(app, exit_code);
   setup_diff_command(app, exit_code);
   setup_picture_command(app, exit_code);
+  setup_report_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

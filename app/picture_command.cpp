@@ -142,7 +142,7 @@ bool write_output(const std::string& path, const std::string& text, std::ostream
 }
 
 Picture draw_operand(analysis::ModuleAnalysis& analysis, std::uint32_t computation, std::uint32_t instruction,
-                     std::size_t operand, const analysis::HeatmapOptions& options) {
+                     std::size_t operand, const analysis::HeatmapOptions& options, analysis::ReadHeatmapMemo* memo) {
   const hlo::Module& module = analysis.module();
   const hlo::Computation& c = module.computations[computation];
   const hlo::Instruction& instr = c.instructions[instruction];
@@ -161,8 +161,9 @@ Picture draw_operand(analysis::ModuleAnalysis& analysis, std::uint32_t computati
   subject.operand_name = std::string(read.name);
   subject.operand_shape = hlo::to_string(shape);
   std::vector<std::int64_t> dims(shape.dims.begin(), shape.dims.end());
+  const indexing::MapSet maps = analysis::operand_read_maps(analysis, computation, instruction, operand);
   const analysis::ReadHeatmap heatmap =
-      analysis::read_heatmap(analysis::operand_read_maps(analysis, computation, instruction, operand), dims, options);
+      memo != nullptr ? memo->of(maps, dims, options) : analysis::read_heatmap(maps, dims, options);
   const analysis::GroupAccess access = analysis::group_access(analysis, computation, instruction, operand);
   return {picture_svg(subject, heatmap, access), picture_summary(subject, heatmap, access)};
 }

@@ -298,6 +298,18 @@ ReadHeatmap read_heatmap(const MapSet& maps, const std::vector<std::int64_t>& di
   return out;
 }
 
+const ReadHeatmap& ReadHeatmapMemo::of(const MapSet& maps, const std::vector<std::int64_t>& dims,
+                                       const HeatmapOptions& options) {
+  Key key;
+  for (const IndexingMap& m : maps) std::get<0>(key).push_back(m_maps.intern(m));
+  std::get<1>(key) = dims;
+  std::get<2>(key) = {options.max_rows, options.max_columns, options.max_slices, static_cast<std::int64_t>(options.slices),
+                      options.max_enumerated_points};
+  auto it = m_heatmaps.find(key);
+  if (it == m_heatmaps.end()) it = m_heatmaps.emplace(std::move(key), read_heatmap(maps, dims, options)).first;
+  return it->second;
+}
+
 MapSet operand_read_maps(ModuleAnalysis& analysis, std::uint32_t computation, std::uint32_t instruction,
                          std::size_t operand) {
   const hlo::Module& module = analysis.module();

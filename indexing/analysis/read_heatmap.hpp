@@ -18,10 +18,13 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "indexing/analysis/map_interner.hpp"
 #include "indexing/analysis/module_analysis.hpp"
 #include "indexing/instruction_indexing.hpp"
 
@@ -87,6 +90,21 @@ struct ReadHeatmap {
 /// `dims`; those counted as distinct ways of reading).
 ReadHeatmap read_heatmap(const indexing::MapSet& maps, const std::vector<std::int64_t>& dims,
                          const HeatmapOptions& options = {});
+
+/// Heat maps by their maps (interned ids), the operand's dimensions and the
+/// options: models repeat their layers, and a report draws the same read of
+/// many of them.
+class ReadHeatmapMemo {
+public:
+  explicit ReadHeatmapMemo(MapInterner& maps) : m_maps(maps) {}
+  const ReadHeatmap& of(const indexing::MapSet& maps, const std::vector<std::int64_t>& dims,
+                        const HeatmapOptions& options);
+
+private:
+  using Key = std::tuple<std::vector<MapInterner::Id>, std::vector<std::int64_t>, std::vector<std::int64_t>>;
+  MapInterner& m_maps;
+  std::map<Key, ReadHeatmap> m_heatmaps;
+};
 
 /// The maps through which instruction `instruction` of `computation` reads
 /// operand `operand`, as utilisation counts its reads: a map shared by
