@@ -340,25 +340,43 @@ int draw_access(SvgWriter& svg, const GroupAccess& a, int y) {
     for (std::int64_t r : u.slot_reads) most = std::max(most, r);
   const std::size_t shown = std::min<std::size_t>(a.units.size(), 24);
   const int left = k_margin + 200;
+  svg.raw(fmt::format(R"svg(<defs><pattern id="slot-grid" x="{}" y="0" width="{}" height="12" )svg"
+                      R"svg(patternUnits="userSpaceOnUse"><rect x="{}" y="0" width="1" height="12" )svg"
+                      R"svg(fill="#ffffff"/></pattern></defs>)svg"
+                      "\n",
+                      left, mark_width, mark_width - 1));
   for (std::size_t k = 0; k < shown; ++k) {
     const analysis::UnitTouched& u = a.units[k];
     const std::int64_t first_byte = u.unit * v.unit_bytes;
     svg.text(left - 6, y + 10,
              fmt::format("{} {} (bytes {})", unit, u.unit, index_range(first_byte, first_byte + v.unit_bytes - 1)),
              {10, false, "end", "#444"});
-    for (std::int64_t m = 0; m < marks; ++m) {
+    auto mark_reads = [&](std::int64_t m) {
       std::int64_t reads = 0;
       for (std::int64_t s = m * per_mark; s < std::min(slots, (m + 1) * per_mark); ++s)
         reads += u.slot_reads[static_cast<std::size_t>(s)];
+      return reads;
+    };
+    // Runs of marks with equal reads as one rectangle each.
+    for (std::int64_t m = 0; m < marks;) {
+      const std::int64_t reads = mark_reads(m);
+      std::int64_t end = m + 1;
+      while (end < marks && mark_reads(end) == reads) ++end;
       const std::string fill = reads == 0 ? std::string("#dde6f0")
                                           : heat_colour(0.35 + 0.65 * static_cast<double>(reads) /
                                                                    static_cast<double>(most * per_mark));
-      const std::string title =
-          per_mark == 1 ? fmt::format("element slot {}: {}", m, plural(reads, "read"))
-                        : fmt::format("element slots {}: {}", index_range(m * per_mark, (m + 1) * per_mark - 1),
-                                      plural(reads, "read"));
-      svg.rect(left + static_cast<int>(m) * mark_width, y, mark_width - (mark_width > 3 ? 1 : 0), 12, fill, title);
+      const std::int64_t first_slot = m * per_mark, last_slot = std::min(slots, end * per_mark) - 1;
+      const std::string title = fmt::format(
+          "element slot{} {}: {}", first_slot == last_slot ? "" : "s", index_range(first_slot, last_slot),
+          reads == 0       ? std::string("fetched, not read")
+          : per_mark > 1   ? fmt::format("{} per {} slots", plural(reads, "read"), per_mark)
+          : end - m > 1    ? fmt::format("{} each", plural(reads, "read"))
+                           : plural(reads, "read"));
+      svg.rect(left + static_cast<int>(m) * mark_width, y, static_cast<int>(end - m) * mark_width, 12, fill, title);
+      m = end;
     }
+    // The marks' borders, over the runs.
+    if (mark_width > 3) svg.rect(left, y, static_cast<int>(marks) * mark_width, 12, "url(#slot-grid)");
     y += 15;
   }
   if (shown < a.units.size())
