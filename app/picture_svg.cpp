@@ -432,10 +432,12 @@ std::string picture_summary(const PictureSubject& s, const ReadHeatmap& h, const
         read += c.reads > 0 ? 1 : 0;
         most = std::max(most, c.reads);
       }
-    heat = fmt::format("{}{}, {} of {} cells read ({} x {} elements per cell{})", plural(h.total_reads, "read"),
+    const std::string per_cell = h.rows.per_cell * h.columns.per_cell == 1
+                                     ? std::string("one element per cell")
+                                     : fmt::format("{} x {} elements per cell", h.rows.per_cell, h.columns.per_cell);
+    heat = fmt::format("{}{}, {} of {} cells read ({}{})", plural(h.total_reads, "read"),
                        h.exact ? "" : " (upper bound)", read,
-                       static_cast<std::int64_t>(h.slices.size()) * h.rows.cells * h.columns.cells, h.rows.per_cell,
-                       h.columns.per_cell,
+                       static_cast<std::int64_t>(h.slices.size()) * h.rows.cells * h.columns.cells, per_cell,
                        h.projected                                                 ? ", projected"
                        : h.slices.size() > 1                                       ? fmt::format(", {} slices", h.slices.size())
                                                                                    : std::string());
