@@ -112,8 +112,7 @@ std::optional<std::size_t> chosen_operand(analysis::ModuleAnalysis& analysis, co
     err << fmt::format(
         "hlo-index: error: operand {} %{} of %{} is {}: a picture is of one array of known size; choose another "
         "--operand\n",
-        operand, c.instructions[operands[operand]].name, instr.name,
-        shape.is_tuple ? "a tuple" : "of unbounded size");
+        operand, c.instructions[operands[operand]].name, instr.name, shape.is_tuple ? "a tuple" : "of unbounded size");
     return std::nullopt;
   }
   return operand;
@@ -128,8 +127,7 @@ bool write_output(const std::string& path, const std::string& text, std::ostream
   }
   std::ofstream file(path, std::ios::binary);
   if (!file) {
-    err << fmt::format("hlo-index: error: cannot write '{}': {}; choose another -o path\n", path,
-                       std::strerror(errno));
+    err << fmt::format("hlo-index: error: cannot write '{}': {}; choose another -o path\n", path, std::strerror(errno));
     return false;
   }
   file << text;
@@ -247,8 +245,9 @@ int run_picture_command(const PictureOptions& options, std::ostream& out, std::o
     return k_exit_input_error;
   }
   if (found.size() > 1) {
-    err << fmt::format("hlo-index: error: {} instructions match {}: {}; narrow it with --module or an anchored --match\n",
-                       found.size(), asked, instruction_list(*modules, found));
+    err << fmt::format(
+        "hlo-index: error: {} instructions match {}: {}; narrow it with --module or an anchored --match\n",
+        found.size(), asked, instruction_list(*modules, found));
     return k_exit_input_error;
   }
   ScopedIslLimit limit(options.isl_max_operations);
@@ -265,8 +264,8 @@ int run_picture_command(const PictureOptions& options, std::ostream& out, std::o
   heat.time_limit_seconds = options.time_limit_per_instruction;
   const Picture picture = draw_operand(analysis, found[0].computation, found[0].instruction, *operand, heat);
   if (!write_output(options.output, picture.svg, out, err)) return k_exit_input_error;
-  (options.output == "-" ? err : out) << fmt::format("wrote {}: {}\n", options.output == "-" ? "stdout" : options.output,
-                                                     picture.summary);
+  (options.output == "-" ? err : out) << fmt::format(
+      "wrote {}: {}\n", options.output == "-" ? "stdout" : options.output, picture.summary);
   return k_exit_ok;
 }
 

@@ -17,9 +17,9 @@ namespace hlo_index::app {
 
 struct PictureOptions {
   std::vector<std::string> files;
-  std::string instruction;           // its name (a leading % is dropped)
-  std::string match;                 // or an ECMAScript regex that must select one instruction
-  std::vector<std::string> modules;  // --module
+  std::string instruction;             // its name (a leading % is dropped)
+  std::string match;                   // or an ECMAScript regex that must select one instruction
+  std::vector<std::string> modules;    // --module
   std::optional<std::size_t> operand;  // none: the operand with the most read traffic
   std::string output;                  // -o: a file, or - for standard output
   std::string target;                  // gpu | tpu | cpu; empty: detected

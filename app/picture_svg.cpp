@@ -33,8 +33,8 @@ std::string heat_colour(double t) {
   struct Rgb {
     double r, g, b;
   };
-  static constexpr std::array<Rgb, 5> k_stops = {
-      Rgb{255, 255, 204}, Rgb{254, 217, 118}, Rgb{253, 141, 60}, Rgb{227, 26, 28}, Rgb{128, 0, 38}};
+  static constexpr std::array<Rgb, 5> k_stops = {Rgb{255, 255, 204}, Rgb{254, 217, 118}, Rgb{253, 141, 60},
+                                                 Rgb{227, 26, 28}, Rgb{128, 0, 38}};
   t = std::clamp(t, 0.0, 1.0) * static_cast<double>(k_stops.size() - 1);
   const auto k = std::min<std::size_t>(static_cast<std::size_t>(t), k_stops.size() - 2);
   const double f = t - static_cast<double>(k);
@@ -51,9 +51,7 @@ std::string number(double value) {
   return fmt::format("{:.3f}", value);
 }
 
-std::string plural(std::int64_t n, std::string_view word) {
-  return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
-}
+std::string plural(std::int64_t n, std::string_view word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
 
 // `0–7` or `3`.
 std::string index_range(std::int64_t first, std::int64_t last) {
@@ -119,11 +117,10 @@ std::vector<std::string> heat_caption(const ReadHeatmap& h) {
     for (std::size_t k = 0; k + 2 < rank; ++k) leading.push_back(std::to_string(h.dims[k]));
     const std::string dims = fmt::format("dims 0\u2013{} ({})", rank - 3, fmt::join(leading, " x "));
     if (h.projected) {
-      lines.push_back(fmt::format("projected: reads summed over {}, {} slices in one picture", dims,
-                                  h.leading_slices));
+      lines.push_back(fmt::format("projected: reads summed over {}, {} slices in one picture", dims, h.leading_slices));
     } else if (static_cast<std::int64_t>(h.slices.size()) < h.leading_slices) {
-      lines.push_back(fmt::format("a grid of slices over {}: the first {} of {} shown", dims, h.slices.size(),
-                                  h.leading_slices));
+      lines.push_back(
+          fmt::format("a grid of slices over {}: the first {} of {} shown", dims, h.slices.size(), h.leading_slices));
     } else {
       lines.push_back(fmt::format("a grid of the {} slices over {}", h.leading_slices, dims));
     }
@@ -209,7 +206,7 @@ void draw_slice(SvgWriter& svg, const ReadHeatmap& h, const HeatSlice& slice, co
       std::int64_t end = c + 1;
       while (end < h.columns.cells && same_cell(slice.cells[static_cast<std::size_t>(r * h.columns.cells + end)], cell))
         ++end;
-      const std::string fill = cell.reads > 0 ? heat_colour(most > 0 ? cell.mean() / most : 0)
+      const std::string fill = cell.reads > 0  ? heat_colour(most > 0 ? cell.mean() / most : 0)
                                : cell.may_read ? std::string("url(#may-read)")
                                                : std::string(k_unread);
       svg.rect(x + static_cast<int>(c) * g.cell_width, y + static_cast<int>(r) * g.cell_height,
@@ -307,10 +304,10 @@ std::string group_words(const GroupAccess& a) {
 std::string percent(double fraction) { return fmt::format("{:.1f}%", 100.0 * fraction); }
 
 int draw_access(SvgWriter& svg, const GroupAccess& a, int y) {
-  svg.text(k_margin, y,
-           fmt::format("One thread group's reads: {} ({})", analysis::model_name(a.model),
-                       analysis::target_name(a.target)),
-           k_heading);
+  svg.text(
+      k_margin, y,
+      fmt::format("One thread group's reads: {} ({})", analysis::model_name(a.model), analysis::target_name(a.target)),
+      k_heading);
   y += 18;
   if (!a.reason.empty() && a.units.empty()) {
     svg.text(k_margin, y, fmt::format("not drawn: {}", a.reason), k_caption);
@@ -320,15 +317,16 @@ int draw_access(SvgWriter& svg, const GroupAccess& a, int y) {
   std::vector<std::string> lines;
   lines.push_back(group_words(a));
   const analysis::Coalescing& v = a.verdict;
-  lines.push_back(fmt::format("verdict{}: {}: {:.1f} {}-byte {}s per group where {:.1f} would do, {} of the bytes "
-                              "fetched used (mean of {} groups sampled; as summary and lint judge it)",
-                              a.maps > 1 ? fmt::format(" of map {} of {} (the worst)", a.map + 1, a.maps) : "",
-                              access_words(a), v.transfers, v.unit_bytes, unit, v.min_transfers,
-                              percent(v.used_fraction), v.groups_sampled));
-  lines.push_back(fmt::format("group 0: {} of {} distinct elements touch {} {}{}; a square per element slot, "
-                              "coloured by its reads",
-                              plural(a.reads_total, "read"), a.distinct_elements,
-                              static_cast<std::int64_t>(a.units.size()), unit, a.units.size() == 1 ? "" : "s"));
+  lines.push_back(
+      fmt::format("verdict{}: {}: {:.1f} {}-byte {}s per group where {:.1f} would do, {} of the bytes "
+                  "fetched used (mean of {} groups sampled; as summary and lint judge it)",
+                  a.maps > 1 ? fmt::format(" of map {} of {} (the worst)", a.map + 1, a.maps) : "", access_words(a),
+                  v.transfers, v.unit_bytes, unit, v.min_transfers, percent(v.used_fraction), v.groups_sampled));
+  lines.push_back(
+      fmt::format("group 0: {} of {} distinct elements touch {} {}{}; a square per element slot, "
+                  "coloured by its reads",
+                  plural(a.reads_total, "read"), a.distinct_elements, static_cast<std::int64_t>(a.units.size()), unit,
+                  a.units.size() == 1 ? "" : "s"));
   y = caption_block(svg, y, lines) + 4;
   const std::int64_t slots = a.units.empty() ? 1 : static_cast<std::int64_t>(a.units[0].slot_reads.size());
   // At most 128 marks per unit: wider units pool slots.
@@ -362,16 +360,16 @@ int draw_access(SvgWriter& svg, const GroupAccess& a, int y) {
       const std::int64_t reads = mark_reads(m);
       std::int64_t end = m + 1;
       while (end < marks && mark_reads(end) == reads) ++end;
-      const std::string fill = reads == 0 ? std::string("#dde6f0")
-                                          : heat_colour(0.35 + 0.65 * static_cast<double>(reads) /
-                                                                   static_cast<double>(most * per_mark));
+      const std::string fill =
+          reads == 0 ? std::string("#dde6f0")
+                     : heat_colour(0.35 + 0.65 * static_cast<double>(reads) / static_cast<double>(most * per_mark));
       const std::int64_t first_slot = m * per_mark, last_slot = std::min(slots, end * per_mark) - 1;
-      const std::string title = fmt::format(
-          "element slot{} {}: {}", first_slot == last_slot ? "" : "s", index_range(first_slot, last_slot),
-          reads == 0       ? std::string("fetched, not read")
-          : per_mark > 1   ? fmt::format("{} per {} slots", plural(reads, "read"), per_mark)
-          : end - m > 1    ? fmt::format("{} each", plural(reads, "read"))
-                           : plural(reads, "read"));
+      const std::string title =
+          fmt::format("element slot{} {}: {}", first_slot == last_slot ? "" : "s", index_range(first_slot, last_slot),
+                      reads == 0     ? std::string("fetched, not read")
+                      : per_mark > 1 ? fmt::format("{} per {} slots", plural(reads, "read"), per_mark)
+                      : end - m > 1  ? fmt::format("{} each", plural(reads, "read"))
+                                     : plural(reads, "read"));
       svg.rect(left + static_cast<int>(m) * mark_width, y, static_cast<int>(end - m) * mark_width, 12, fill, title);
       m = end;
     }
@@ -383,9 +381,9 @@ int draw_access(SvgWriter& svg, const GroupAccess& a, int y) {
     svg.text(left, y + 10, fmt::format("\u2026 and {} more {}s", a.units.size() - shown, unit), k_caption);
   y += shown < a.units.size() ? 18 : 4;
   svg.text(k_margin, y + 10,
-           per_mark == 1 ? fmt::format("each {}: {} element slots; pale: fetched, not read", unit, slots)
-                         : fmt::format("each {}: {} element slots, {} per mark; pale: fetched, not read", unit, slots,
-                                       per_mark),
+           per_mark == 1
+               ? fmt::format("each {}: {} element slots; pale: fetched, not read", unit, slots)
+               : fmt::format("each {}: {} element slots, {} per mark; pale: fetched, not read", unit, slots, per_mark),
            k_caption);
   return y + 24;
 }
@@ -410,15 +408,14 @@ std::string picture_svg(const PictureSubject& s, const ReadHeatmap& heatmap, con
   svg.text(k_margin, y, fmt::format("%{} reads operand {} %{}", s.instruction, s.operand, s.operand_name),
            {15, true, "start", "#111"});
   y += 18;
-  y = caption_block(svg, y,
-                    {fmt::format("{} of computation {}, module {}; operand {}", s.kind, s.computation, s.module,
-                                 s.operand_shape),
-                     fmt::format("{}{}", s.file, s.line > 0 ? fmt::format(":{}", s.line) : std::string())}) +
+  y = caption_block(
+          svg, y,
+          {fmt::format("{} of computation {}, module {}; operand {}", s.kind, s.computation, s.module, s.operand_shape),
+           fmt::format("{}{}", s.file, s.line > 0 ? fmt::format(":{}", s.line) : std::string())}) +
       10;
   y = draw_heatmap(svg, heatmap, y);
   y = draw_access(svg, access, y + 6);
-  return svg.document(k_width, y,
-                      fmt::format("%{} reads operand {} %{}", s.instruction, s.operand, s.operand_name));
+  return svg.document(k_width, y, fmt::format("%{} reads operand {} %{}", s.instruction, s.operand, s.operand_name));
 }
 
 std::string picture_summary(const PictureSubject& s, const ReadHeatmap& h, const GroupAccess& a) {
@@ -435,18 +432,17 @@ std::string picture_summary(const PictureSubject& s, const ReadHeatmap& h, const
     const std::string per_cell = h.rows.per_cell * h.columns.per_cell == 1
                                      ? std::string("one element per cell")
                                      : fmt::format("{} x {} elements per cell", h.rows.per_cell, h.columns.per_cell);
-    heat = fmt::format("{}{}, {} of {} cells read ({}{})", plural(h.total_reads, "read"),
-                       h.exact ? "" : " (upper bound)", read,
-                       static_cast<std::int64_t>(h.slices.size()) * h.rows.cells * h.columns.cells, per_cell,
-                       h.projected                                                 ? ", projected"
-                       : h.slices.size() > 1                                       ? fmt::format(", {} slices", h.slices.size())
-                                                                                   : std::string());
+    heat =
+        fmt::format("{}{}, {} of {} cells read ({}{})", plural(h.total_reads, "read"), h.exact ? "" : " (upper bound)",
+                    read, static_cast<std::int64_t>(h.slices.size()) * h.rows.cells * h.columns.cells, per_cell,
+                    h.projected           ? ", projected"
+                    : h.slices.size() > 1 ? fmt::format(", {} slices", h.slices.size())
+                                          : std::string());
   }
-  const std::string access =
-      a.units.empty() ? fmt::format("access: {}", a.reason.empty() ? "-" : a.reason)
-                      : fmt::format("access: {} ({}, group 0 touches {} {}{})", access_words(a),
-                                    analysis::model_name(a.model), a.units.size(), unit_word(a.model),
-                                    a.units.size() == 1 ? "" : "s");
+  const std::string access = a.units.empty() ? fmt::format("access: {}", a.reason.empty() ? "-" : a.reason)
+                                             : fmt::format("access: {} ({}, group 0 touches {} {}{})", access_words(a),
+                                                           analysis::model_name(a.model), a.units.size(),
+                                                           unit_word(a.model), a.units.size() == 1 ? "" : "s");
   return fmt::format("%{} operand {} %{} {}: {}; {}", s.instruction, s.operand, s.operand_name, s.operand_shape, heat,
                      access);
 }

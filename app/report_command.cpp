@@ -201,8 +201,8 @@ int run_report_command(const ReportOptions& options, std::ostream& out, std::ost
   const char* what = options.all_instructions ? "instruction" : "fusion";
   (options.output == "-" ? err : out) << fmt::format(
       "wrote {}: {} module{}, {} {}{}, {} lint finding{}, {} picture{}\n",
-      options.output == "-" ? "stdout" : options.output, page.modules.size(), page.modules.size() == 1 ? "" : "s",
-      rows, what, rows == 1 ? "" : "s", findings, findings == 1 ? "" : "s", pictures, pictures == 1 ? "" : "s");
+      options.output == "-" ? "stdout" : options.output, page.modules.size(), page.modules.size() == 1 ? "" : "s", rows,
+      what, rows == 1 ? "" : "s", findings, findings == 1 ? "" : "s", pictures, pictures == 1 ? "" : "s");
   return k_exit_ok;
 }
 

@@ -87,7 +87,9 @@ std::vector<std::string> sort_keys(const SummaryRow& r) {
           optional(r.highest_multiplicity),
           fmt::format("{}.{:06d}", r.access.rank, static_cast<int>((1.0 - r.access.used_fraction) * 999999)),
           std::to_string(r.lint_findings),
-          std::to_string(r.undefined ? 2 : r.approximate ? 1 : 0),
+          std::to_string(r.undefined     ? 2
+                         : r.approximate ? 1
+                                         : 0),
           std::to_string(r.line),
           r.kind != "-" ? r.kind : r.opcode,
           r.computation,
@@ -118,15 +120,15 @@ std::string table_html(const std::vector<SummaryRow>& rows) {
 }
 
 std::string findings_html(const std::vector<LintFinding>& findings) {
-  if (findings.empty()) return R"(<p class="none">No lint findings.</p>)"
-                               "\n";
+  if (findings.empty())
+    return R"(<p class="none">No lint findings.</p>)"
+           "\n";
   std::string out = R"(<ul class="findings">)"
                     "\n";
   for (const LintFinding& f : findings) {
     out += fmt::format(R"(<li><span class="rule">{}</span> <span class="where">{}:{}</span> {}</li>)"
                        "\n",
-                       xml_escape(analysis::rule_info(f.rule).id), xml_escape(f.file), f.line,
-                       xml_escape(f.message));
+                       xml_escape(analysis::rule_info(f.rule).id), xml_escape(f.file), f.line, xml_escape(f.message));
   }
   return out + "</ul>\n";
 }
@@ -144,8 +146,8 @@ std::string module_html(const ReportModule& m, const ReportPage& page) {
                      "\n",
                      plural(m.total_rows, what),
                      m.rows.size() < m.total_rows ? fmt::format(" (the first {} shown)", m.rows.size()) : "",
-                     analysis::human_bytes(m.traffic), analysis::human_bytes(m.read),
-                     analysis::human_bytes(m.written), plural(m.findings.size(), "lint finding"));
+                     analysis::human_bytes(m.traffic), analysis::human_bytes(m.read), analysis::human_bytes(m.written),
+                     plural(m.findings.size(), "lint finding"));
   out += fmt::format("<h3>Summary, sorted by {} (click a header to sort)</h3>\n", xml_escape(page.sort));
   if (m.rows.empty()) {
     out += fmt::format(R"(<p class="none">No {} in this module{}.</p>)"
@@ -166,7 +168,8 @@ std::string module_html(const ReportModule& m, const ReportPage& page) {
 
 std::string report_html(const ReportPage& page) {
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
-  out += fmt::format("<title>hlo-index report: {}</title>\n", xml_escape(fmt::format("{}", fmt::join(page.files, " "))));
+  out +=
+      fmt::format("<title>hlo-index report: {}</title>\n", xml_escape(fmt::format("{}", fmt::join(page.files, " "))));
   out += fmt::format("<style>{}</style>\n</head>\n<body>\n", k_style);
   out += fmt::format("<h1>hlo-index report</h1>\n<p class=\"meta\">{}; target {}; {}</p>\n",
                      xml_escape(fmt::format("{}", fmt::join(page.files, ", "))), xml_escape(page.target),

@@ -250,7 +250,7 @@ void add_group(const std::vector<std::vector<std::int64_t>>& threads, const Acce
 
 // The threads of group g and their reads under the model.
 std::vector<std::vector<std::int64_t>> thread_reads(const std::vector<Sampled>& maps, std::int64_t g, std::int64_t step,
-                                                   const AccessSetup& setup, const CoalescingOptions& o) {
+                                                    const AccessSetup& setup, const CoalescingOptions& o) {
   const std::int64_t size = setup.group_outputs;
   std::vector<std::vector<std::int64_t>> threads;
   switch (setup.model) {
@@ -381,7 +381,8 @@ GroupReads group_reads(const MapSet& physical, const AccessSetup& setup, std::in
   }
   out.groups = sampling->groups;
   out.step = sampling->step;
-  if (group >= 0 && group < sampling->groups) out.threads = thread_reads(sampling->maps, group, out.step, setup, options);
+  if (group >= 0 && group < sampling->groups)
+    out.threads = thread_reads(sampling->maps, group, out.step, setup, options);
   return out;
 }
 

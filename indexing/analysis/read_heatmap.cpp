@@ -17,7 +17,6 @@ using indexing::IndexingMap;
 using indexing::MapSet;
 using simplify::Interval;
 using simplify::Var;
-using simplify::VarKind;
 
 namespace {
 
@@ -60,8 +59,8 @@ public:
     if (box_points(pinned) <= m_options.max_enumerated_points) {
       enumerate(pinned, [this](std::size_t slice, std::size_t cell) { ++m_map.slices[slice].cells[cell].reads; });
     } else {
-      for (std::size_t s = 0; s < m_map.slices.size(); ++s) count_block(pinned, s, {0, m_map.rows.cells - 1},
-                                                                        {0, m_map.columns.cells - 1}, false);
+      for (std::size_t s = 0; s < m_map.slices.size(); ++s)
+        count_block(pinned, s, {0, m_map.rows.cells - 1}, {0, m_map.columns.cells - 1}, false);
     }
     if (map.runtime_count() == 0) return;
     // Where other values of the runtime offsets read: the union over their feasible values.
@@ -245,8 +244,8 @@ void lay_out(ReadHeatmap& map, const HeatmapOptions& options) {
     slice.cells.resize(static_cast<std::size_t>(map.rows.cells * map.columns.cells));
     for (std::int64_t r = 0; r < map.rows.cells; ++r) {
       for (std::int64_t c = 0; c < map.columns.cells; ++c) {
-        const std::int64_t n = (map.rows.last(r) - map.rows.first(r) + 1) *
-                               (map.columns.last(c) - map.columns.first(c) + 1);
+        const std::int64_t n =
+            (map.rows.last(r) - map.rows.first(r) + 1) * (map.columns.last(c) - map.columns.first(c) + 1);
         slice.cells[static_cast<std::size_t>(r * map.columns.cells + c)].elements = saturating_mul(n, depth);
       }
     }
@@ -272,8 +271,8 @@ ReadHeatmap read_heatmap(const MapSet& maps, const std::vector<std::int64_t>& di
       return out;
     }
     if (m.is_defined() && m.results().size() != dims.size()) {
-      out.undefined_reason = fmt::format("a map has {} results for an operand of rank {}", m.results().size(),
-                                         dims.size());
+      out.undefined_reason =
+          fmt::format("a map has {} results for an operand of rank {}", m.results().size(), dims.size());
       return out;
     }
   }
@@ -303,8 +302,8 @@ const ReadHeatmap& ReadHeatmapMemo::of(const MapSet& maps, const std::vector<std
   Key key;
   for (const IndexingMap& m : maps) std::get<0>(key).push_back(m_maps.intern(m));
   std::get<1>(key) = dims;
-  std::get<2>(key) = {options.max_rows, options.max_columns, options.max_slices, static_cast<std::int64_t>(options.slices),
-                      options.max_enumerated_points};
+  std::get<2>(key) = {options.max_rows, options.max_columns, options.max_slices,
+                      static_cast<std::int64_t>(options.slices), options.max_enumerated_points};
   auto it = m_heatmaps.find(key);
   if (it == m_heatmaps.end()) it = m_heatmaps.emplace(std::move(key), read_heatmap(maps, dims, options)).first;
   return it->second;

@@ -40,8 +40,7 @@ golden::CommandRun run(const std::string& command, const std::string& arguments)
   if (command == "picture")
     return golden::run_command<app::PictureOptions>("picture", arguments, app::add_picture_options,
                                                     app::run_picture_command);
-  return golden::run_command<app::ReportOptions>("report", arguments, app::add_report_options,
-                                                 app::run_report_command);
+  return golden::run_command<app::ReportOptions>("report", arguments, app::add_report_options, app::run_report_command);
 }
 
 void check_cases(const std::string& command, const std::string& extension) {
@@ -78,8 +77,8 @@ TEST_CASE("hlo-index picture: the SVG is the same written to a file, and the lin
   const golden::CommandRun to_file =
       run("picture", "\"" + input + "\" --instruction window_sum_fusion -o \"" + out.string() + "\"");
   REQUIRE(to_file.code == 0);
-  CHECK(to_file.out.rfind("wrote " + out.string() + ": %window_sum_fusion operand 0 %a f32[24,40]{1,0}: 7524 reads", 0) ==
-        0);
+  CHECK(to_file.out.rfind("wrote " + out.string() + ": %window_sum_fusion operand 0 %a f32[24,40]{1,0}: 7524 reads",
+                          0) == 0);
   const golden::CommandRun to_stdout = run("picture", "\"" + input + "\" --instruction window_sum_fusion -o -");
   REQUIRE(to_stdout.code == 0);
   CHECK(golden::read_file(out) == to_stdout.out);

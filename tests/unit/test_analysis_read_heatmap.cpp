@@ -108,7 +108,7 @@ ENTRY main {
 // Every feasible point of a map's domain (runtime offsets pinned to the low
 // end when `pinned`), as (output point with runtime values, operand element).
 std::set<std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>> pairs_of(const IndexingMap& map,
-                                                                                     bool pinned) {
+                                                                                   bool pinned) {
   const auto vars = map.domain().all_variables();
   std::vector<std::int64_t> values(vars.size());
   std::set<std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>> out;
@@ -148,8 +148,8 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 // Where the brute force puts an element: slices and cells from the dims and
 // the options alone (none: a slice not drawn).
 std::optional<std::pair<std::size_t, std::size_t>> cell_of(const std::vector<std::int64_t>& dims,
-                                                           const std::vector<std::int64_t>& e,
-                                                           const HeatmapOptions& o, bool projected) {
+                                                           const std::vector<std::int64_t>& e, const HeatmapOptions& o,
+                                                           bool projected) {
   const std::size_t rank = dims.size();
   std::int64_t rows = 1, columns = 1, row = 0, column = 0;
   if (rank >= 1) {
@@ -247,7 +247,8 @@ TEST_CASE("read heat maps: every cell against brute force, both ways of counting
             const bool projected =
                 dims.size() > 2 && (slices == SliceChoice::kProject || (slices == SliceChoice::kAuto && leading > 2));
             CHECK(h.projected == projected);
-            CHECK(h.slices.size() == static_cast<std::size_t>(projected || dims.size() <= 2 ? 1 : std::min<std::int64_t>(leading, 2)));
+            CHECK(h.slices.size() ==
+                  static_cast<std::size_t>(projected || dims.size() <= 2 ? 1 : std::min<std::int64_t>(leading, 2)));
             check_against_brute_force(h, brute_force(maps, dims, o, projected));
             CHECK(h.total_reads == usage.operands[c.operand].total_reads.value);
             // Elements per cell: the block, times the leading dimensions in a projection.
@@ -336,7 +337,8 @@ ENTRY main {
   CHECK(a.verdict.pattern == analysis::ReadPattern::kStrided);
   CHECK(a.verdict.stride == 64);
   REQUIRE(a.reads.threads.size() == 32);
-  for (std::size_t k = 0; k < 32; ++k) CHECK(a.reads.threads[k] == std::vector<std::int64_t>{static_cast<std::int64_t>(k) * 64});
+  for (std::size_t k = 0; k < 32; ++k)
+    CHECK(a.reads.threads[k] == std::vector<std::int64_t>{static_cast<std::int64_t>(k) * 64});
   REQUIRE(a.units.size() == 32);
   for (std::size_t k = 0; k < 32; ++k) {
     CHECK(a.units[k].unit == static_cast<std::int64_t>(2 * k));
