@@ -140,7 +140,8 @@ bool write_output(const std::string& path, const std::string& text, std::ostream
 }
 
 Picture draw_operand(analysis::ModuleAnalysis& analysis, std::uint32_t computation, std::uint32_t instruction,
-                     std::size_t operand, const analysis::HeatmapOptions& options, analysis::ReadHeatmapMemo* memo) {
+                     std::size_t operand, const analysis::HeatmapOptions& options, analysis::ReadHeatmapMemo* memo,
+                     const std::string& id_prefix) {
   const hlo::Module& module = analysis.module();
   const hlo::Computation& c = module.computations[computation];
   const hlo::Instruction& instr = c.instructions[instruction];
@@ -158,6 +159,7 @@ Picture draw_operand(analysis::ModuleAnalysis& analysis, std::uint32_t computati
   subject.operand = operand;
   subject.operand_name = std::string(read.name);
   subject.operand_shape = hlo::to_string(shape);
+  subject.id_prefix = id_prefix;
   std::vector<std::int64_t> dims(shape.dims.begin(), shape.dims.end());
   const indexing::MapSet maps = analysis::operand_read_maps(analysis, computation, instruction, operand);
   const analysis::ReadHeatmap heatmap =

@@ -45,10 +45,10 @@ struct Picture {
 
 /// The picture of operand `operand` of instruction `instruction` of
 /// `computation` (shared with `hlo-index report`); with `memo`, heat maps of
-/// the same maps are counted once.
+/// the same maps are counted once; `id_prefix` prefixes the SVG's ids.
 Picture draw_operand(analysis::ModuleAnalysis& analysis, std::uint32_t computation, std::uint32_t instruction,
                      std::size_t operand, const analysis::HeatmapOptions& options,
-                     analysis::ReadHeatmapMemo* memo = nullptr);
+                     analysis::ReadHeatmapMemo* memo = nullptr, const std::string& id_prefix = {});
 
 /// Writes `text` to `path` (`-`: to `out`); false, with the reason on `err`, when it cannot.
 bool write_output(const std::string& path, const std::string& text, std::ostream& out, std::ostream& err);

@@ -415,7 +415,19 @@ std::string picture_svg(const PictureSubject& s, const ReadHeatmap& heatmap, con
       10;
   y = draw_heatmap(svg, heatmap, y);
   y = draw_access(svg, access, y + 6);
-  return svg.document(k_width, y, fmt::format("%{} reads operand {} %{}", s.instruction, s.operand, s.operand_name));
+  std::string document =
+      svg.document(k_width, y, fmt::format("%{} reads operand {} %{}", s.instruction, s.operand, s.operand_name));
+  if (s.id_prefix.empty()) return document;
+  for (const std::string_view id : {"may-read", "slot-grid"}) {
+    const std::pair<std::string, std::string> renames[] = {
+        {fmt::format("id=\"{}\"", id), fmt::format("id=\"{}{}\"", s.id_prefix, id)},
+        {fmt::format("url(#{})", id), fmt::format("url(#{}{})", s.id_prefix, id)}};
+    for (const auto& [from, to] : renames) {
+      for (std::size_t at = 0; (at = document.find(from, at)) != std::string::npos; at += to.size())
+        document.replace(at, from.size(), to);
+    }
+  }
+  return document;
 }
 
 std::string picture_summary(const PictureSubject& s, const ReadHeatmap& h, const GroupAccess& a) {

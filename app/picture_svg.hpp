@@ -21,6 +21,9 @@ struct PictureSubject {
   std::string kind;  // a fusion's kind, else the opcode
   std::size_t operand = 0;
   std::string operand_name, operand_shape;
+  /// Prefixes the ids of the document's patterns: pictures inlined in one
+  /// HTML page need ids of their own.
+  std::string id_prefix;
 };
 
 /// The SVG document (deterministic bytes; every name escaped).

@@ -58,9 +58,10 @@ std::vector<analysis::LintFinding> findings_of(const hlo::Module& module, const 
   return out;
 }
 
-// Pictures of the heaviest operand of the first `options.top` rows that read something.
+// Pictures of the heaviest operand of the first `options.top` rows that read something;
+// `page_index` makes the ids of the module's pictures unique on the page.
 std::vector<ReportPicture> pictures_of(const hlo::Module& module, const std::vector<SummaryRow>& rows,
-                                       const ReportOptions& options) {
+                                       const ReportOptions& options, std::size_t page_index) {
   indexing::AnalysisOptions analysis_options;
   analysis_options.time_limit_per_instruction = options.time_limit_per_instruction;
   analysis::ModuleAnalysis analysis(module, analysis_options);
@@ -79,7 +80,8 @@ std::vector<ReportPicture> pictures_of(const hlo::Module& module, const std::vec
     const hlo::Computation& c = module.computations[at->first];
     const hlo::Shape& shape = module.shape_of(c.instructions[c.operands_of(c.instructions[at->second])[*operand]]);
     if (shape.is_tuple || !shape.element_count()) continue;
-    Picture p = draw_operand(analysis, at->first, at->second, *operand, heat, &memo);
+    Picture p = draw_operand(analysis, at->first, at->second, *operand, heat, &memo,
+                             fmt::format("m{}p{}-", page_index, out.size()));
     out.push_back({row.name, row.line, std::move(p.summary), std::move(p.svg)});
   }
   return out;
@@ -166,7 +168,7 @@ int run_report_command(const ReportOptions& options, std::ostream& out, std::ost
   page.all_instructions = options.all_instructions;
   std::size_t rows = 0, findings = 0, pictures = 0;
   {
-    Progress progress(err, "hlo-index report", true);  // erased before the summary line
+    Progress progress(err, "hlo-index report", progress_wanted("text"));  // erased before the summary line
     request.on_instruction = [&progress] { progress.instruction_done(); };
     for (std::size_t k = 0; k < modules->size(); ++k) {
       const hlo::Module& module = (*modules)[k];
@@ -184,7 +186,7 @@ int run_report_command(const ReportOptions& options, std::ostream& out, std::ost
         m.written = add_saturating(m.written, r.output_bytes);
       }
       m.findings = findings_of(module, all, options);
-      m.pictures = pictures_of(module, all, options);
+      m.pictures = pictures_of(module, all, options, page.modules.size());
       if (all.size() > options.max_rows) all.resize(options.max_rows);
       m.rows = std::move(all);
       rows += m.total_rows;

@@ -10,6 +10,7 @@
 
 #include <fstream>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "app/picture_command.hpp"
@@ -97,6 +98,14 @@ TEST_CASE("hlo-index report: no network reference, and the same bytes every run"
   CHECK_FALSE(std::regex_search(first.out, std::regex(R"((src|href)\s*=)", std::regex::icase)));
   CHECK_FALSE(std::regex_search(first.out, std::regex(R"(@import|url\(\s*['"]?(https?:|//))", std::regex::icase)));
   CHECK(first.out.find("<script>") != std::string::npos);
+  // Ids are unique on the page: each inlined picture has its own patterns.
+  std::set<std::string> ids;
+  const std::regex id(R"re( id="([^"]*)")re");
+  for (auto it = std::sregex_iterator(first.out.begin(), first.out.end(), id); it != std::sregex_iterator(); ++it) {
+    INFO((*it)[1].str());
+    CHECK(ids.insert((*it)[1].str()).second);
+  }
+  CHECK(ids.size() >= 8);
   CHECK(first.out.find("<table class=\"summary\">") != std::string::npos);
 }
 
