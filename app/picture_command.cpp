@@ -182,7 +182,10 @@ constexpr const char* k_picture_help =
     "             XLA's emitter, a TPU output tile over the operand's tiles, 16 CPU outputs over 64-byte\n"
     "             lines) and the transfer units its reads touch, with the verdict summary and lint give.\n"
     "Without --operand, the operand with the most read traffic. -o - writes the SVG to standard output;\n"
-    "otherwise a line about the picture goes to standard output.\n\n"
+    "otherwise a line about the picture goes to standard output. The bytes depend on the input only.\n"
+    "Exit codes: 0 written; 2 bad input: no such instruction (or one inside a fusion body: picture the\n"
+    "fusion), --match selecting none or several, an --operand out of range or not an array, an output\n"
+    "that cannot be written.\n\n"
     "Examples:\n"
     "  hlo-index picture model.hlo --instruction fusion.3 -o fusion.3.svg\n"
     "  hlo-index picture model.hlo --match '^transpose_fusion$' --operand 1 --target tpu -o t.svg";

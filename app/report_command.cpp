@@ -98,7 +98,9 @@ constexpr const char* k_report_help =
     "  - the pictures (as hlo-index picture) of the first --top rows: for each, its operand with the most\n"
     "    read traffic.\n"
     "--match, --module and --all-instructions select rows as in summary. The page's bytes depend on the\n"
-    "input only (no date), so two reports diff cleanly. -o - writes the page to standard output.\n\n"
+    "input only (no date), so two reports diff cleanly. -o - writes the page to standard output.\n"
+    "Exit codes: 0 written; 2 bad input, a bad --sort column, a --match selecting nothing, an output that\n"
+    "cannot be written.\n\n"
     "Examples:\n"
     "  hlo-index report model.hlo -o report.html\n"
     "  hlo-index report dumps/ --top 10 --sort lint -o report.html";

@@ -305,6 +305,14 @@ TEST_CASE("read heat maps: binning, runtime offsets and the memo", "[read_heatma
   CHECK(&memo.of(window_sum, {9, 11}, o) == &first);
   CHECK(&memo.of(window_sum, {9, 11}, {}) != &first);
   CHECK(first.total_reads == h.total_reads);
+  // Past the time limit: no heat map, with the reason (counting per block checks the clock first).
+  HeatmapOptions hurried;
+  hurried.max_enumerated_points = 0;
+  hurried.time_limit_seconds = 1e-9;
+  const ReadHeatmap late = analysis::read_heatmap(window_sum, {9, 11}, hurried);
+  CHECK_FALSE(late.defined());
+  CHECK(late.undefined_reason == "counting the reads took longer than 1e-09 s");
+  CHECK(late.slices.empty());
   // An undefined map gives no heat map, with the reason.
   const ReadHeatmap none = analysis::read_heatmap({IndexingMap::undefined("because")}, {4}, {});
   CHECK_FALSE(none.defined());
