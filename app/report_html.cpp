@@ -158,9 +158,8 @@ std::string module_html(const ReportModule& m, const ReportPage& page) {
   }
   out += "<h3>Lint findings</h3>\n" + findings_html(m.findings);
   if (!m.pictures.empty())
-    out += m.pictures.size() == 1
-               ? fmt::format("<h3>Picture of the heaviest {}</h3>\n", what)
-               : fmt::format("<h3>Pictures of the {} heaviest {}s</h3>\n", m.pictures.size(), what);
+    out += m.pictures.size() == 1 ? fmt::format("<h3>Picture of the heaviest {}</h3>\n", what)
+                                  : fmt::format("<h3>Pictures of the {} heaviest {}s</h3>\n", m.pictures.size(), what);
   for (const ReportPicture& p : m.pictures) {
     out += fmt::format("<figure><figcaption>{}</figcaption>\n{}</figure>\n", xml_escape(p.summary), p.svg);
   }
