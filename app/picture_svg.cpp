@@ -301,6 +301,13 @@ std::string group_words(const GroupAccess& a) {
   }
 }
 
+// What one member of a group is: a GPU thread, or an output element on TPU and CPU.
+std::string group_member(AccessModel model, bool several) {
+  const bool outputs = model == AccessModel::kTpuTiles || model == AccessModel::kCpuLines;
+  if (outputs) return several ? "outputs" : "output";
+  return several ? "threads" : "thread";
+}
+
 std::string percent(double fraction) { return fmt::format("{:.1f}%", 100.0 * fraction); }
 
 int draw_access(SvgWriter& svg, const GroupAccess& a, int y) {
@@ -364,12 +371,24 @@ int draw_access(SvgWriter& svg, const GroupAccess& a, int y) {
           reads == 0 ? std::string("#dde6f0")
                      : heat_colour(0.35 + 0.65 * static_cast<double>(reads) / static_cast<double>(most * per_mark));
       const std::int64_t first_slot = m * per_mark, last_slot = std::min(slots, end * per_mark) - 1;
+      // The threads (outputs on TPU and CPU) whose reads land in the run.
+      std::int64_t first_thread = -1, last_thread = -1;
+      for (std::int64_t slot = first_slot; slot <= last_slot; ++slot) {
+        const auto at = static_cast<std::size_t>(slot);
+        if (u.first_thread[at] >= 0 && (first_thread < 0 || u.first_thread[at] < first_thread))
+          first_thread = u.first_thread[at];
+        last_thread = std::max(last_thread, u.last_thread[at]);
+      }
+      const std::string by = first_thread < 0
+                                 ? std::string()
+                                 : fmt::format(", by {} {}", group_member(a.model, first_thread != last_thread),
+                                               index_range(first_thread, last_thread));
       const std::string title =
           fmt::format("element slot{} {}: {}", first_slot == last_slot ? "" : "s", index_range(first_slot, last_slot),
                       reads == 0     ? std::string("fetched, not read")
-                      : per_mark > 1 ? fmt::format("{} per {} slots", plural(reads, "read"), per_mark)
-                      : end - m > 1  ? fmt::format("{} each", plural(reads, "read"))
-                                     : plural(reads, "read"));
+                      : per_mark > 1 ? fmt::format("{} per {} slots{}", plural(reads, "read"), per_mark, by)
+                      : end - m > 1  ? fmt::format("{} each{}", plural(reads, "read"), by)
+                                     : plural(reads, "read") + by);
       svg.rect(left + static_cast<int>(m) * mark_width, y, static_cast<int>(end - m) * mark_width, 12, fill, title);
       m = end;
     }

@@ -20,19 +20,31 @@ bool worse(const Coalescing& a, const Coalescing& b) {
 void touch_units(GroupAccess& access) {
   const std::int64_t bits = access.setup.operand_bits, unit_bits = access.setup.unit_bits;
   const std::int64_t slots = std::max<std::int64_t>(1, unit_bits / std::max<std::int64_t>(1, bits));
-  std::map<std::int64_t, std::vector<std::int64_t>> units;
+  std::map<std::int64_t, UnitTouched> units;
   std::vector<std::int64_t> distinct;
-  for (const auto& thread : access.reads.threads) {
-    for (std::int64_t offset : thread) {
-      auto [it, added] = units.try_emplace(offset * bits / unit_bits, std::vector<std::int64_t>(slots, 0));
-      ++it->second[static_cast<std::size_t>((offset * bits % unit_bits) / bits % slots)];
+  for (std::size_t t = 0; t < access.reads.threads.size(); ++t) {
+    for (std::int64_t offset : access.reads.threads[t]) {
+      const std::int64_t index = offset * bits / unit_bits;
+      auto [it, added] = units.try_emplace(index);
+      UnitTouched& u = it->second;
+      if (added) {
+        u.unit = index;
+        u.slot_reads.assign(slots, 0);
+        u.first_thread.assign(slots, -1);
+        u.last_thread.assign(slots, -1);
+      }
+      const auto slot = static_cast<std::size_t>((offset * bits % unit_bits) / bits % slots);
+      ++u.slot_reads[slot];
+      const auto thread = static_cast<std::int64_t>(t);
+      if (u.first_thread[slot] < 0) u.first_thread[slot] = thread;
+      u.last_thread[slot] = thread;
       distinct.push_back(offset);
       ++access.reads_total;
     }
   }
   std::sort(distinct.begin(), distinct.end());
   access.distinct_elements = std::unique(distinct.begin(), distinct.end()) - distinct.begin();
-  for (auto& [unit, slot_reads] : units) access.units.push_back({unit, std::move(slot_reads)});
+  for (auto& [unit, touched] : units) access.units.push_back(std::move(touched));
 }
 
 }  // namespace

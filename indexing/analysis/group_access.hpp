@@ -22,6 +22,9 @@ namespace hlo_index::analysis {
 struct UnitTouched {
   std::int64_t unit = 0;  // offset * element bits / unit bits
   std::vector<std::int64_t> slot_reads;
+  /// Per slot, the lowest and highest thread (output, on TPU and CPU) of the
+  /// group reading it; -1 when none does.
+  std::vector<std::int64_t> first_thread, last_thread;
 };
 
 struct GroupAccess {
