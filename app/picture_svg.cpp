@@ -111,7 +111,8 @@ std::vector<std::string> heat_caption(const ReadHeatmap& h) {
   const std::string binning = per_cell == 1 ? "one element per cell"
                                             : fmt::format("binned: {} x {} elements per cell (rows x columns)",
                                                           h.rows.per_cell, h.columns.per_cell);
-  lines.push_back(fmt::format("{}; {} x {} cells, {}", axes, h.rows.cells, h.columns.cells, binning));
+  lines.push_back(fmt::format("{}; {} x {} cells, {}{}", axes, h.rows.cells, h.columns.cells, binning,
+                              h.coarsened ? " (coarser than asked: finer cells would cost too many counts)" : ""));
   if (rank > 2) {
     std::vector<std::string> leading;
     for (std::size_t k = 0; k + 2 < rank; ++k) leading.push_back(std::to_string(h.dims[k]));

@@ -43,6 +43,15 @@ HeatAxis axis(std::optional<std::size_t> dim, std::int64_t size, std::int64_t ma
 
 // Thrown between counts when the time limit has passed.
 struct TimeUp {};
+// Thrown when a heat map needs more counts than options.max_counts.
+struct OverBudget {};
+
+// Points of the map's domain box (its variables' intervals).
+std::int64_t box_points(const IndexingMap& map) {
+  std::int64_t n = 1;
+  for (Var v : map.domain().all_variables()) n = saturating_mul(n, map.domain().bounds(v).size());
+  return n;
+}
 
 // The heat map being filled: which slices are drawn and where an element goes.
 class Painter {
@@ -59,6 +68,7 @@ public:
     if (box_points(pinned) <= m_options.max_enumerated_points) {
       enumerate(pinned, [this](std::size_t slice, std::size_t cell) { ++m_map.slices[slice].cells[cell].reads; });
     } else {
+      m_determined = ranges_determined(pinned);
       for (std::size_t s = 0; s < m_map.slices.size(); ++s)
         count_block(pinned, s, {0, m_map.rows.cells - 1}, {0, m_map.columns.cells - 1}, false);
     }
@@ -84,10 +94,31 @@ private:
     if (spent.count() > m_options.time_limit_seconds) throw TimeUp{};
   }
 
-  static std::int64_t box_points(const IndexingMap& map) {
-    std::int64_t n = 1;
-    for (Var v : map.domain().all_variables()) n = saturating_mul(n, map.domain().bounds(v).size());
-    return n;
+  // Whether every range variable is determined by the output point and the
+  // element read: some result is `c * s + f` with f free of range variables.
+  // Then distinct (output, element) pairs are the domain's points, which
+  // count in closed form where the pairs would need isl.
+  static bool ranges_determined(const IndexingMap& map) {
+    for (std::uint32_t k = 0; k < map.range_count(); ++k) {
+      const Var s{simplify::VarKind::kRange, k};
+      bool determined = false;
+      for (const simplify::Expr& r : map.results()) {
+        std::vector<simplify::Term> terms;
+        std::int64_t constant = 0;
+        simplify::decompose_linear(r, terms, constant);
+        bool alone = false, others = false;
+        for (const simplify::Term& t : terms) {
+          if (t.atom.is_variable() && t.atom.variable() == s) {
+            alone = t.coefficient != 0;
+          } else if (simplify::uses_kind(t.atom, simplify::VarKind::kRange)) {
+            others = true;
+          }
+        }
+        determined = determined || (alone && !others);
+      }
+      if (!determined) return false;
+    }
+    return true;
   }
 
   // Slice and cell of an operand element; none when it is outside the slices drawn.
@@ -174,6 +205,7 @@ private:
   // nothing or is one cell. `reached`: only whether anything is read (may_read).
   void count_block(const IndexingMap& map, std::size_t slice, Span rows, Span columns, bool reached) {
     check_time();
+    if (m_options.max_counts > 0 && ++m_counts > m_options.max_counts) throw OverBudget{};
     const IndexingMap part = restricted(map, slice, rows, columns);
     if (!part.is_defined()) return;  // known empty
     std::int64_t n = 0;
@@ -181,7 +213,7 @@ private:
       const std::optional<bool> empty = indexing::is_empty(part);
       n = empty.value_or(false) ? 0 : 1;  // undecided: may read, the sound answer
     } else {
-      const indexing::Count c = indexing::count_relation(part);
+      const indexing::Count c = m_determined ? indexing::count_domain(part) : indexing::count_relation(part);
       n = c.value;
       m_map.exact = m_map.exact && c.exact;
     }
@@ -209,6 +241,8 @@ private:
   ReadHeatmap& m_map;
   const HeatmapOptions& m_options;
   std::chrono::steady_clock::time_point m_start;
+  std::int64_t m_counts = 0;
+  bool m_determined = false;  // the map being counted: its pairs are its domain points
 };
 
 // The slices drawn, with the elements each cell covers.
@@ -262,20 +296,12 @@ double ReadHeatmap::max_mean() const {
   return most;
 }
 
-ReadHeatmap read_heatmap(const MapSet& maps, const std::vector<std::int64_t>& dims, const HeatmapOptions& options) {
+namespace {
+
+// The heat map at the options' resolution; throws OverBudget past max_counts.
+ReadHeatmap draw(const MapSet& maps, const std::vector<std::int64_t>& dims, const HeatmapOptions& options) {
   ReadHeatmap out;
   out.dims = dims;
-  for (const IndexingMap& m : maps) {
-    if (m.is_undefined()) {
-      out.undefined_reason = m.undefined_reason().empty() ? "no indexing maps" : m.undefined_reason();
-      return out;
-    }
-    if (m.is_defined() && m.results().size() != dims.size()) {
-      out.undefined_reason =
-          fmt::format("a map has {} results for an operand of rank {}", m.results().size(), dims.size());
-      return out;
-    }
-  }
   lay_out(out, options);
   Painter painter(out, options);
   try {
@@ -297,13 +323,70 @@ ReadHeatmap read_heatmap(const MapSet& maps, const std::vector<std::int64_t>& di
   return out;
 }
 
+}  // namespace
+
+ReadHeatmap read_heatmap(const MapSet& maps, const std::vector<std::int64_t>& dims, const HeatmapOptions& options) {
+  for (const IndexingMap& m : maps) {
+    ReadHeatmap out;
+    out.dims = dims;
+    if (m.is_undefined()) {
+      out.undefined_reason = m.undefined_reason().empty() ? "no indexing maps" : m.undefined_reason();
+      return out;
+    }
+    if (m.is_defined() && m.results().size() != dims.size()) {
+      out.undefined_reason =
+          fmt::format("a map has {} results for an operand of rank {}", m.results().size(), dims.size());
+      return out;
+    }
+  }
+  // Maps that cost too many counts at the resolution asked are drawn with
+  // cells twice as large per side until they fit: a coarser picture rather
+  // than a slow one.
+  HeatmapOptions o = options;
+  // Counted per block, dense reads take about two counts per cell and map:
+  // start at a resolution that fits the budget.
+  const bool counted = std::any_of(maps.begin(), maps.end(), [&](const IndexingMap& m) {
+    return m.is_defined() && box_points(pinned_runtime(m)) > options.max_enumerated_points;
+  });
+  const auto defined = static_cast<std::int64_t>(
+      std::count_if(maps.begin(), maps.end(), [](const IndexingMap& m) { return m.is_defined(); }));
+  while (counted && o.max_counts > 0 && (o.max_rows > 1 || o.max_columns > 1)) {
+    ReadHeatmap planned;
+    planned.dims = dims;
+    lay_out(planned, o);
+    const std::int64_t cells =
+        static_cast<std::int64_t>(planned.slices.size()) * planned.rows.cells * planned.columns.cells;
+    if (saturating_mul(saturating_mul(cells, 2), defined) <= o.max_counts) break;
+    o.max_rows = std::max<std::int64_t>(1, o.max_rows / 2);
+    o.max_columns = std::max<std::int64_t>(1, o.max_columns / 2);
+  }
+  for (;;) {
+    try {
+      ReadHeatmap out = draw(maps, dims, o);
+      out.coarsened = o.max_rows != options.max_rows || o.max_columns != options.max_columns;
+      return out;
+    } catch (const OverBudget&) {
+      if (o.max_rows <= 1 && o.max_columns <= 1) {
+        o.max_counts = 0;  // one cell per slice: no coarser picture; count it whatever it costs
+        continue;
+      }
+      o.max_rows = std::max<std::int64_t>(1, o.max_rows / 2);
+      o.max_columns = std::max<std::int64_t>(1, o.max_columns / 2);
+    }
+  }
+}
+
 const ReadHeatmap& ReadHeatmapMemo::of(const MapSet& maps, const std::vector<std::int64_t>& dims,
                                        const HeatmapOptions& options) {
   Key key;
   for (const IndexingMap& m : maps) std::get<0>(key).push_back(m_maps.intern(m));
   std::get<1>(key) = dims;
-  std::get<2>(key) = {options.max_rows, options.max_columns, options.max_slices,
-                      static_cast<std::int64_t>(options.slices), options.max_enumerated_points};
+  std::get<2>(key) = {options.max_rows,
+                      options.max_columns,
+                      options.max_slices,
+                      static_cast<std::int64_t>(options.slices),
+                      options.max_enumerated_points,
+                      options.max_counts};
   auto it = m_heatmaps.find(key);
   if (it == m_heatmaps.end()) it = m_heatmaps.emplace(std::move(key), read_heatmap(maps, dims, options)).first;
   return it->second;

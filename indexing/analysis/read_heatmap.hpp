@@ -14,7 +14,8 @@
 // Counting: a map with few domain points is enumerated; a larger one is
 // counted per block of cells with indexing/count (the block split in two
 // until it reads nothing or is one cell), so the cost follows the cells read,
-// not the reads.
+// not the reads; past a budget of counts the cells are made larger (and the
+// heat map says so) rather than the picture slow.
 #pragma once
 
 #include <cstdint>
@@ -43,6 +44,9 @@ struct HeatmapOptions {
   /// Maps whose domain box (with runtime offsets pinned) has at most this
   /// many points are enumerated; larger ones are counted per block of cells.
   std::int64_t max_enumerated_points = std::int64_t{1} << 20;
+  /// Counts (of blocks of cells) one heat map may make; past it the cells
+  /// get twice as large per side and the counting starts again (0: no bound).
+  std::int64_t max_counts = 16384;
   double time_limit_seconds = 0;  // 0: none; past it the heat map is undefined with the reason
 };
 
@@ -80,6 +84,7 @@ struct ReadHeatmap {
   bool exact = true;              // false: some count is an upper bound (approximate maps, isl budget)
   bool runtime_offsets = false;   // some map has runtime offsets (pinned for reads, free for may_read)
   bool replicas_merged = false;   // an all-gather's reads of several replicas drawn on one element
+  bool coarsened = false;         // binned more coarsely than asked, to bound the counting
   std::string undefined_reason;   // non-empty: no heat map (no maps, or the time limit)
 
   bool defined() const { return undefined_reason.empty(); }

@@ -1,12 +1,14 @@
 // The heat maps of `hlo-index picture` against brute force: for fusions of
 // every rank (a scalar, a vector, 2-D windows and transposes, 3-D and 4-D
 // operands as grids and projections), runtime offsets (dynamic-slice,
-// gather) and several maps per operand, each map's domain is enumerated
-// point by point, its (output point, operand element) pairs collected, and
-// the reads per cell binned independently of the library; both of the
-// library's ways of counting (enumeration, counting per block of cells) must
-// give the same cells. The totals match utilisation's count of reads, and
-// one thread group's reads match coalescing's verdict.
+// gather), several maps per operand, and maps whose range variables do not
+// determine the element (an element read twice by one output is one read),
+// each map's domain is enumerated point by point, its (output point, operand
+// element) pairs collected, and the reads per cell binned independently of
+// the library; both of the library's ways of counting (enumeration, counting
+// per block of cells) must give the same cells. The totals match
+// utilisation's count of reads, and one thread group's reads match
+// coalescing's verdict.
 #include <catch2/catch.hpp>
 
 #include <fmt/format.h>
@@ -82,6 +84,21 @@ fused_gather {
   ROOT g = f32[5,4] gather(table, rows), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,4}
 }
 
+fused_flat_sum {
+  p = f32[4,6] parameter(0)
+  f = f32[24] reshape(p)
+  zero = f32[] constant(0)
+  ROOT r = f32[] reduce(f, zero), dimensions={0}, to_apply=add
+}
+
+fused_broadcast_sum {
+  p = f32[5] parameter(0)
+  b = f32[5,2] broadcast(p), dimensions={0}
+  f = f32[10] reshape(b)
+  zero = f32[] constant(0)
+  ROOT r = f32[] reduce(f, zero), dimensions={0}, to_apply=add
+}
+
 ENTRY main {
   a = f32[9,11] parameter(0)
   b = f32[6,6] parameter(1)
@@ -94,6 +111,8 @@ ENTRY main {
   k = f32[] parameter(8)
   t = f32[9,4] parameter(9)
   r = s32[5,1] parameter(10)
+  q = f32[4,6] parameter(11)
+  o = f32[5] parameter(12)
   window_sum = f32[7,5] fusion(a), kind=kLoop, calls=fused_window_sum
   transpose_add = f32[6,6] fusion(b), kind=kLoop, calls=fused_transpose_add
   window = f32[4,3] fusion(c, n, m), kind=kLoop, calls=fused_window
@@ -101,7 +120,9 @@ ENTRY main {
   heads = f32[2,3,5,4] fusion(e), kind=kLoop, calls=fused_heads
   scale = f32[5,13] fusion(v, k), kind=kLoop, calls=fused_scale
   gathered = f32[5,4] fusion(t, r), kind=kLoop, calls=fused_gather
-  ROOT out = (f32[7,5], f32[6,6], f32[4,3], f32[3,7], f32[2,3,5,4], f32[5,13], f32[5,4]) tuple(window_sum, transpose_add, window, strided, heads, scale, gathered)
+  flat_sum = f32[] fusion(q), kind=kInput, calls=fused_flat_sum
+  broadcast_sum = f32[] fusion(o), kind=kInput, calls=fused_broadcast_sum
+  ROOT out = (f32[7,5], f32[6,6], f32[4,3], f32[3,7], f32[2,3,5,4], f32[5,13], f32[5,4], f32[], f32[]) tuple(window_sum, transpose_add, window, strided, heads, scale, gathered, flat_sum, broadcast_sum)
 }
 )";
 
@@ -218,9 +239,9 @@ TEST_CASE("read heat maps: every cell against brute force, both ways of counting
   const hlo::Module& module = modules[0];
   const hlo::Computation& entry = module.computations[module.entry];
   analysis::ModuleAnalysis analysis(module, {});
-  const std::vector<Case> cases = {{"window_sum", 0}, {"transpose_add", 0}, {"window", 0}, {"window", 1},
-                                   {"strided", 0},    {"heads", 0},         {"scale", 0},  {"scale", 1},
-                                   {"gathered", 0},   {"gathered", 1}};
+  const std::vector<Case> cases = {{"window_sum", 0}, {"transpose_add", 0}, {"window", 0},   {"window", 1},
+                                   {"strided", 0},    {"heads", 0},         {"scale", 0},    {"scale", 1},
+                                   {"gathered", 0},   {"gathered", 1},      {"flat_sum", 0}, {"broadcast_sum", 0}};
   for (const Case& c : cases) {
     std::uint32_t ii = 0;
     while (entry.instructions[ii].name != c.fusion) ++ii;
@@ -305,6 +326,19 @@ TEST_CASE("read heat maps: binning, runtime offsets and the memo", "[read_heatma
   CHECK(&memo.of(window_sum, {9, 11}, o) == &first);
   CHECK(&memo.of(window_sum, {9, 11}, {}) != &first);
   CHECK(first.total_reads == h.total_reads);
+  // Past the budget of counts: larger cells, the same total.
+  HeatmapOptions frugal;
+  frugal.max_enumerated_points = 0;
+  frugal.max_counts = 6;
+  const ReadHeatmap coarse = analysis::read_heatmap(window_sum, {9, 11}, frugal);
+  REQUIRE(coarse.defined());
+  CHECK(coarse.coarsened);
+  CHECK(coarse.rows.cells * coarse.columns.cells < 9 * 11);
+  std::int64_t in_cells = 0;
+  for (const auto& cell : coarse.slices[0].cells) in_cells += cell.reads;
+  CHECK(in_cells == coarse.total_reads);
+  CHECK(coarse.total_reads == h.total_reads);
+  CHECK_FALSE(h.coarsened);
   // Past the time limit: no heat map, with the reason (counting per block checks the clock first).
   HeatmapOptions hurried;
   hurried.max_enumerated_points = 0;
