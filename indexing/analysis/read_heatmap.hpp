@@ -46,7 +46,7 @@ struct HeatmapOptions {
   std::int64_t max_enumerated_points = std::int64_t{1} << 20;
   /// Counts (of blocks of cells) one heat map may make; past it the cells
   /// get twice as large per side and the counting starts again (0: no bound).
-  std::int64_t max_counts = 16384;
+  std::int64_t max_counts = 65536;
   double time_limit_seconds = 0;  // 0: none; past it the heat map is undefined with the reason
 };
 
