@@ -11,6 +11,8 @@
 #include "app/lint_command.hpp"
 #include "app/map_command.hpp"
 #include "app/parse_command.hpp"
+#include "app/picture_command.hpp"
+#include "app/report_command.hpp"
 #include "app/summary_command.hpp"
 
 int main(int argc, char** argv) {
@@ -28,6 +30,8 @@ int main(int argc, char** argv) {
   setup_lint_command(app, exit_code);
   setup_summary_command(app, exit_code);
   setup_diff_command(app, exit_code);
+  setup_picture_command(app, exit_code);
+  setup_report_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

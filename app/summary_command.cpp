@@ -82,8 +82,10 @@ std::string multiplicity_text(const std::optional<double>& m) {
 // A fusion's kind, or the opcode of another instruction.
 std::string kind_text(const SummaryRow& r) { return r.kind != "-" ? r.kind : r.opcode; }
 
+}  // namespace
+
 // The table's cells of one row, in column order; the last (the name) is elided to the room left.
-std::vector<std::string> cells(const SummaryRow& r) {
+std::vector<std::string> summary_cells(const SummaryRow& r) {
   return {bytes_text(r.read_traffic, r.counts_exact),
           bytes_text(r.bytes_read, r.counts_exact),
           analysis::human_bytes(r.output_bytes),
@@ -98,14 +100,16 @@ std::vector<std::string> cells(const SummaryRow& r) {
           r.name};
 }
 
-const std::vector<std::string>& headers() {
+const std::vector<std::string>& summary_headers() {
   static const std::vector<std::string> k_headers = {"traffic", "read", "written", "util", "mult",        "access",
                                                      "lint",    "maps", "line",    "kind", "computation", "name"};
   return k_headers;
 }
 
+namespace {
+
 // Columns aligned left (the others are numbers, aligned right).
-// Positions of the text columns in headers() and cells().
+// Positions of the text columns in summary_headers() and summary_cells().
 constexpr std::size_t k_access_column = 5, k_maps_column = 7, k_kind_column = 9, k_computation_column = 10;
 
 bool left_aligned(std::size_t column) {
@@ -115,7 +119,7 @@ bool left_aligned(std::size_t column) {
 // Longest cell per column; kind, access and computation are capped so that the name keeps its room.
 std::vector<std::size_t> column_widths(const std::vector<std::vector<std::string>>& table) {
   std::vector<std::size_t> widths;
-  for (const std::string& h : headers()) widths.push_back(h.size());
+  for (const std::string& h : summary_headers()) widths.push_back(h.size());
   for (const auto& row : table) {
     for (std::size_t k = 0; k < row.size(); ++k) widths[k] = std::max(widths[k], row[k].size());
   }
@@ -169,9 +173,9 @@ void render_text(const std::vector<ModuleRows>& modules, const SummaryOptions& o
     if (n > 0) out << "\n";
     out << fmt::format("module {} ({}), sorted by {}\n", m.name, m.file, options.sort);
     std::vector<std::vector<std::string>> table;
-    for (const SummaryRow& r : m.rows) table.push_back(cells(r));
+    for (const SummaryRow& r : m.rows) table.push_back(summary_cells(r));
     const std::vector<std::size_t> widths = column_widths(table);
-    if (!table.empty()) out << table_line(headers(), widths);
+    if (!table.empty()) out << table_line(summary_headers(), widths);
     for (const auto& row : table) out << table_line(row, widths);
     out << total_text(m, options.all_instructions);
     // A dump from before fusion (XLA's benchmark modules) has no fusion at all.

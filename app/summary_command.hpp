@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "indexing/analysis/summary.hpp"
+
 namespace hlo_index::app {
 
 struct SummaryOptions {
@@ -34,6 +36,11 @@ void setup_summary_command(CLI::App& app, int& exit_code);
 /// Runs the command; returns the exit code (0, or 2 for bad input, a bad
 /// column or filters that select nothing). Table to `out`, diagnostics to `err`.
 int run_summary_command(const SummaryOptions& options, std::ostream& out, std::ostream& err);
+
+/// The table's cells of one row, in column order (as the text table prints
+/// them; `hlo-index report` shows the same), and the column headers.
+std::vector<std::string> summary_cells(const analysis::SummaryRow& row);
+const std::vector<std::string>& summary_headers();
 
 /// `text` cut to `width` columns by replacing its middle with `…` (one column,
 /// three bytes in UTF-8), keeping more of the end, where numeric suffixes are:

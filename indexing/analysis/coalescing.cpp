@@ -249,8 +249,8 @@ void add_group(const std::vector<std::vector<std::int64_t>>& threads, const Acce
 }
 
 // The threads of group g and their reads under the model.
-std::vector<std::vector<std::int64_t>> group_reads(const std::vector<Sampled>& maps, std::int64_t g, std::int64_t step,
-                                                   const AccessSetup& setup, const CoalescingOptions& o) {
+std::vector<std::vector<std::int64_t>> thread_reads(const std::vector<Sampled>& maps, std::int64_t g, std::int64_t step,
+                                                    const AccessSetup& setup, const CoalescingOptions& o) {
   const std::int64_t size = setup.group_outputs;
   std::vector<std::vector<std::int64_t>> threads;
   switch (setup.model) {
@@ -319,26 +319,31 @@ void classify(const Totals& totals, Coalescing& result) {
   }
 }
 
-}  // namespace
-
-Coalescing coalescing(const MapSet& physical, const AccessSetup& setup, const CoalescingOptions& options) {
-  Coalescing result;
-  result.model = setup.model;
-  result.unit_bytes = std::max<std::int64_t>(1, setup.unit_bits / 8);
+// The maps of `physical` sampled for the model, the step between the
+// threads of a group (tiled transpose: outputs between a tile row's threads;
+// row reduction: outputs per warp) and the number of groups; or, in
+// `result`, why nothing can be sampled.
+struct Sampling {
   std::vector<Sampled> maps;
+  std::int64_t step = 1, groups = 0;
+};
+
+std::optional<Sampling> sample(const MapSet& physical, const AccessSetup& setup, const CoalescingOptions& options,
+                               Coalescing& result) {
+  Sampling out;
   for (const IndexingMap& m : physical) {
     if (m.is_known_empty()) continue;
     if (m.is_undefined() || !m.is_defined()) {
       result.reason = "no indexing maps";
-      return result;
+      return std::nullopt;
     }
     if (m.results().size() != 1 || m.dim_count() != 1) {
       result.reason = "not a map between offsets";
-      return result;
+      return std::nullopt;
     }
     if (m.runtime_count() > 0 && thread_dependent_runtime(m)) {
       result.reason = "data-dependent: runtime offsets that differ between the threads of a group";
-      return result;
+      return std::nullopt;
     }
     Sampled s{&m, {}, {}};
     // A thread-uniform offset: one feasible value stands for all, as in XLA.
@@ -346,28 +351,56 @@ Coalescing coalescing(const MapSet& physical, const AccessSetup& setup, const Co
       s.runtimes.push_back(m.domain().bounds({VarKind::kRuntime, static_cast<std::uint32_t>(r)}).lo);
     s.order = setup.model == AccessModel::kGpuRowReduction ? stride_order(m, s.runtimes)
                                                            : lexicographic_order(m.range_count());
-    maps.push_back(std::move(s));
+    out.maps.push_back(std::move(s));
   }
-  if (maps.empty()) {
+  if (out.maps.empty()) {
     result.pattern = ReadPattern::kBroadcast;
     result.reason = "no thread reads the operand";
-    return result;
+    return std::nullopt;
   }
   const std::int64_t size = std::max<std::int64_t>(1, setup.group_outputs);
-  // Tiled transpose: outputs between the threads of a tile row; row
-  // reduction: outputs per warp.
   const bool rows = setup.model == AccessModel::kGpuRowReduction;
-  const std::int64_t step = setup.model == AccessModel::kGpuTiledTranspose ? tile_row_step(maps, setup, options)
-                            : rows                                         ? rows_per_warp(maps, setup, options)
-                                                                           : std::int64_t{1};
-  const std::int64_t groups = rows ? (setup.output_slots + step - 1) / step : (setup.output_slots + size - 1) / size;
+  out.step = setup.model == AccessModel::kGpuTiledTranspose ? tile_row_step(out.maps, setup, options)
+             : rows                                         ? rows_per_warp(out.maps, setup, options)
+                                                            : std::int64_t{1};
+  out.groups = rows ? (setup.output_slots + out.step - 1) / out.step : (setup.output_slots + size - 1) / size;
+  return out;
+}
+
+}  // namespace
+
+GroupReads group_reads(const MapSet& physical, const AccessSetup& setup, std::int64_t group,
+                       const CoalescingOptions& options) {
+  GroupReads out;
+  out.group = group;
+  Coalescing why;
+  std::optional<Sampling> sampling = sample(physical, setup, options, why);
+  if (!sampling) {
+    out.reason = why.reason;
+    return out;
+  }
+  out.groups = sampling->groups;
+  out.step = sampling->step;
+  if (group >= 0 && group < sampling->groups)
+    out.threads = thread_reads(sampling->maps, group, out.step, setup, options);
+  return out;
+}
+
+Coalescing coalescing(const MapSet& physical, const AccessSetup& setup, const CoalescingOptions& options) {
+  Coalescing result;
+  result.model = setup.model;
+  result.unit_bytes = std::max<std::int64_t>(1, setup.unit_bits / 8);
+  std::optional<Sampling> sampling = sample(physical, setup, options, result);
+  if (!sampling) return result;
+  const bool rows = setup.model == AccessModel::kGpuRowReduction;
+  const std::int64_t step = sampling->step;
   // TPU and CPU groups hold many outputs with their iterations: fewer of them.
   const std::int64_t max_groups = setup.model == AccessModel::kTpuTiles   ? options.max_tile_groups
                                   : setup.model == AccessModel::kCpuLines ? options.max_line_groups
                                                                           : options.max_groups;
   Totals totals;
-  for (std::int64_t g : sampled_groups(groups, max_groups))
-    add_group(group_reads(maps, g, step, setup, options), setup, totals);
+  for (std::int64_t g : sampled_groups(sampling->groups, max_groups))
+    add_group(thread_reads(sampling->maps, g, step, setup, options), setup, totals);
   result.groups_sampled = totals.groups;
   if (totals.groups == 0) {
     result.pattern = ReadPattern::kBroadcast;

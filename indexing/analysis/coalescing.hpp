@@ -91,6 +91,21 @@ struct CoalescingOptions {
 AccessSetup access_setup(AccessModel model, std::int64_t output_slots, std::int64_t operand_bits,
                          std::int64_t tile_elements = 0, std::int64_t output_tile_elements = 0);
 
+/// The reads of one group (a warp, a TPU output tile, a CPU line's outputs)
+/// as coalescing() samples them, for drawing: per thread (an output element
+/// on TPU and CPU) in the model's order, the operand offsets it reads (one
+/// on GPU: its first iteration; every iteration up to max_iterations on TPU
+/// and CPU; none for an idle thread). Empty threads with `reason` set when
+/// the read cannot be sampled (as coalescing() gives kIrregular).
+struct GroupReads {
+  std::int64_t group = 0, groups = 0;
+  std::int64_t step = 1;  // outputs between a tile row's threads, or a row reduction's outputs per warp
+  std::vector<std::vector<std::int64_t>> threads;
+  std::string reason;
+};
+GroupReads group_reads(const indexing::MapSet& physical, const AccessSetup& setup, std::int64_t group,
+                       const CoalescingOptions& options = {});
+
 /// `physical` is an output offset -> operand offset map set (each map a
 /// load of its own is the caller's choice: the maps of one set are read
 /// together here).

@@ -1,0 +1,38 @@
+// `hlo-index report FILE... -o OUT.html`: one self-contained HTML page with,
+// per module, the summary table (sortable), the lint findings and the
+// pictures (`hlo-index picture`) of the heaviest fusions.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstddef>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace hlo_index::app {
+
+struct ReportOptions {
+  std::vector<std::string> files;
+  std::string output;                // -o: a file, or - for standard output
+  std::size_t top = 5;               // pictures per module
+  std::size_t max_rows = 500;        // table rows per module
+  std::string sort = "traffic";      // a summary column
+  bool all_instructions = false;     // rows for every instruction of the analysed computations
+  std::vector<std::string> modules;  // --module
+  std::string match;                 // --match
+  std::string target;                // gpu | tpu | cpu; empty: detected
+  bool allow_truncated = false;
+  unsigned jobs = 1;  // threads (-j); 0: one per hardware thread
+  unsigned long isl_max_operations = 0;
+  double time_limit_per_instruction = 60.0;  // seconds; 0: none
+};
+
+/// Adds report's options to `cmd`, storing into `options` (which must outlive parsing).
+void add_report_options(CLI::App& cmd, ReportOptions& options);
+void setup_report_command(CLI::App& app, int& exit_code);
+/// Runs the command; returns the exit code (0, or 2 for bad input). The page
+/// to the file named by -o (or `out` for `-`), a line about it to `out` (to
+/// `err` when the page goes to `out`), diagnostics to `err`.
+int run_report_command(const ReportOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace hlo_index::app
