@@ -162,7 +162,14 @@ struct Linter::OperandFacts {
 };
 
 Linter::Linter(const hlo::Module& module, LintRuleSet rules, const LintThresholds& thresholds)
-    : m_module(module), m_rules(rules), m_thresholds(thresholds), m_analysis(module, {}) {}
+    : m_module(module),
+      m_rules(rules),
+      m_thresholds(thresholds),
+      m_owned_analysis(std::make_unique<ModuleAnalysis>(module, indexing::AnalysisOptions{})),
+      m_analysis(*m_owned_analysis) {}
+
+Linter::Linter(ModuleAnalysis& analysis, LintRuleSet rules, const LintThresholds& thresholds)
+    : m_module(analysis.module()), m_rules(rules), m_thresholds(thresholds), m_analysis(analysis) {}
 
 LintFinding Linter::finding(LintRule rule, const hlo::Computation& c, std::uint32_t instruction) const {
   LintFinding f;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -33,6 +34,10 @@ std::vector<WorkItem> linted_items(std::span<const hlo::Module> modules, const I
 class Linter {
 public:
   Linter(const hlo::Module& module, LintRuleSet rules, const LintThresholds& thresholds);
+  /// Lints with the maps and memos of `analysis` (which must outlive the
+  /// Linter), so that what another view of the module computed is not
+  /// computed again.
+  Linter(ModuleAnalysis& analysis, LintRuleSet rules, const LintThresholds& thresholds);
 
   /// The findings of instruction `instruction` of computation `computation`,
   /// in no particular order.
@@ -75,7 +80,8 @@ private:
   const hlo::Module& m_module;
   LintRuleSet m_rules;
   LintThresholds m_thresholds;
-  ModuleAnalysis m_analysis;  // its read-pattern memo keeps the coalescing verdicts across layers
+  std::unique_ptr<ModuleAnalysis> m_owned_analysis;  // when none is given
+  ModuleAnalysis& m_analysis;  // its read-pattern memo keeps the coalescing verdicts across layers
 };
 
 }  // namespace hlo_index::analysis

@@ -207,7 +207,7 @@ namespace {
 // One worker's analyses of one module.
 struct SummaryState {
   SummaryState(const hlo::Module& module, const SummaryRequest& request)
-      : analysis(module, request.analysis), linter(module, every_rule(), LintThresholds{}), memo(analysis) {
+      : analysis(module, request.analysis), linter(analysis, every_rule(), LintThresholds{}), memo(analysis) {
     analysis.patterns().set_target(request.target);
     linter.set_target(request.target);
   }
