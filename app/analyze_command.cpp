@@ -239,10 +239,7 @@ void setup_analyze_command(CLI::App& app, int& exit_code) {
                 "Maps between element offsets in the buffers (output offset -> operand offset), through the "
                 "layouts and their tiles");
   cmd->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
-  add_isl_budget_option(*cmd, options->isl_max_operations);
-  add_time_limit_option(*cmd, options->time_limit_per_instruction, " and the rest of the module is analysed");
-  add_allow_truncated_option(*cmd, options->allow_truncated);
-  add_jobs_option(*cmd, options->jobs);
+  add_analysis_run_options(*cmd, *options, " and the rest of the module is analysed");
   cmd->add_option("--expect", options->expect,
                   "Compare the output with the golden file GOLDEN: nothing is printed when they are equal "
                   "(exit 0), else a unified diff from GOLDEN to the output (exit 1)")

@@ -44,4 +44,15 @@ inline void add_target_option(CLI::App& cmd, std::string& target, const std::str
       ->check(CLI::IsMember({"gpu", "tpu", "cpu"}));
 }
 
+/// The options of a command that reads dumps and analyses them:
+/// --allow-truncated, --isl-max-operations, --time-limit-per-instruction
+/// (`consequence` ends its help) and, when the command has threads, -j.
+template <typename Options>
+void add_analysis_run_options(CLI::App& cmd, Options& options, const std::string& consequence = "") {
+  add_allow_truncated_option(cmd, options.allow_truncated);
+  add_isl_budget_option(cmd, options.isl_max_operations);
+  add_time_limit_option(cmd, options.time_limit_per_instruction, consequence);
+  if constexpr (requires { options.jobs; }) add_jobs_option(cmd, options.jobs);
+}
+
 }  // namespace hlo_index::app

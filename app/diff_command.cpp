@@ -245,10 +245,7 @@ void add_diff_options(CLI::App& cmd, DiffOptions& options) {
   cmd.add_option("--format", options.format, "Output format: text or JSON")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
-  add_allow_truncated_option(cmd, options.allow_truncated);
-  add_isl_budget_option(cmd, options.isl_max_operations);
-  add_time_limit_option(cmd, options.time_limit_per_instruction);
-  add_jobs_option(cmd, options.jobs);
+  add_analysis_run_options(cmd, options);
 }
 
 void setup_diff_command(CLI::App& app, int& exit_code) {

@@ -314,10 +314,7 @@ void add_lint_options(CLI::App& cmd, LintOptions& options) {
       ->capture_default_str();
   size_option("--duplicated-read-min-bytes", t.duplicated_read_min_bytes,
               "duplicated-read: only operands of at least SIZE");
-  add_allow_truncated_option(cmd, options.allow_truncated);
-  add_jobs_option(cmd, options.jobs);
-  add_isl_budget_option(cmd, options.isl_max_operations);
-  add_time_limit_option(cmd, options.time_limit_per_instruction, " (an unknown-indexing finding)");
+  add_analysis_run_options(cmd, options, " (an unknown-indexing finding)");
 }
 
 void setup_lint_command(CLI::App& app, int& exit_code) {
@@ -440,8 +437,8 @@ int run_lint_command(const LintOptions& options, std::ostream& out, std::ostream
       analysis::module_and_match_filter(options.modules, options.match, err);
   if (!filter) return k_exit_input_error;
   const std::optional<std::vector<hlo::Module>> modules =
-      analysis::load_modules(options.files, options.allow_truncated, err);
-  if (!modules || !analysis::check_module_names(*filter, *modules, err)) return k_exit_input_error;
+      analysis::load_modules(options.files, options.allow_truncated, *filter, err);
+  if (!modules) return k_exit_input_error;
 
   ScopedAnalysisLimits limit(options.isl_max_operations, options.time_limit_per_instruction);
   Totals totals;

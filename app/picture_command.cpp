@@ -212,9 +212,7 @@ void add_picture_options(CLI::App& cmd, PictureOptions& options) {
   cmd.add_option("--max-cells", options.max_cells, "Cells per side of a slice before binning")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{256}))
       ->capture_default_str();
-  add_allow_truncated_option(cmd, options.allow_truncated);
-  add_isl_budget_option(cmd, options.isl_max_operations);
-  add_time_limit_option(cmd, options.time_limit_per_instruction, "; the heat map's counting has the same limit");
+  add_analysis_run_options(cmd, options, "; the heat map's counting has the same limit");
 }
 
 void setup_picture_command(CLI::App& app, int& exit_code) {
@@ -240,8 +238,8 @@ int run_picture_command(const PictureOptions& options, std::ostream& out, std::o
       analysis::module_and_match_filter(options.modules, options.match, err);
   if (!filter) return k_exit_input_error;
   const std::optional<std::vector<hlo::Module>> modules =
-      analysis::load_modules(options.files, options.allow_truncated, err);
-  if (!modules || !analysis::check_module_names(*filter, *modules, err)) return k_exit_input_error;
+      analysis::load_modules(options.files, options.allow_truncated, *filter, err);
+  if (!modules) return k_exit_input_error;
   const std::vector<Found> found = find_instructions(*modules, *filter, name);
   const std::string asked = name.empty() ? fmt::format("--match '{}'", options.match) : fmt::format("'{}'", name);
   if (found.empty()) {

@@ -13,6 +13,7 @@
 #include "app/picture_command.hpp"
 #include "app/progress.hpp"
 #include "app/report_html.hpp"
+#include "app/summary_command.hpp"
 #include "indexing/analysis/instruction_filter.hpp"
 #include "indexing/analysis/linter.hpp"
 #include "indexing/analysis/module_input.hpp"
@@ -128,10 +129,7 @@ void add_report_options(CLI::App& cmd, ReportOptions& options) {
                  "Only instructions whose name contains a match of this ECMAScript regular expression")
       ->type_name("REGEX");
   add_target_option(cmd, options.target, "the access verdicts and pictures judge reads for");
-  add_allow_truncated_option(cmd, options.allow_truncated);
-  add_isl_budget_option(cmd, options.isl_max_operations);
-  add_time_limit_option(cmd, options.time_limit_per_instruction);
-  add_jobs_option(cmd, options.jobs);
+  add_analysis_run_options(cmd, options);
 }
 
 void setup_report_command(CLI::App& app, int& exit_code) {
@@ -154,15 +152,10 @@ int run_report_command(const ReportOptions& options, std::ostream& out, std::ost
       analysis::module_and_match_filter(options.modules, options.match, err);
   if (!filter) return k_exit_input_error;
   const std::optional<std::vector<hlo::Module>> modules =
-      analysis::load_modules(options.files, options.allow_truncated, err);
-  if (!modules || !analysis::check_module_names(*filter, *modules, err)) return k_exit_input_error;
+      analysis::load_modules(options.files, options.allow_truncated, *filter, err);
+  if (!modules) return k_exit_input_error;
 
   ScopedAnalysisLimits limits(options.isl_max_operations, options.time_limit_per_instruction);
-  analysis::SummaryRequest request;
-  request.all_instructions = options.all_instructions;
-  request.target = analysis::parse_target(options.target);
-  request.filter = *filter;
-  request.analysis.time_limit_per_instruction = options.time_limit_per_instruction;
   ReportPage page;
   page.files = options.files;
   page.target = options.target.empty() ? "detected from each module" : options.target;
@@ -171,13 +164,7 @@ int run_report_command(const ReportOptions& options, std::ostream& out, std::ost
   std::size_t rows = 0, findings = 0, pictures = 0;
   {
     Progress progress(err, "hlo-index report", progress_wanted("text"));  // erased before the summary line
-    std::optional<std::size_t> shown_module;
-    request.on_row = [&](std::size_t module) {
-      if (shown_module != module) progress.module(module, modules->size(), (*modules)[module].name);
-      shown_module = module;
-      progress.instruction_done();
-    };
-    request.jobs = options.jobs;
+    const analysis::SummaryRequest request = summary_request(options, *filter, progress, *modules);
     std::vector<std::vector<SummaryRow>> rows_by_module = analysis::summarise_modules(*modules, request);
     for (std::size_t k = 0; k < modules->size(); ++k) {
       const hlo::Module& module = (*modules)[k];

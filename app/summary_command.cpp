@@ -354,10 +354,7 @@ void add_summary_options(CLI::App& cmd, SummaryOptions& options) {
   cmd.add_option("--format", options.format, "Output format: an aligned table, JSON or CSV")
       ->check(CLI::IsMember({"text", "json", "csv"}))
       ->capture_default_str();
-  add_allow_truncated_option(cmd, options.allow_truncated);
-  add_isl_budget_option(cmd, options.isl_max_operations);
-  add_time_limit_option(cmd, options.time_limit_per_instruction);
-  add_jobs_option(cmd, options.jobs);
+  add_analysis_run_options(cmd, options);
 }
 
 void setup_summary_command(CLI::App& app, int& exit_code) {
@@ -381,29 +378,18 @@ int run_summary_command(const SummaryOptions& options, std::ostream& out, std::o
   std::optional<analysis::InstructionFilter> filter = make_filter(options, err);
   if (!filter) return k_exit_input_error;
   const std::optional<std::vector<hlo::Module>> modules =
-      analysis::load_modules(options.files, options.allow_truncated, err);
-  if (!modules || !analysis::check_module_names(*filter, *modules, err)) return k_exit_input_error;
+      analysis::load_modules(options.files, options.allow_truncated, *filter, err);
+  if (!modules) return k_exit_input_error;
 
   ScopedAnalysisLimits limit(options.isl_max_operations, options.time_limit_per_instruction);
-  analysis::SummaryRequest request;
-  request.all_instructions = options.all_instructions;
-  request.target = analysis::parse_target(options.target);
-  request.filter = std::move(*filter);
-  request.analysis.time_limit_per_instruction = options.time_limit_per_instruction;
   std::vector<ModuleRows> shown;
   std::size_t rows = 0;
   {
     Progress progress(err, "hlo-index summary", progress_wanted(options.format));  // erased before the table
-    std::optional<std::size_t> shown_module;
-    request.on_row = [&](std::size_t module) {
-      if (shown_module != module) progress.module(module, modules->size(), (*modules)[module].name);
-      shown_module = module;
-      progress.instruction_done();
-    };
-    request.jobs = options.jobs;
+    const analysis::SummaryRequest request = summary_request(options, *filter, progress, *modules);
     std::vector<std::vector<analysis::SummaryRow>> rows_by_module = analysis::summarise_modules(*modules, request);
     for (std::size_t k = 0; k < modules->size(); ++k) {
-      if (!request.filter.accepts_module((*modules)[k])) continue;
+      if (!filter->accepts_module((*modules)[k])) continue;
       ModuleRows m = module_rows((*modules)[k], std::move(rows_by_module[k]), *sort, options.top);
       rows += m.total_rows;
       shown.push_back(std::move(m));

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "app/progress.hpp"
 #include "indexing/analysis/summary.hpp"
 
 namespace hlo_index::app {
@@ -36,6 +37,25 @@ void setup_summary_command(CLI::App& app, int& exit_code);
 /// Runs the command; returns the exit code (0, or 2 for bad input, a bad
 /// column or filters that select nothing). Table to `out`, diagnostics to `err`.
 int run_summary_command(const SummaryOptions& options, std::ostream& out, std::ostream& err);
+
+/// The rows `summary` and `report` ask for: as `options` (either command's)
+/// say, with a progress line on `progress` over `modules`.
+template <typename Options>
+analysis::SummaryRequest summary_request(const Options& options, analysis::InstructionFilter filter,
+                                         Progress& progress, const std::vector<hlo::Module>& modules) {
+  analysis::SummaryRequest request;
+  request.all_instructions = options.all_instructions;
+  request.target = analysis::parse_target(options.target);
+  request.filter = std::move(filter);
+  request.analysis.time_limit_per_instruction = options.time_limit_per_instruction;
+  request.jobs = options.jobs;
+  request.on_row = [&progress, &modules, shown = std::optional<std::size_t>()](std::size_t module) mutable {
+    if (shown != module) progress.module(module, modules.size(), modules[module].name);
+    shown = module;
+    progress.instruction_done();
+  };
+  return request;
+}
 
 /// The table's cells of one row, in column order (as the text table prints
 /// them; `hlo-index report` shows the same), and the column headers.

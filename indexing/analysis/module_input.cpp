@@ -79,4 +79,11 @@ std::optional<std::vector<hlo::Module>> load_modules(const std::vector<std::stri
   return modules;
 }
 
+std::optional<std::vector<hlo::Module>> load_modules(const std::vector<std::string>& paths, bool allow_truncated,
+                                                     const InstructionFilter& filter, std::ostream& err) {
+  std::optional<std::vector<hlo::Module>> modules = load_modules(paths, allow_truncated, err);
+  if (!modules || !check_module_names(filter, *modules, err)) return std::nullopt;
+  return modules;
+}
+
 }  // namespace hlo_index::analysis

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "indexing/analysis/instruction_filter.hpp"
 #include "parser/hlo_module.hpp"
 
 namespace hlo_index::analysis {
@@ -25,5 +26,9 @@ LoadedFile load_file(const std::string& path, bool allow_truncated, std::ostream
 /// files are read and reported either way).
 std::optional<std::vector<hlo::Module>> load_modules(const std::vector<std::string>& paths, bool allow_truncated,
                                                      std::ostream& err);
+/// The same, and nullopt also when a `--module` name of `filter` names none
+/// of the modules (reported to `err` with the modules there are).
+std::optional<std::vector<hlo::Module>> load_modules(const std::vector<std::string>& paths, bool allow_truncated,
+                                                     const InstructionFilter& filter, std::ostream& err);
 
 }  // namespace hlo_index::analysis
