@@ -112,7 +112,8 @@ void bound_parameter_maps(MapSet& set, const hlo::Shape& shape) {
     return;
   }
   std::vector<std::vector<std::int64_t>> elements;
-  for (const hlo::Shape& e : shape.elements) elements.push_back(e.is_tuple ? std::vector<std::int64_t>{} : dimension_sizes(e));
+  for (const hlo::Shape& e : shape.elements)
+    elements.push_back(e.is_tuple ? std::vector<std::int64_t>{} : dimension_sizes(e));
   bound_tuple_maps(set, elements);
 }
 
@@ -470,9 +471,8 @@ std::optional<std::int64_t> named_element(const IndexingMap& m) {
 // tuple is deduplicated per element: the same survivors in the same order as
 // one pass over the whole set, without comparing every pair of elements.
 void IndexingAnalysis::insert_all_final(MapSet& set) {
-  const bool by_element = std::all_of(set.begin(), set.end(), [](const IndexingMap& m) {
-    return m.is_undefined() || named_element(m).has_value();
-  });
+  const bool by_element = std::all_of(
+      set.begin(), set.end(), [](const IndexingMap& m) { return m.is_undefined() || named_element(m).has_value(); });
   if (!by_element) {
     MapSet unique;
     std::vector<std::uint32_t> ids;

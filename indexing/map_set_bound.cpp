@@ -49,7 +49,6 @@ std::optional<IndexingMap> bounding_box(const std::vector<const IndexingMap*>& m
 
 bool counts(const IndexingMap& m) { return m.is_defined(); }
 
-
 }  // namespace
 
 void bound_maps(MapSet& set, const std::vector<std::int64_t>& array, std::size_t cap) {

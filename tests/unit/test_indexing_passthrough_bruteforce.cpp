@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "indexing/instruction_indexing.hpp"
+#include "indexing/map_set_bound.hpp"
 #include "parse_helpers.hpp"
 #include "test_rng.hpp"
 
@@ -558,6 +559,123 @@ TEST_CASE("conditional: each branch's reads, for every selector value", "[op-bru
         CHECK(back == inverse(expected));
       }
     }
+  }
+}
+
+TEST_CASE("conditional with tuple branch operands: each element's reads, for every selector value",
+          "[op-bruteforce][conditional]") {
+  test::Rng rng(1510);
+  // Branch bodies over a tuple (f32[n], f32[n]): whether output element o reads element i of tuple element e.
+  struct Body {
+    std::string text;  // with {n} for the size
+    std::function<bool(std::int64_t o, std::size_t e, std::int64_t i, std::int64_t n)> reads;
+  };
+  const std::vector<Body> bodies = {
+      {"  a = f32[{n}] get-tuple-element(p), index=0\n  ROOT r = f32[{n}] negate(a)",
+       [](std::int64_t o, std::size_t e, std::int64_t i, std::int64_t) { return e == 0 && o == i; }},
+      {"  b = f32[{n}] get-tuple-element(p), index=1\n  ROOT r = f32[{n}] reverse(b), dimensions={{0}}",
+       [](std::int64_t o, std::size_t e, std::int64_t i, std::int64_t n) { return e == 1 && i == n - 1 - o; }},
+      {"  a = f32[{n}] get-tuple-element(p), index=0\n  b = f32[{n}] get-tuple-element(p), index=1\n"
+       "  v = f32[{n}] reverse(b), dimensions={{0}}\n  ROOT r = f32[{n}] add(a, v)",
+       [](std::int64_t o, std::size_t e, std::int64_t i, std::int64_t n) {
+         return e == 0 ? o == i : i == n - 1 - o;
+       }},
+  };
+  for (int round = 0; round < 16; ++round) {
+    const std::int64_t n = rng.uniform(1, 4);
+    const std::size_t branches = static_cast<std::size_t>(rng.uniform(1, 3));
+    const bool pred = branches == 2 && round % 2 == 0;
+    std::vector<std::size_t> pick;
+    std::string text = "HloModule c\n", params, names, list;
+    for (std::size_t b = 0; b < branches; ++b) {
+      pick.push_back(static_cast<std::size_t>(rng.uniform(0, 2)));
+      text += fmt::format("b{} {{\n  p = (f32[{}], f32[{}]) parameter(0)\n{}\n}}\n", b, n, n,
+                          fmt::format(fmt::runtime(bodies[pick[b]].text), fmt::arg("n", n)));
+      params += fmt::format("  x{0} = f32[{1}] parameter({2})\n  y{0} = f32[{1}] parameter({3})\n"
+                            "  t{0} = (f32[{1}], f32[{1}]) tuple(x{0}, y{0})\n",
+                            b, n, 2 * b + 1, 2 * b + 2);
+      names += fmt::format(", t{}", b);
+      list += fmt::format("{}b{}", b ? ", " : "", b);
+    }
+    text += fmt::format(
+        "ENTRY e {{\n  which = {} parameter(0)\n{}  ROOT r = f32[{}] conditional(which{}), "
+        "branch_computations={{{}}}\n}}\n",
+        pred ? "pred[]" : "s32[]", params, n, names, list);
+    INFO(text);
+    const auto modules = test::parse_ok(text);
+    const hlo::Module& m = modules[0];
+    indexing::IndexingAnalysis analysis(m, {});
+    const auto maps = analysis.analyze(m.entry, m.computations[m.entry].root, true, true);
+    const std::int64_t lowest = pred ? 0 : -2, highest = pred ? 1 : static_cast<std::int64_t>(branches) + 1;
+    for (std::int64_t which = lowest; which <= highest; ++which) {
+      // A pred runs branch 0 when true; an index out of range runs the last branch.
+      const std::size_t runs = pred ? (which == 1 ? 0 : 1)
+                               : which < 0 || which >= static_cast<std::int64_t>(branches)
+                                   ? branches - 1
+                                   : static_cast<std::size_t>(which);
+      auto value = [&](const indexing::RuntimeSource&, const Point&) -> std::optional<std::int64_t> { return which; };
+      for (std::size_t b = 0; b < branches; ++b) {
+        INFO("selector " << which << ", branch " << b);
+        Relation expected;  // (output element) -> (tuple element, index)
+        for (std::int64_t o = 0; o < n; ++o) {
+          for (std::size_t e = 0; e < 2; ++e) {
+            for (std::int64_t i = 0; i < n; ++i) {
+              if (b == runs && bodies[pick[b]].reads(o, e, i, n))
+                expected.insert({{o}, {static_cast<std::int64_t>(e), i}});
+            }
+          }
+        }
+        Relation got;
+        for (const IndexingMap& map : maps.output_to_input.at(0).at(b + 1)) {
+          REQUIRE(map.is_defined());
+          CHECK_FALSE(map.approximate());
+          const Relation one = relation_with_values(map, value);
+          got.insert(one.begin(), one.end());
+        }
+        CHECK(got == expected);
+        // Operand -> output maps of a whole tuple have no index space: UNDEFINED, with the reason.
+        const MapSet& back = maps.input_to_output.at(0).at(b + 1);
+        REQUIRE(back.size() == 1);
+        CHECK(back[0].is_undefined());
+      }
+    }
+  }
+}
+
+TEST_CASE("bound_maps: a set past the cap becomes a superset of it, marked approximate", "[bound]") {
+  test::Rng rng(1511);
+  for (int round = 0; round < 40; ++round) {
+    // Shifted windows x -> x + k (clipped to the array) over a 1-D output, some with a range variable.
+    const std::int64_t n = rng.uniform(2, 6), size = rng.uniform(3, 8);
+    const std::size_t count = static_cast<std::size_t>(rng.uniform(1, 6));
+    MapSet set;
+    for (std::size_t k = 0; k < count; ++k) {
+      const std::int64_t shift = rng.uniform(0, size - 1), width = rng.uniform(1, 2);
+      IndexingMap map(simplify::Domain({simplify::Variable{{0, n - 1}, {}}},
+                                       {simplify::Variable{{0, width - 1}, {}}}, {}),
+                      {simplify::Expr::dim(0) + simplify::Expr::range(0) + shift});
+      map.add_constraint(simplify::Expr::dim(0) + simplify::Expr::range(0) + shift, {0, size - 1});
+      if (map.is_defined()) set.push_back(std::move(map));
+    }
+    if (set.empty()) continue;
+    const std::size_t cap = static_cast<std::size_t>(rng.uniform(1, 4));
+    Relation before;
+    for (const IndexingMap& map : set) {
+      const Relation one = relation_of_any_runtime(map);
+      before.insert(one.begin(), one.end());
+    }
+    MapSet bounded = set;
+    indexing::bound_maps(bounded, {size}, cap);
+    INFO("round " << round << ", " << set.size() << " maps, cap " << cap);
+    if (set.size() <= cap) {
+      CHECK(bounded == set);  // under the cap: untouched
+      continue;
+    }
+    REQUIRE(bounded.size() == 1);
+    CHECK(bounded[0].approximate());
+    const Relation after = relation_of_any_runtime(bounded[0]);
+    for (const auto& pair : before) CHECK(after.count(pair) == 1);
+    for (const auto& [out, in] : after) CHECK((in[0] >= 0 && in[0] < size));
   }
 }
 
