@@ -577,9 +577,7 @@ TEST_CASE("conditional with tuple branch operands: each element's reads, for eve
        [](std::int64_t o, std::size_t e, std::int64_t i, std::int64_t n) { return e == 1 && i == n - 1 - o; }},
       {"  a = f32[{n}] get-tuple-element(p), index=0\n  b = f32[{n}] get-tuple-element(p), index=1\n"
        "  v = f32[{n}] reverse(b), dimensions={{0}}\n  ROOT r = f32[{n}] add(a, v)",
-       [](std::int64_t o, std::size_t e, std::int64_t i, std::int64_t n) {
-         return e == 0 ? o == i : i == n - 1 - o;
-       }},
+       [](std::int64_t o, std::size_t e, std::int64_t i, std::int64_t n) { return e == 0 ? o == i : i == n - 1 - o; }},
   };
   for (int round = 0; round < 16; ++round) {
     const std::int64_t n = rng.uniform(1, 4);
@@ -591,9 +589,10 @@ TEST_CASE("conditional with tuple branch operands: each element's reads, for eve
       pick.push_back(static_cast<std::size_t>(rng.uniform(0, 2)));
       text += fmt::format("b{} {{\n  p = (f32[{}], f32[{}]) parameter(0)\n{}\n}}\n", b, n, n,
                           fmt::format(fmt::runtime(bodies[pick[b]].text), fmt::arg("n", n)));
-      params += fmt::format("  x{0} = f32[{1}] parameter({2})\n  y{0} = f32[{1}] parameter({3})\n"
-                            "  t{0} = (f32[{1}], f32[{1}]) tuple(x{0}, y{0})\n",
-                            b, n, 2 * b + 1, 2 * b + 2);
+      params += fmt::format(
+          "  x{0} = f32[{1}] parameter({2})\n  y{0} = f32[{1}] parameter({3})\n"
+          "  t{0} = (f32[{1}], f32[{1}]) tuple(x{0}, y{0})\n",
+          b, n, 2 * b + 1, 2 * b + 2);
       names += fmt::format(", t{}", b);
       list += fmt::format("{}b{}", b ? ", " : "", b);
     }
@@ -651,9 +650,9 @@ TEST_CASE("bound_maps: a set past the cap becomes a superset of it, marked appro
     MapSet set;
     for (std::size_t k = 0; k < count; ++k) {
       const std::int64_t shift = rng.uniform(0, size - 1), width = rng.uniform(1, 2);
-      IndexingMap map(simplify::Domain({simplify::Variable{{0, n - 1}, {}}},
-                                       {simplify::Variable{{0, width - 1}, {}}}, {}),
-                      {simplify::Expr::dim(0) + simplify::Expr::range(0) + shift});
+      IndexingMap map(
+          simplify::Domain({simplify::Variable{{0, n - 1}, {}}}, {simplify::Variable{{0, width - 1}, {}}}, {}),
+          {simplify::Expr::dim(0) + simplify::Expr::range(0) + shift});
       map.add_constraint(simplify::Expr::dim(0) + simplify::Expr::range(0) + shift, {0, size - 1});
       if (map.is_defined()) set.push_back(std::move(map));
     }
