@@ -34,6 +34,7 @@ std::optional<IndexingMap> bounding_box(const std::vector<const IndexingMap*>& m
     for (std::size_t j = 0; j < array.size(); ++j) read[j] = hull(read[j], range(m->results()[j]));
   }
   std::vector<Variable> range_vars;
+  range_vars.reserve(array.size());
   for (std::size_t j = 0; j < array.size(); ++j) {
     const Interval whole{0, array[j] - 1};
     Interval box = read[j].intersect(whole);
@@ -41,6 +42,7 @@ std::optional<IndexingMap> bounding_box(const std::vector<const IndexingMap*>& m
     range_vars.push_back(Variable{box, {}});
   }
   std::vector<Variable> dim_vars;
+  dim_vars.reserve(dim_hull.size());
   for (const Interval& i : dim_hull) dim_vars.push_back(Variable{i, {}});
   IndexingMap box(Domain(std::move(dim_vars), std::move(range_vars), {}), build::ranges(array.size()));
   box.mark_approximate();
@@ -54,6 +56,7 @@ bool counts(const IndexingMap& m) { return m.is_defined(); }
 void bound_maps(MapSet& set, const std::vector<std::int64_t>& array, std::size_t cap) {
   if (static_cast<std::size_t>(std::count_if(set.begin(), set.end(), counts)) <= cap) return;
   std::vector<const IndexingMap*> defined;
+  defined.reserve(set.size());
   for (const IndexingMap& m : set)
     if (m.is_defined()) defined.push_back(&m);
   std::optional<IndexingMap> box = bounding_box(defined, array);
@@ -82,12 +85,14 @@ void bound_tuple_maps(MapSet& set, const std::vector<std::vector<std::int64_t>>&
   for (const auto& [element, members] : by_element) {
     if (members.size() <= cap) continue;
     std::vector<IndexingMap> rest;
+    rest.reserve(members.size());
     for (std::size_t k : members) {
       IndexingMap m = set[k];
       m.results().erase(m.results().begin());
       rest.push_back(std::move(m));
     }
     std::vector<const IndexingMap*> pointers;
+    pointers.reserve(rest.size());
     for (const IndexingMap& m : rest) pointers.push_back(&m);
     std::optional<IndexingMap> box = bounding_box(pointers, elements[element]);
     if (!box) continue;
