@@ -318,8 +318,9 @@ namespace {
 struct RandomScatter {
   std::vector<std::int64_t> operand, updates, indices;
   std::vector<std::int64_t> update_window_dims, inserted, to_operand;
-  std::vector<std::size_t> window_of;  // operand dimension -> update dimension (npos: inserted)
-  std::vector<std::size_t> batch;      // update dimensions that are batch positions
+  std::vector<std::size_t> window_of;    // operand dimension -> update dimension (npos: inserted)
+  std::vector<std::size_t> batch;        // update dimensions that are batch positions
+  std::vector<std::size_t> batching_of;  // operand dimension -> its paired batch position (npos: none)
   std::string text;
 };
 
@@ -340,8 +341,19 @@ RandomScatter random_scatter(test::Rng& rng) {
     if (rng.uniform(0, 1) == 0 || (k + 1 == rank && s.to_operand.empty()))
       s.to_operand.push_back(static_cast<std::int64_t>(k));
   }
-  const std::size_t batch_rank = static_cast<std::size_t>(rng.uniform(0, 2));
-  const std::size_t window_rank = rank - s.inserted.size();
+  // Operand batching dimensions: neither inserted nor a start's, read at their paired batch position.
+  std::vector<std::int64_t> batching;
+  for (std::size_t k = 0; k < rank; ++k) {
+    const auto kk = static_cast<std::int64_t>(k);
+    if (std::find(s.inserted.begin(), s.inserted.end(), kk) != s.inserted.end() ||
+        std::find(s.to_operand.begin(), s.to_operand.end(), kk) != s.to_operand.end() || rng.uniform(0, 2) != 0)
+      continue;
+    batching.push_back(kk);
+    window[k] = 1;
+  }
+  s.batching_of.assign(rank, std::string::npos);
+  const std::size_t batch_rank = static_cast<std::size_t>(rng.uniform(static_cast<std::int64_t>(batching.size()), 2));
+  const std::size_t window_rank = rank - s.inserted.size() - batching.size();
   // Updates: batch dimensions and window dimensions interleaved at random.
   std::vector<char> is_window(batch_rank + window_rank, 0);
   for (std::size_t w = 0; w < window_rank; ++w) is_window[w] = 1;
@@ -351,7 +363,8 @@ RandomScatter random_scatter(test::Rng& rng) {
   std::size_t next_window = 0;
   std::vector<std::size_t> window_operand_dims;
   for (std::size_t k = 0; k < rank; ++k) {
-    if (std::find(s.inserted.begin(), s.inserted.end(), static_cast<std::int64_t>(k)) == s.inserted.end())
+    if (std::find(s.inserted.begin(), s.inserted.end(), static_cast<std::int64_t>(k)) == s.inserted.end() &&
+        std::find(batching.begin(), batching.end(), static_cast<std::int64_t>(k)) == batching.end())
       window_operand_dims.push_back(k);
   }
   for (std::size_t u = 0; u < is_window.size(); ++u) {
@@ -361,21 +374,35 @@ RandomScatter random_scatter(test::Rng& rng) {
       s.window_of[k] = u;
       s.updates.push_back(window[k]);
     } else {
+      const std::size_t q = s.batch.size();
       s.batch.push_back(u);
-      const std::int64_t size = rng.uniform(1, 3);
+      std::int64_t size = rng.uniform(1, 3);
+      if (q < batching.size()) {
+        const auto k = static_cast<std::size_t>(batching[q]);
+        size = s.operand[k];
+        s.batching_of[k] = q;
+      }
       s.updates.push_back(size);
       s.indices.push_back(size);
     }
+  }
+  // Batch position q is indices dimension q (the index vector is last).
+  std::string batching_attributes;
+  if (!batching.empty()) {
+    std::vector<std::size_t> positions;
+    for (std::int64_t k : batching) positions.push_back(s.batching_of[static_cast<std::size_t>(k)]);
+    batching_attributes = fmt::format(", input_batching_dims={{{}}}, scatter_indices_batching_dims={{{}}}",
+                                      fmt::join(batching, ","), fmt::join(positions, ","));
   }
   s.indices.push_back(static_cast<std::int64_t>(s.to_operand.size()));
   s.text = fmt::format(
       "HloModule s\nadd {{\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}}\n"
       "ENTRY e {{\n  o = {} parameter(0)\n  i = {} parameter(1)\n  u = {} parameter(2)\n"
-      "  ROOT r = {} scatter(o, i, u), update_window_dims={{{}}}, inserted_window_dims={{{}}}, "
+      "  ROOT r = {} scatter(o, i, u), update_window_dims={{{}}}, inserted_window_dims={{{}}}{}, "
       "scatter_dims_to_operand_dims={{{}}}, index_vector_dim={}, to_apply=add\n}}\n",
       shape_text("f32", s.operand), shape_text("s32", s.indices), shape_text("f32", s.updates),
       shape_text("f32", s.operand), fmt::join(s.update_window_dims, ","), fmt::join(s.inserted, ","),
-      fmt::join(s.to_operand, ","), s.indices.size() - 1);
+      batching_attributes, fmt::join(s.to_operand, ","), s.indices.size() - 1);
   return s;
 }
 
@@ -425,9 +452,11 @@ Relation relation_with_values(
 TEST_CASE("scatter: the updates whose windows land, for concrete indices; operand and indices",
           "[op-bruteforce][scatter]") {
   test::Rng rng(1507);
-  int exact_cases = 0;
+  int exact_cases = 0, batching_cases = 0;
   for (int round = 0; round < 40; ++round) {
     const RandomScatter s = random_scatter(rng);
+    if (std::any_of(s.batching_of.begin(), s.batching_of.end(), [](std::size_t q) { return q != std::string::npos; }))
+      ++batching_cases;
     INFO(s.text);
     const auto modules = test::parse_ok(s.text);
     const hlo::Module& m = modules[0];
@@ -447,6 +476,10 @@ TEST_CASE("scatter: the updates whose windows land, for concrete indices; operan
       Point out(s.operand.size(), 0);
       bool fits = true;
       for (std::size_t k = 0; k < s.operand.size(); ++k) {
+        if (s.batching_of[k] != std::string::npos) {
+          out[k] = g[s.batching_of[k]];  // a batching dimension: its batch index
+          continue;
+        }
         std::int64_t start = 0;
         for (std::size_t j = 0; j < s.to_operand.size(); ++j) {
           if (static_cast<std::size_t>(s.to_operand[j]) != k) continue;
@@ -493,6 +526,7 @@ TEST_CASE("scatter: the updates whose windows land, for concrete indices; operan
     CHECK(relation_of(maps.output_to_input[0].at(1)) == every_index);
   }
   CHECK(exact_cases > 3);
+  CHECK(batching_cases > 3);
 }
 
 TEST_CASE("conditional: each branch's reads, for every selector value", "[op-bruteforce][conditional]") {
