@@ -312,6 +312,34 @@ TEST_CASE("custom-call: an unknown target is UNDEFINED with its name", "[indexin
   CHECK(map.undefined_reason() == "no indexing maps for custom-call target 'my_kernel'");
 }
 
+TEST_CASE("custom-call tpu_custom_call: every element of every operand, both ways, approximate",
+          "[op-bruteforce][custom-call]") {
+  // A Mosaic kernel may read any element of its operand buffers (and nothing else): the maps
+  // must be the full relation, marked approximate since the kernel may read less.
+  const auto modules = test::parse_ok(
+      "HloModule t\nENTRY e {\n  x = f32[2,3] parameter(0)\n  y = s32[4] parameter(1)\n"
+      "  ROOT r = (f32[3], f32[2,2]) custom-call(x, y), custom_call_target=\"tpu_custom_call\"\n}\n");
+  const hlo::Module& m = modules[0];
+  indexing::IndexingAnalysis analysis(m, {});
+  const auto maps = analysis.analyze(m.entry, m.computations[m.entry].root, true, true);
+  const std::vector<std::vector<std::int64_t>> outputs = {{3}, {2, 2}}, operands = {{2, 3}, {4}};
+  for (std::size_t k = 0; k < outputs.size(); ++k) {
+    for (std::size_t j = 0; j < operands.size(); ++j) {
+      Relation every;
+      for (const Point& o : all_points(outputs[k]))
+        for (const Point& i : all_points(operands[j])) every.insert({o, i});
+      const MapSet& read = maps.output_to_input.at(k).at(j);
+      REQUIRE(read.size() == 1);
+      CHECK(read[0].approximate());
+      CHECK(relation_of(read) == every);
+      const MapSet& fed = maps.input_to_output.at(k).at(j);
+      REQUIRE(fed.size() == 1);
+      CHECK(fed[0].approximate());
+      CHECK(relation_of(fed) == inverse(every));
+    }
+  }
+}
+
 namespace {
 
 // A random scatter of one operand: its text and the pieces of its semantics.
