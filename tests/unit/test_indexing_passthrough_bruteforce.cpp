@@ -418,6 +418,7 @@ RandomScatter random_scatter(test::Rng& rng) {
   std::string batching_attributes;
   if (!batching.empty()) {
     std::vector<std::size_t> positions;
+    positions.reserve(batching.size());
     for (std::int64_t k : batching) positions.push_back(s.batching_of[static_cast<std::size_t>(k)]);
     batching_attributes = fmt::format(", input_batching_dims={{{}}}, scatter_indices_batching_dims={{{}}}",
                                       fmt::join(batching, ","), fmt::join(positions, ","));
@@ -701,6 +702,36 @@ TEST_CASE("conditional with tuple branch operands: each element's reads, for eve
       }
     }
   }
+}
+
+TEST_CASE("bound_tuple_maps: bounded per element, the other elements untouched", "[bound]") {
+  // Maps into a tuple (element, index): element 0 gets 5 shifted reads, element 1 one.
+  MapSet set;
+  auto shifted = [](std::int64_t element, std::int64_t shift) {
+    IndexingMap map(simplify::Domain({simplify::Variable{{0, 3}, {}}}, {}, {}),
+                    {simplify::Expr::constant(element), simplify::Expr::dim(0) + shift});
+    return map;
+  };
+  for (std::int64_t k = 0; k < 5; ++k) set.push_back(shifted(0, k));
+  set.push_back(shifted(1, 2));
+  Relation before;
+  for (const IndexingMap& map : set) {
+    const Relation one = relation_of_any_runtime(map);
+    before.insert(one.begin(), one.end());
+  }
+  MapSet bounded = set;
+  indexing::bound_tuple_maps(bounded, {{10}, {6}}, 3);
+  REQUIRE(bounded.size() == 2);
+  CHECK(bounded[0].approximate());  // element 0's five maps, at the position of the first
+  CHECK(bounded[1] == set[5]);      // element 1's one map is untouched
+  Relation after;
+  for (const IndexingMap& map : bounded) {
+    const Relation one = relation_of_any_runtime(map);
+    after.insert(one.begin(), one.end());
+  }
+  for (const auto& pair : before) CHECK(after.count(pair) == 1);
+  // Element 0's box: indices 0 .. 3 + 4 = 7, for every d0.
+  CHECK(relation_of_any_runtime(bounded[0]).size() == 4 * 8);
 }
 
 TEST_CASE("bound_maps: a set past the cap becomes a superset of it, marked approximate", "[bound]") {
