@@ -60,6 +60,7 @@ MapSet when_branch(const IndexingMap& map, std::size_t branch, std::size_t branc
   }
   RuntimeSource source;
   source.source = "branch selector";
+  source.branch_selector = true;
   source.map = std::make_shared<const IndexingMap>(
       Domain(map.domain().variables(VarKind::kDim), map.domain().variables(VarKind::kRange), {}), std::vector<Expr>{});
   source.operand = 0;

@@ -51,9 +51,25 @@ std::optional<IndexingMap> bounding_box(const std::vector<const IndexingMap*>& m
 
 bool counts(const IndexingMap& m) { return m.is_defined(); }
 
+// Sets that grow multiplicatively: maps under a branch selector's condition,
+// or approximate ones (bounded boxes and whole-element reads compose into more).
+bool growing(const MapSet& set) {
+  return std::any_of(set.begin(), set.end(), [](const IndexingMap& m) {
+    return m.approximate() || std::any_of(m.runtime_sources().begin(), m.runtime_sources().end(),
+                                          [](const RuntimeSource& s) { return s.branch_selector; });
+  });
+}
+
+// The cap that applies to `set`.
+std::size_t cap_for(const MapSet& set, std::size_t cap) {
+  return growing(set) ? cap : std::max(cap, k_max_maps_per_exact_array);
+}
+
 }  // namespace
 
 void bound_maps(MapSet& set, const std::vector<std::int64_t>& array, std::size_t cap) {
+  if (static_cast<std::size_t>(std::count_if(set.begin(), set.end(), counts)) <= cap) return;
+  cap = cap_for(set, cap);
   if (static_cast<std::size_t>(std::count_if(set.begin(), set.end(), counts)) <= cap) return;
   std::vector<const IndexingMap*> defined;
   defined.reserve(set.size());
@@ -84,6 +100,9 @@ void bound_tuple_maps(MapSet& set, const std::vector<std::vector<std::int64_t>>&
   std::map<std::size_t, IndexingMap> replacement;  // position of a group's first map -> its box
   for (const auto& [element, members] : by_element) {
     if (members.size() <= cap) continue;
+    MapSet group;
+    for (std::size_t k : members) group.push_back(set[k]);
+    if (members.size() <= cap_for(group, cap)) continue;
     std::vector<IndexingMap> rest;
     rest.reserve(members.size());
     for (std::size_t k : members) {

@@ -17,14 +17,17 @@
 
 namespace hlo_index::indexing {
 
-/// Maps one set may hold for one array while composing before it is bounded.
-/// Above what single ops need (a pad, a concatenate, a clamped offset give a
-/// few pieces); in the corpus it bounds torax's chains of conditionals and,
-/// elsewhere, one composed set of maxtext (22 maps become approximate boxes).
+/// Maps one set may hold for one array while composing before it is bounded,
+/// when one of them is under a branch selector's condition or approximate
+/// (the sets that multiply along torax's chains of conditionals and loops).
 inline constexpr std::size_t k_max_maps_per_array = 8;
+/// The cap for a set of exact maps none of which is under a branch
+/// selector's condition: those do not multiply along chains of conditionals.
+inline constexpr std::size_t k_max_maps_per_exact_array = 64;
 
 /// When `set` (maps into one array of dimension sizes `array`) holds more
-/// than `cap` defined maps, replaces them by their bounding box (see above).
+/// than `cap` defined maps (k_max_maps_per_exact_array when none is under a
+/// branch condition or approximate), replaces them by their bounding box.
 /// UNDEFINED maps stay (the set is UNDEFINED either way); maps with replica
 /// ids are left alone.
 void bound_maps(MapSet& set, const std::vector<std::int64_t>& array, std::size_t cap = k_max_maps_per_array);
