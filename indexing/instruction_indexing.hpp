@@ -61,7 +61,7 @@ public:
 /// the reason: a count, so the answer does not depend on the machine. Far
 /// above what any call of the corpus needs but the wide ones (a main loop's
 /// state of hundreds of elements read through a conditional's branch).
-inline constexpr std::size_t k_max_compositions_per_walk = 4096;
+inline constexpr std::size_t k_max_compositions_per_walk = 8192;
 
 /// Thrown by a walk that needs more than k_max_compositions_per_walk.
 class CompositionLimitReached : public std::runtime_error {
