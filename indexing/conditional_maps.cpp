@@ -60,6 +60,7 @@ MapSet when_branch(const IndexingMap& map, std::size_t branch, std::size_t branc
   }
   RuntimeSource source;
   source.source = "branch selector";
+  source.branch_selector = true;
   source.map = std::make_shared<const IndexingMap>(
       Domain(map.domain().variables(VarKind::kDim), map.domain().variables(VarKind::kRange), {}), std::vector<Expr>{});
   source.operand = 0;
@@ -99,12 +100,15 @@ std::vector<MapSet> IndexingAnalysis::conditional_maps(std::uint32_t computation
   const auto output_dims = [&](std::size_t k) {
     return dimension_sizes(shape.is_tuple ? shape.elements.at(k) : shape);
   };
-  // Tuple branch operands are left UNDEFINED: chains of conditionals passing tuples (torax)
-  // multiply the pieces of every branch selector along the chain.
-  const auto branch_operand_is_tuple = [&](std::size_t i) {
+  // A tuple branch operand: output -> operand maps name the element they read
+  // in their first result (as a call's do); operand -> output maps from a
+  // whole tuple have no index space (as for a call). An empty tuple reads nothing.
+  const auto branch_operand_is_empty = [&](std::size_t i) {
     const hlo::Shape& s = m_module.shape_of(c.instructions[operands[i + 1]]);
-    if (s.is_tuple && !s.elements.empty()) throw Unsupported("a conditional with a tuple branch operand");
-    return s.is_tuple;  // an empty tuple: nothing to read
+    return s.is_tuple && s.elements.empty();
+  };
+  const auto branch_operand_is_tuple = [&](std::size_t i) {
+    return m_module.shape_of(c.instructions[operands[i + 1]]).is_tuple;
   };
   const auto through = [&](std::size_t i, bool fwd, std::size_t k) {
     ++m_depth;
@@ -123,7 +127,7 @@ std::vector<MapSet> IndexingAnalysis::conditional_maps(std::uint32_t computation
     std::vector<MapSet> sets(operands.size());
     sets[0].push_back(build::scalar(output_dims(index)));
     for (std::size_t i = 0; i < branch.size(); ++i) {
-      if (branch_operand_is_tuple(i)) continue;
+      if (branch_operand_is_empty(i)) continue;
       std::vector<MapSet> body = through(i, false, index);
       if (body.empty()) continue;
       for (IndexingMap& m : body[0]) {
@@ -140,7 +144,8 @@ std::vector<MapSet> IndexingAnalysis::conditional_maps(std::uint32_t computation
     return sets;
   }
   const std::size_t i = index - 1;
-  if (branch_operand_is_tuple(i)) return sets;
+  if (branch_operand_is_empty(i)) return sets;
+  if (branch_operand_is_tuple(i)) throw Unsupported("operand -> output maps of a tuple branch operand");
   std::vector<MapSet> body = through(i, true, 0);
   for (std::size_t k = 0; k < outputs && k < body.size(); ++k) {
     for (IndexingMap& m : body[k]) {

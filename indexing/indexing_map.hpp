@@ -51,6 +51,9 @@ struct RuntimeSource {
   /// The values the variable can take at all (XLA's clamp range); a
   /// narrower interval in a map is a condition on the runtime value.
   Interval feasible;
+  /// A conditional's branch selector: the variable is a condition on which
+  /// branch runs (map_set_bound bounds the sets such conditions multiply sooner).
+  bool branch_selector = false;
   bool operator==(const RuntimeSource& other) const;
 };
 

@@ -4,10 +4,13 @@
 #include <exception>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "indexing/exact_ops.hpp"
 #include "indexing/map_memo.hpp"
 #include "indexing/map_ops.hpp"
 #include "indexing/map_printer.hpp"
+#include "indexing/map_set_bound.hpp"
 #include "indexing/simplify_map.hpp"
 #include "parser/attributes.hpp"
 #include "parser/op_traits.hpp"
@@ -41,6 +44,13 @@ std::string time_limit_reason(double seconds) {
 }  // namespace
 
 TimeLimitReached::TimeLimitReached(double seconds) : std::runtime_error(time_limit_reason(seconds)) {}
+
+CompositionLimitReached::CompositionLimitReached(const std::string& reason) : std::runtime_error(reason) {}
+
+CompositionLimitReached::CompositionLimitReached()
+    : std::runtime_error(fmt::format("composing one output through the called computation takes more than {} map "
+                                     "compositions (a wide tuple read through a while or conditional)",
+                                     k_max_compositions_per_walk)) {}
 
 void IndexingAnalysis::check_deadline() const {
   if (m_deadline && std::chrono::steady_clock::now() > *m_deadline) {
@@ -83,6 +93,29 @@ std::vector<std::uint32_t> post_order(const hlo::Computation& c) {
 }
 
 MapSet undefined_set(const std::string& reason) { return MapSet{IndexingMap::undefined(reason)}; }
+
+// Bounds the maps into element `element` of `shape` (the shape itself when
+// it is not a tuple); a nested tuple element has no index space to bound in.
+void bound_element_maps(MapSet& set, const hlo::Shape& shape, std::size_t element) {
+  const hlo::Shape* array = &shape;
+  if (shape.is_tuple) {
+    if (element >= shape.elements.size()) return;
+    array = &shape.elements[element];
+  }
+  if (!array->is_tuple) bound_maps(set, dimension_sizes(*array));
+}
+
+// Bounds a set of maps into a parameter: per element when it is a tuple.
+void bound_parameter_maps(MapSet& set, const hlo::Shape& shape) {
+  if (!shape.is_tuple) {
+    bound_maps(set, dimension_sizes(shape));
+    return;
+  }
+  std::vector<std::vector<std::int64_t>> elements;
+  for (const hlo::Shape& e : shape.elements)
+    elements.push_back(e.is_tuple ? std::vector<std::int64_t>{} : dimension_sizes(e));
+  bound_tuple_maps(set, elements);
+}
 
 using StateKey = std::pair<std::uint32_t, std::size_t>;  // instruction, output
 
@@ -332,6 +365,20 @@ std::size_t parameter_count(const hlo::Computation& c) {
 
 }  // namespace
 
+bool IndexingAnalysis::is_branch(std::uint32_t computation) {
+  if (m_is_branch.empty()) {
+    m_is_branch.assign(m_module.computations.size(), 0);
+    for (const hlo::Computation& c : m_module.computations) {
+      for (const hlo::Instruction& i : c.instructions) {
+        if (i.opcode != Opcode::kConditional) continue;
+        for (std::uint32_t callee : c.callees_of(i))
+          if (callee < m_is_branch.size()) m_is_branch[callee] = 1;
+      }
+    }
+  }
+  return computation < m_is_branch.size() && m_is_branch[computation] != 0;
+}
+
 const std::vector<std::uint32_t>& IndexingAnalysis::body_order(std::uint32_t callee) {
   auto it = m_body_order.find(callee);
   if (it == m_body_order.end()) it = m_body_order.emplace(callee, post_order(m_module.computations[callee])).first;
@@ -367,8 +414,101 @@ void IndexingAnalysis::insert_final(MapSet& set, std::vector<std::uint32_t>& ids
   }
 }
 
+namespace {
+
+// The maps into each parameter of a called computation as composition
+// reaches it, deduplicated structurally like insert_unique(set, map, false),
+// in arrival order. Maps into different elements of a tuple parameter (or an
+// UNDEFINED map and a defined one) never merge, so each element is checked
+// against its own maps only: a wide tuple parameter does not compare every
+// pair of its elements' maps.
+class ParameterMaps {
+public:
+  explicit ParameterMaps(std::size_t parameters) : m_known_empty(parameters) {}
+
+  /// `element`: the tuple element `map` reads (0 for an array parameter).
+  void add(std::size_t parameter, std::int64_t element, IndexingMap map) {
+    if (parameter >= m_known_empty.size()) throw std::out_of_range("a parameter number past the parameter count");
+    if (map.is_known_empty()) {
+      // Stands in for an otherwise empty set only.
+      if (!m_known_empty[parameter]) m_known_empty[parameter] = std::move(map);
+      return;
+    }
+    const Key key{parameter, map.is_undefined() ? -1 : element};
+    MapSet& set = m_sets[key];
+    const std::size_t before = set.size();
+    insert_unique(set, std::move(map), false);
+    if (set.size() > before) m_order.emplace_back(key, before);
+  }
+
+  std::vector<MapSet> take() {
+    std::vector<MapSet> out(m_known_empty.size());
+    for (const auto& [key, position] : m_order) out[key.first].push_back(std::move(m_sets[key][position]));
+    for (std::size_t p = 0; p < out.size(); ++p) {
+      if (out[p].empty() && m_known_empty[p]) out[p].push_back(std::move(*m_known_empty[p]));
+    }
+    return out;
+  }
+
+private:
+  using Key = std::pair<std::size_t, std::int64_t>;  // parameter, element (-1: UNDEFINED maps)
+  std::map<Key, MapSet> m_sets;
+  std::vector<std::pair<Key, std::size_t>> m_order;  // each survivor: its set and position there
+  std::vector<std::optional<IndexingMap>> m_known_empty;
+};
+
+// The tuple element a map into a tuple names in its first result; none for a
+// map that names none (or is not defined).
+std::optional<std::int64_t> named_element(const IndexingMap& m) {
+  if (!m.is_defined() || m.results().empty() || m.results().front().kind() != Expr::Kind::kConstant)
+    return std::nullopt;
+  return m.results().front().constant_value();
+}
+
+}  // namespace
+
+// Maps into different elements of a tuple never merge, so a set into a wide
+// tuple is deduplicated per element: the same survivors in the same order as
+// one pass over the whole set, without comparing every pair of elements.
+void IndexingAnalysis::insert_all_final(MapSet& set) {
+  const bool by_element = std::all_of(
+      set.begin(), set.end(), [](const IndexingMap& m) { return m.is_undefined() || named_element(m).has_value(); });
+  if (!by_element) {
+    MapSet unique;
+    std::vector<std::uint32_t> ids;
+    for (IndexingMap& m : set) insert_final(unique, ids, std::move(m));
+    set = std::move(unique);
+    return;
+  }
+  // Group key: the element, or -1 for UNDEFINED maps (they merge only with each other).
+  std::map<std::int64_t, std::pair<MapSet, std::vector<std::uint32_t>>> groups;
+  std::vector<std::pair<std::int64_t, std::size_t>> order;  // group and position of each survivor
+  for (IndexingMap& m : set) {
+    const std::int64_t key = named_element(m).value_or(-1);
+    auto& [group, ids] = groups[key];
+    const std::size_t before = group.size();
+    insert_final(group, ids, std::move(m));
+    if (group.size() > before) order.emplace_back(key, before);
+  }
+  MapSet unique;
+  unique.reserve(order.size());
+  for (const auto& [key, position] : order) unique.push_back(std::move(groups[key].first[position]));
+  set = std::move(unique);
+}
+
 std::vector<MapSet> IndexingAnalysis::fused_output_to_input(std::uint32_t callee, std::size_t output) {
   if (auto it = m_fused_o2i.find({callee, output}); it != m_fused_o2i.end()) return it->second;
+  std::vector<MapSet> result;
+  try {
+    result = walk_output_to_input(callee, output);
+  } catch (const CompositionLimitReached& e) {
+    result.assign(parameter_count(m_module.computations[callee]), undefined_set(e.what()));
+  }
+  m_fused_o2i.emplace(std::make_pair(callee, output), result);
+  return result;
+}
+
+std::vector<MapSet> IndexingAnalysis::walk_output_to_input(std::uint32_t callee, std::size_t output) {
   const hlo::Computation& body = m_module.computations[callee];
   if (body.root == hlo::k_none) throw Unsupported("the called computation has no root");
   const hlo::Shape& root_shape = m_module.shape_of(body.instructions[body.root]);
@@ -376,11 +516,13 @@ std::vector<MapSet> IndexingAnalysis::fused_output_to_input(std::uint32_t callee
 
   std::map<StateKey, MapSet> state;
   state[{body.root, output}].push_back(IndexingMap::identity(dimension_sizes(out_shape)));
-  std::vector<MapSet> result(parameter_count(body));
+  ParameterMaps into_parameters(parameter_count(body));
   const std::vector<std::uint32_t>& order = body_order(callee);
   const bool walked_often = root_shape.is_tuple && root_shape.elements.size() > 1;  // once per output
-  auto step = [this, policy = step_policy()](IndexingMap& m) {
+  std::size_t compositions = 0;
+  auto step = [this, &compositions, policy = step_policy()](IndexingMap& m) {
     check_deadline();
+    if (++compositions > k_max_compositions_per_walk) throw CompositionLimitReached();
     simplify(m, policy);
   };
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
@@ -388,17 +530,30 @@ std::vector<MapSet> IndexingAnalysis::fused_output_to_input(std::uint32_t callee
     const std::uint32_t i = *it;
     const hlo::Instruction& instr = body.instructions[i];
     for (auto s = state.lower_bound({i, 0}); s != state.end() && s->first.first == i; ++s) {
+      bound_element_maps(s->second, m_module.shape_of(instr), s->first.second);
       const MapSet& consumer = s->second;
       if (instr.opcode == Opcode::kParameter) {
-        MapSet& into = result.at(static_cast<std::size_t>(instr.parameter_number));
+        const auto parameter = static_cast<std::size_t>(instr.parameter_number);
         const hlo::Shape& shape = m_module.shape_of(instr);
         for (const IndexingMap& m : consumer) {
-          insert_unique(into, shape.is_tuple ? into_tuple_element(m, shape, s->first.second) : m, false);
+          if (!shape.is_tuple) {
+            into_parameters.add(parameter, 0, m);
+          } else {
+            into_parameters.add(parameter, static_cast<std::int64_t>(s->first.second),
+                                into_tuple_element(m, shape, s->first.second));
+          }
         }
         continue;
       }
       std::vector<MapSet> scratch;
       const std::vector<MapSet>& producer = body_op_maps(callee, i, s->first.second, false, walked_often, scratch);
+      if (instr.opcode == Opcode::kWhile && is_branch(callee) && !producer.empty() &&
+          producer[0].size() > k_max_while_reads_per_walk) {
+        throw CompositionLimitReached(fmt::format(
+            "an output of a while in a conditional's branch reads more than {} elements of its state (composing "
+            "them through the branch is bounded)",
+            k_max_while_reads_per_walk));
+      }
       auto operands = body.operands_of(instr);
       for (std::size_t j = 0; j < operands.size() && j < producer.size(); ++j) {
         if (!m_module.shape_of(body.instructions[operands[j]]).is_tuple) {
@@ -417,21 +572,35 @@ std::vector<MapSet> IndexingAnalysis::fused_output_to_input(std::uint32_t callee
       }
     }
   }
+  std::vector<MapSet> result = into_parameters.take();
+  for (std::uint32_t i = 0; i < body.instructions.size(); ++i) {
+    const hlo::Instruction& instr = body.instructions[i];
+    if (instr.opcode == Opcode::kParameter)
+      bound_parameter_maps(result.at(static_cast<std::size_t>(instr.parameter_number)), m_module.shape_of(instr));
+  }
   for (MapSet& set : result) {
     check_deadline();
     for (IndexingMap& m : set) m_final_memo.simplify(m, final_policy());
     relabel_sources(body, set, m_options.style);
-    MapSet unique;
-    std::vector<std::uint32_t> ids;
-    for (IndexingMap& m : set) insert_final(unique, ids, std::move(m));
-    set = std::move(unique);
+    insert_all_final(set);
   }
-  m_fused_o2i.emplace(std::make_pair(callee, output), result);
   return result;
 }
 
 std::vector<MapSet> IndexingAnalysis::fused_input_to_output(std::uint32_t callee, std::size_t operand) {
   if (auto it = m_fused_i2o.find({callee, operand}); it != m_fused_i2o.end()) return it->second;
+  std::vector<MapSet> result;
+  try {
+    result = walk_input_to_output(callee, operand);
+  } catch (const CompositionLimitReached& e) {
+    const hlo::Computation& body = m_module.computations[callee];
+    const hlo::Shape& root = m_module.shape_of(body.instructions[body.root]);
+    result.assign(root.is_tuple ? root.elements.size() : 1, undefined_set(e.what()));
+  }
+  return result;
+}
+
+std::vector<MapSet> IndexingAnalysis::walk_input_to_output(std::uint32_t callee, std::size_t operand) {
   const hlo::Computation& body = m_module.computations[callee];
   if (body.root == hlo::k_none) throw Unsupported("the called computation has no root");
   std::vector<std::vector<std::pair<std::uint32_t, std::size_t>>> users(body.instructions.size());
@@ -447,13 +616,16 @@ std::vector<MapSet> IndexingAnalysis::fused_input_to_output(std::uint32_t callee
     }
   }
   const bool walked_often = parameter_count(body) > 1;  // once per operand
-  auto step = [this, policy = step_policy()](IndexingMap& m) {
+  std::size_t compositions = 0;
+  auto step = [this, &compositions, policy = step_policy()](IndexingMap& m) {
     check_deadline();
+    if (++compositions > k_max_compositions_per_walk) throw CompositionLimitReached();
     simplify(m, policy);
   };
   for (std::uint32_t i : body_order(callee)) {
     check_deadline();
     for (auto s = state.lower_bound({i, 0}); s != state.end() && s->first.first == i; ++s) {
+      bound_element_maps(s->second, m_module.shape_of(body.instructions[i]), s->first.second);
       const MapSet& producer = s->second;  // insertions below are under other keys
       const std::size_t element = s->first.second;
       for (const auto& [user, position] : users[i]) {
@@ -496,6 +668,7 @@ std::vector<MapSet> IndexingAnalysis::fused_input_to_output(std::uint32_t callee
     check_deadline();
     auto it = state.find({body.root, q});
     if (it == state.end()) continue;
+    bound_element_maps(it->second, root_shape, q);
     std::vector<std::uint32_t> ids;
     for (IndexingMap m : it->second) {
       m_final_memo.simplify(m, final_policy());
@@ -503,7 +676,6 @@ std::vector<MapSet> IndexingAnalysis::fused_input_to_output(std::uint32_t callee
     }
     relabel_sources(body, result[q], m_options.style);
   }
-  m_fused_i2o.emplace(std::make_pair(callee, operand), result);
   return result;
 }
 

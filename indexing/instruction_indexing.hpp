@@ -56,6 +56,27 @@ public:
   explicit TimeLimitReached(double seconds);
 };
 
+/// Map compositions one walk of a called computation (one output, or one
+/// operand) may take. A walk past it gives UNDEFINED maps for that output with
+/// the reason: a count, so the answer does not depend on the machine. Far
+/// above what any call of the corpus needs but the wide ones (a main loop's
+/// state of hundreds of elements read through a conditional's branch).
+inline constexpr std::size_t k_max_compositions_per_walk = 8192;
+
+/// Thrown by a walk that needs more than k_max_compositions_per_walk.
+class CompositionLimitReached : public std::runtime_error {
+public:
+  CompositionLimitReached();
+  explicit CompositionLimitReached(const std::string& reason);
+};
+
+/// Elements of its state one output of a while in a conditional's branch may
+/// read (wholly, an approximation) for a walk of the branch to go on; past it
+/// the walk's maps are UNDEFINED with the reason. A program's main loop inside
+/// a conditional (torax) otherwise makes every output of the conditional read
+/// hundreds of tuple elements, composed once per output.
+inline constexpr std::size_t k_max_while_reads_per_walk = 64;
+
 struct AnalysisOptions {
   /// kXla: XLA's maps and its simplification policy (single ops are only
   /// simplified where XLA does; no isl), for string-for-string comparison.
@@ -100,6 +121,9 @@ private:
   std::vector<MapSet> op_maps(std::uint32_t computation, std::uint32_t instruction, std::size_t index, bool forward);
   std::vector<MapSet> fused_output_to_input(std::uint32_t callee, std::size_t output);
   std::vector<MapSet> fused_input_to_output(std::uint32_t callee, std::size_t operand);
+  /// The walks behind fused_*: throw CompositionLimitReached past the bound.
+  std::vector<MapSet> walk_output_to_input(std::uint32_t callee, std::size_t output);
+  std::vector<MapSet> walk_input_to_output(std::uint32_t callee, std::size_t operand);
   std::vector<MapSet> called_maps(std::uint32_t computation, std::uint32_t instruction, std::size_t index,
                                   bool forward);
   /// conditional_maps.cpp: each branch's composed maps, when the branch index selects it.
@@ -121,6 +145,10 @@ private:
                                           bool forward, bool walked_often, std::vector<MapSet>& scratch);
   /// Adds a finally simplified map to a composed set (insert_unique, semantic in the exact style).
   void insert_final(MapSet& set, std::vector<std::uint32_t>& ids, IndexingMap map);
+  /// Replaces `set` by its maps inserted one by one with insert_final (per tuple element when they name one).
+  void insert_all_final(MapSet& set);
+  /// Whether a conditional of the module runs `computation` as a branch.
+  bool is_branch(std::uint32_t computation);
   /// Post order of a called computation's body, computed once per body.
   const std::vector<std::uint32_t>& body_order(std::uint32_t callee);
   /// Throws TimeLimitReached when the current instruction is past its deadline.
@@ -133,6 +161,7 @@ private:
   std::unordered_map<std::string, std::uint32_t> m_shape_classes;  // by canonical text, computed once per ShapeId
   std::map<std::pair<std::uint32_t, std::size_t>, std::vector<MapSet>> m_fused_o2i, m_fused_i2o;
   std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> m_body_order;
+  std::vector<char> m_is_branch;  // by computation; empty until asked
   struct BodyOpKey {
     std::uint32_t computation, instruction;
     std::size_t index;

@@ -16,6 +16,10 @@ enum class TargetMaps {
   kTopK,                    // (values, indices) of the k largest along the last dimension
   kFusedAttentionForward,   // Transformer Engine (op_maps_fused_attention.cpp)
   kFusedAttentionBackward,  // likewise
+  // A kernel with no published per-element semantics that can only read its
+  // operands' buffers: every output element may read every operand element.
+  // Sound (nothing outside the operands is read) but not exact: approximate.
+  kKernelReadsWholeOperands,
 };
 
 struct KnownTarget {
@@ -39,6 +43,8 @@ constexpr KnownTarget k_targets[] = {
      "NVIDIA TransformerEngine, transformer_engine/jax/csrc/extensions/attention.cpp"},
     {"te_fused_attn_forward_ffi", TargetMaps::kFusedAttentionForward,
      "NVIDIA TransformerEngine, transformer_engine/jax/csrc/extensions/attention.cpp"},
+    {"tpu_custom_call", TargetMaps::kKernelReadsWholeOperands,
+     "JAX Pallas/Mosaic TPU kernel: arbitrary code over its operand buffers, no per-element semantics"},
 };
 
 std::string_view target_of(const OpContext& op) {
@@ -78,6 +84,12 @@ std::vector<MapSet> o2i_custom_call(const OpContext& op, std::size_t output) {
     case TargetMaps::kTopK: return o2i_sort(op, output);
     case TargetMaps::kFusedAttentionForward: return o2i_fused_attention(op, output, false);
     case TargetMaps::kFusedAttentionBackward: return o2i_fused_attention(op, output, true);
+    case TargetMaps::kKernelReadsWholeOperands: {
+      std::vector<MapSet> sets = o2i_whole_operands(op, output);
+      for (MapSet& set : sets)
+        for (IndexingMap& m : set) m.mark_approximate();
+      return sets;
+    }
   }
   return {};
 }
@@ -94,6 +106,12 @@ std::vector<MapSet> i2o_custom_call(const OpContext& op, std::size_t operand) {
     case TargetMaps::kTopK: return i2o_sort(op, operand);
     case TargetMaps::kFusedAttentionForward: return i2o_fused_attention(op, operand, false);
     case TargetMaps::kFusedAttentionBackward: return i2o_fused_attention(op, operand, true);
+    case TargetMaps::kKernelReadsWholeOperands: {
+      std::vector<MapSet> sets = i2o_whole_operands(op, operand);
+      for (MapSet& set : sets)
+        for (IndexingMap& m : set) m.mark_approximate();
+      return sets;
+    }
   }
   return {};
 }

@@ -253,7 +253,10 @@ struct Gather {
   std::vector<std::int64_t> operand, indices, output;
   std::size_t index_vector_dim = 0;      // == indices.size(): an implicit trailing vector of one
   std::vector<std::size_t> batch_dims;   // output dimensions not in offset_dims
-  std::vector<std::size_t> window_dims;  // operand dimensions that are not collapsed, in order
+  std::vector<std::size_t> window_dims;  // operand dimensions neither collapsed nor batching, in order
+  // Operand batching dimension -> the position in batch_dims of the indices'
+  // batching dimension paired with it.
+  std::vector<std::pair<std::size_t, std::size_t>> batching;
 };
 
 bool contains(const std::vector<std::int64_t>& v, std::size_t x) {
@@ -268,8 +271,8 @@ Gather gather(const OpContext& op) {
            op.output_dims(0),
            0,
            {},
+           {},
            {}};
-  if (!g.dims.operand_batching_dims.empty()) throw Unsupported("gather with operand batching dimensions");
   g.index_vector_dim = sz(g.dims.index_vector_dim);
   if (g.index_vector_dim > g.indices.size() || g.dims.slice_sizes.size() != g.operand.size()) {
     throw Unsupported("gather dimensions do not match the shapes");
@@ -282,7 +285,18 @@ Gather gather(const OpContext& op) {
     if (!contains(g.dims.offset_dims, i)) g.batch_dims.push_back(i);
   }
   for (std::size_t k = 0; k < g.operand.size(); ++k) {
-    if (!contains(g.dims.collapsed_slice_dims, k)) g.window_dims.push_back(k);
+    if (!contains(g.dims.collapsed_slice_dims, k) && !contains(g.dims.operand_batching_dims, k))
+      g.window_dims.push_back(k);
+  }
+  if (g.dims.operand_batching_dims.size() != g.dims.start_indices_batching_dims.size())
+    throw Unsupported("operand_batching_dims and start_indices_batching_dims differ in length");
+  for (std::size_t i = 0; i < g.dims.operand_batching_dims.size(); ++i) {
+    const std::int64_t k = g.dims.operand_batching_dims[i], t = g.dims.start_indices_batching_dims[i];
+    if (k < 0 || sz(k) >= g.operand.size() || t < 0 || sz(t) >= g.indices.size() || sz(t) == g.index_vector_dim ||
+        contains(g.dims.start_index_map, sz(k)) || g.dims.slice_sizes[sz(k)] != 1)
+      throw Unsupported("gather batching dimensions out of range");
+    // The indices' dimensions other than the index vector are the output's batch dimensions, in order.
+    g.batching.emplace_back(sz(k), sz(t) - (sz(t) > g.index_vector_dim ? 1 : 0));
   }
   const std::size_t batch_rank = g.indices.size() - (g.index_vector_dim < g.indices.size() ? 1 : 0);
   if (g.batch_dims.size() != batch_rank || g.window_dims.size() != g.dims.offset_dims.size()) {
@@ -310,7 +324,9 @@ std::vector<Expr> indices_index(const Gather& g, const std::vector<Expr>& batch,
 // Output (batch..., offsets...) reads operand dimension k at start_k +
 // offset_k: start_k is entry j of the index vector when start_index_map[j]
 // is k (clamped to [0, dim - slice size]), else 0; offset_k is the output's
-// offset dimension for a window dimension, 0 for a collapsed one.
+// offset dimension for a window dimension, 0 for a collapsed one. An operand
+// batching dimension is read at the batch index of the indices' dimension
+// paired with it (start_indices_batching_dims): exact, no runtime value.
 std::vector<MapSet> o2i_gather(const OpContext& op, MapStyle style) {
   const Gather g = gather(op);
   std::vector<Expr> batch;
@@ -331,6 +347,7 @@ std::vector<MapSet> o2i_gather(const OpContext& op, MapStyle style) {
       const std::size_t k = sz(g.dims.start_index_map[j]);
       results[k] = results[k] + v[j];
     }
+    for (const auto& [k, b] : g.batching) results[k] = batch[b];
     map.results() = std::move(results);
   }));
   const bool implicit_vector = g.index_vector_dim == g.indices.size();
@@ -359,11 +376,18 @@ std::vector<MapSet> i2o_gather(const OpContext& op, std::size_t operand, MapStyl
   }
   // Which batch positions read an operand element depends on the values of
   // the indices; without them, every start offset is possible: a superset.
+  // A batch position whose indices dimension is a batching one is the operand's batching index.
   std::vector<Expr> results(g.output.size());
   std::vector<std::int64_t> ranges;
-  for (std::size_t b : g.batch_dims) {
-    results[b] = Expr::range(u32(ranges.size()));
-    ranges.push_back(g.output[b]);
+  for (std::size_t b = 0; b < g.batch_dims.size(); ++b) {
+    const auto paired =
+        std::find_if(g.batching.begin(), g.batching.end(), [b](const auto& p) { return p.second == b; });
+    if (paired != g.batching.end()) {
+      results[g.batch_dims[b]] = Expr::dim(u32(paired->first));
+      continue;
+    }
+    results[g.batch_dims[b]] = Expr::range(u32(ranges.size()));
+    ranges.push_back(g.output[g.batch_dims[b]]);
   }
   std::vector<Expr> start(g.operand.size(), Expr::constant(0));
   for (std::int64_t k : g.dims.start_index_map) {

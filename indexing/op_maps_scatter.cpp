@@ -7,8 +7,11 @@
 // it to the implementation; XLA's CPU and GPU emitters skip the whole
 // window), so each start offset is a runtime variable read from the indices
 // operand that may hold any value of the index type, with the in-bounds
-// starts [0, dim - window size] as a condition on it.
+// starts [0, dim - window size] as a condition on it. An operand batching
+// dimension (input_batching_dims) is written at the batch index of the
+// indices' dimension paired with it (scatter_indices_batching_dims): exact.
 #include <algorithm>
+#include <optional>
 
 #include "indexing/op_maps_internal.hpp"
 #include "parser/attributes.hpp"
@@ -29,8 +32,18 @@ struct Scatter {
   std::vector<std::int64_t> update_window_dims, inserted_window_dims, to_operand_dims;
   std::size_t index_vector_dim = 0;       // == indices.size(): an implicit trailing vector of one
   std::vector<std::size_t> batch_dims;    // update dimensions not in update_window_dims
-  std::vector<std::size_t> window_dims;   // operand dimensions not inserted, in order
-  std::vector<std::int64_t> window_size;  // per operand dimension (1 for inserted ones)
+  std::vector<std::size_t> window_dims;   // operand dimensions neither inserted nor batching, in order
+  std::vector<std::int64_t> window_size;  // per operand dimension (1 for inserted and batching ones)
+  // Operand batching dimension (input_batching_dims) -> the position in
+  // batch_dims of the indices' batching dimension paired with it.
+  std::vector<std::pair<std::size_t, std::size_t>> batching;
+
+  /// The operand batching dimension batch position q is paired with, if any.
+  std::optional<std::size_t> batching_dim_of(std::size_t q) const {
+    for (const auto& [k, b] : batching)
+      if (b == q) return k;
+    return std::nullopt;
+  }
 
   std::size_t indices_operand() const { return inputs; }
 };
@@ -46,8 +59,13 @@ Scatter scatter(const OpContext& op) {
     if (op.operand_dims(j) != s.operand || op.operand_dims(s.inputs + 1 + j) != s.updates)
       throw Unsupported("the operands (or updates) of a variadic scatter differ in shape");
   }
-  if (op.attribute("input_batching_dims") || op.attribute("scatter_indices_batching_dims"))
-    throw Unsupported("scatter with batching dimensions");
+  const std::vector<std::int64_t> input_batching =
+      op.attribute("input_batching_dims") ? op.required_int_list("input_batching_dims") : std::vector<std::int64_t>{};
+  const std::vector<std::int64_t> indices_batching = op.attribute("scatter_indices_batching_dims")
+                                                         ? op.required_int_list("scatter_indices_batching_dims")
+                                                         : std::vector<std::int64_t>{};
+  if (input_batching.size() != indices_batching.size())
+    throw Unsupported("input_batching_dims and scatter_indices_batching_dims differ in length");
   s.update_window_dims = op.required_int_list("update_window_dims");
   s.inserted_window_dims = op.required_int_list("inserted_window_dims");
   s.to_operand_dims = op.required_int_list("scatter_dims_to_operand_dims");
@@ -61,7 +79,7 @@ Scatter scatter(const OpContext& op) {
   }
   s.window_size.assign(s.operand.size(), 1);
   for (std::size_t k = 0; k < s.operand.size(); ++k) {
-    if (contains(s.inserted_window_dims, k)) continue;
+    if (contains(s.inserted_window_dims, k) || contains(input_batching, k)) continue;
     const std::size_t w = s.window_dims.size();
     if (w >= s.update_window_dims.size() || sz(s.update_window_dims[w]) >= s.updates.size())
       throw Unsupported("scatter dimensions do not match the shapes");
@@ -74,6 +92,14 @@ Scatter scatter(const OpContext& op) {
   for (std::int64_t k : s.to_operand_dims) {
     if (k < 0 || sz(k) >= s.operand.size()) throw Unsupported("scatter_dims_to_operand_dims out of range");
     if (s.window_size[sz(k)] > s.operand[sz(k)]) throw Unsupported("the update window is larger than the operand");
+  }
+  for (std::size_t i = 0; i < input_batching.size(); ++i) {
+    const std::int64_t k = input_batching[i], t = indices_batching[i];
+    if (k < 0 || sz(k) >= s.operand.size() || t < 0 || sz(t) >= s.indices.size() || sz(t) == s.index_vector_dim ||
+        contains(s.to_operand_dims, sz(k)))
+      throw Unsupported("scatter batching dimensions out of range");
+    // The indices' dimensions other than the index vector are the update's batch dimensions, in order.
+    s.batching.emplace_back(sz(k), sz(t) - (sz(t) > s.index_vector_dim ? 1 : 0));
   }
   return s;
 }
@@ -137,9 +163,14 @@ IndexingMap everything(const std::vector<std::int64_t>& from, const std::vector<
 IndexingMap updates_read(const OpContext& op, const Scatter& s) {
   std::vector<std::int64_t> ranges;
   std::vector<Expr> batch;
-  for (std::size_t b : s.batch_dims) {
+  for (std::size_t q = 0; q < s.batch_dims.size(); ++q) {
+    // A batch position paired with an operand batching dimension is that dimension of the output.
+    if (const auto k = s.batching_dim_of(q)) {
+      batch.push_back(Expr::dim(u32(*k)));
+      continue;
+    }
     batch.push_back(Expr::range(u32(ranges.size())));
-    ranges.push_back(s.updates[b]);
+    ranges.push_back(s.updates[s.batch_dims[q]]);
   }
   Starts st = starts(op, s, s.operand, ranges, batch);
   IndexingMap map(Domain(build::variables(s.operand), build::variables(ranges), st.runtime), {});
@@ -171,6 +202,7 @@ IndexingMap update_lands(const OpContext& op, const Scatter& s) {
     const std::size_t k = s.window_dims[w];
     results[k] = results[k] + Expr::dim(u32(sz(s.update_window_dims[w])));
   }
+  for (const auto& [k, q] : s.batching) results[k] = batch[q];
   IndexingMap map(Domain(build::variables(s.updates), {}, st.runtime), std::move(results));
   map.runtime_sources() = std::move(st.sources);
   return map;

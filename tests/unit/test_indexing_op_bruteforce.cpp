@@ -1150,22 +1150,43 @@ int gen_gather(Gen& g, int x) {
   Tuple start_index_map = g.r.permutation(rank);
   start_index_map.resize(vector_size);
   const Tuple collapsed = g.r.subset(rank, static_cast<std::size_t>(g.r.uniform(0, static_cast<std::int64_t>(rank))));
+  // Operand batching dimensions (at most two): neither collapsed nor in start_index_map.
+  Tuple batching;
+  if (g.r.chance(35)) {
+    for (std::size_t k = 0; k < rank && batching.size() < 2; ++k) {
+      const auto kk = static_cast<std::int64_t>(k);
+      const bool free = !std::binary_search(collapsed.begin(), collapsed.end(), kk) &&
+                        std::find(start_index_map.begin(), start_index_map.end(), kk) == start_index_map.end();
+      if (free && g.r.chance(60)) batching.push_back(kk);
+    }
+  }
+  auto is_batching = [&](std::size_t k) {
+    return std::find(batching.begin(), batching.end(), static_cast<std::int64_t>(k)) != batching.end();
+  };
   Tuple slice_sizes(rank);
   for (std::size_t k = 0; k < rank; ++k) {
     const bool is_collapsed = std::binary_search(collapsed.begin(), collapsed.end(), static_cast<std::int64_t>(k));
-    slice_sizes[k] = is_collapsed ? 1 : g.r.uniform(1, a.dims[k]);
+    slice_sizes[k] = is_collapsed || is_batching(k) ? 1 : g.r.uniform(1, a.dims[k]);
   }
-  Tuple window_dims;  // operand dimensions that are not collapsed
+  Tuple window_dims;  // operand dimensions neither collapsed nor batching
   for (std::size_t k = 0; k < rank; ++k) {
-    if (!std::binary_search(collapsed.begin(), collapsed.end(), static_cast<std::int64_t>(k))) {
+    if (!std::binary_search(collapsed.begin(), collapsed.end(), static_cast<std::int64_t>(k)) && !is_batching(k)) {
       window_dims.push_back(static_cast<std::int64_t>(k));
     }
   }
-  const std::size_t batch_rank = static_cast<std::size_t>(g.r.uniform(0, 2));
+  const std::size_t batch_rank = static_cast<std::size_t>(g.r.uniform(static_cast<std::int64_t>(batching.size()), 2));
   Tuple batch_sizes;
   for (std::size_t b = 0; b < batch_rank; ++b) batch_sizes.push_back(g.r.uniform(1, 3));
+  // Batch position of each operand batching dimension (distinct), sized as the operand dimension.
+  Tuple batching_position = g.r.permutation(batch_rank);
+  batching_position.resize(batching.size());
+  for (std::size_t i = 0; i < batching.size(); ++i)
+    batch_sizes[static_cast<std::size_t>(batching_position[i])] = a.dims[static_cast<std::size_t>(batching[i])];
   const bool implicit = vector_size == 1 && g.r.chance(30);
   const std::size_t index_vector_dim = implicit ? batch_rank : g.r.index(batch_rank + 1);
+  Tuple indices_batching;  // the indices dimension of each batching position
+  for (std::int64_t p : batching_position)
+    indices_batching.push_back(p + (!implicit && static_cast<std::size_t>(p) >= index_vector_dim ? 1 : 0));
   Tuple indices_dims = batch_sizes;
   if (!implicit)
     indices_dims.insert(indices_dims.begin() + static_cast<std::ptrdiff_t>(index_vector_dim),
@@ -1221,10 +1242,15 @@ int gen_gather(Gen& g, int x) {
   cover("gather collapsed dimensions", !collapsed.empty());
   cover("gather two batch dimensions", batch_rank == 2);
   cover("gather start vector of two or more", vector_size > 1);
+  cover("gather operand batching dimensions", !batching.empty());
   const int indices_id = g.add(std::move(indices));
+  const std::string batching_attributes =
+      batching.empty()
+          ? std::string()
+          : ", operand_batching_dims=" + list(batching) + ", start_indices_batching_dims=" + list(indices_batching);
   Node n = g.op("gather", {x, indices_id}, {g.f32(out_dims)},
                 ", offset_dims=" + list(offset_dims) + ", collapsed_slice_dims=" + list(collapsed) +
-                    ", start_index_map=" + list(start_index_map) +
+                    batching_attributes + ", start_index_map=" + list(start_index_map) +
                     ", index_vector_dim=" + std::to_string(index_vector_dim) + ", slice_sizes=" + list(slice_sizes));
   n.reads = [=](std::size_t, const Tuple& out, const Env& env, Reads& reads) {
     Tuple batch, offsets;
@@ -1234,6 +1260,9 @@ int gen_gather(Gen& g, int x) {
     }
     Tuple in(operand_dims.size(), 0);
     for (std::size_t w = 0; w < window_dims.size(); ++w) in[static_cast<std::size_t>(window_dims[w])] = offsets[w];
+    // A batching dimension is read at its paired batch index (not an offset from the indices).
+    for (std::size_t i = 0; i < batching.size(); ++i)
+      in[static_cast<std::size_t>(batching[i])] = batch[static_cast<std::size_t>(batching_position[i])];
     for (std::size_t j = 0; j < vector_size; ++j) {
       Tuple index = batch;
       if (!implicit)
@@ -2149,7 +2178,7 @@ TEST_CASE("single dynamic-slice and gather: parameter, constant and iota offsets
   check_coverage({"dynamic-slice constant offset", "dynamic-slice parameter offset", "gather parameter indices",
                   "gather constant indices", "gather iota indices", "gather implicit index vector",
                   "gather collapsed dimensions", "gather two batch dimensions", "gather start vector of two or more",
-                  "offset below 0", "offset above its limit"});
+                  "gather operand batching dimensions", "offset below 0", "offset above its limit"});
 }
 
 TEST_CASE("single dynamic-update-slice: exact unsimplified or with runtime variables kept, a superset otherwise",

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "indexing/instruction_indexing.hpp"
+#include "indexing/map_set_bound.hpp"
 #include "parse_helpers.hpp"
 #include "test_rng.hpp"
 
@@ -311,14 +312,43 @@ TEST_CASE("custom-call: an unknown target is UNDEFINED with its name", "[indexin
   CHECK(map.undefined_reason() == "no indexing maps for custom-call target 'my_kernel'");
 }
 
+TEST_CASE("custom-call tpu_custom_call: every element of every operand, both ways, approximate",
+          "[op-bruteforce][custom-call]") {
+  // A Mosaic kernel may read any element of its operand buffers (and nothing else): the maps
+  // must be the full relation, marked approximate since the kernel may read less.
+  const auto modules = test::parse_ok(
+      "HloModule t\nENTRY e {\n  x = f32[2,3] parameter(0)\n  y = s32[4] parameter(1)\n"
+      "  ROOT r = (f32[3], f32[2,2]) custom-call(x, y), custom_call_target=\"tpu_custom_call\"\n}\n");
+  const hlo::Module& m = modules[0];
+  indexing::IndexingAnalysis analysis(m, {});
+  const auto maps = analysis.analyze(m.entry, m.computations[m.entry].root, true, true);
+  const std::vector<std::vector<std::int64_t>> outputs = {{3}, {2, 2}}, operands = {{2, 3}, {4}};
+  for (std::size_t k = 0; k < outputs.size(); ++k) {
+    for (std::size_t j = 0; j < operands.size(); ++j) {
+      Relation every;
+      for (const Point& o : all_points(outputs[k]))
+        for (const Point& i : all_points(operands[j])) every.insert({o, i});
+      const MapSet& read = maps.output_to_input.at(k).at(j);
+      REQUIRE(read.size() == 1);
+      CHECK(read[0].approximate());
+      CHECK(relation_of(read) == every);
+      const MapSet& fed = maps.input_to_output.at(k).at(j);
+      REQUIRE(fed.size() == 1);
+      CHECK(fed[0].approximate());
+      CHECK(relation_of(fed) == inverse(every));
+    }
+  }
+}
+
 namespace {
 
 // A random scatter of one operand: its text and the pieces of its semantics.
 struct RandomScatter {
   std::vector<std::int64_t> operand, updates, indices;
   std::vector<std::int64_t> update_window_dims, inserted, to_operand;
-  std::vector<std::size_t> window_of;  // operand dimension -> update dimension (npos: inserted)
-  std::vector<std::size_t> batch;      // update dimensions that are batch positions
+  std::vector<std::size_t> window_of;    // operand dimension -> update dimension (npos: inserted)
+  std::vector<std::size_t> batch;        // update dimensions that are batch positions
+  std::vector<std::size_t> batching_of;  // operand dimension -> its paired batch position (npos: none)
   std::string text;
 };
 
@@ -339,8 +369,19 @@ RandomScatter random_scatter(test::Rng& rng) {
     if (rng.uniform(0, 1) == 0 || (k + 1 == rank && s.to_operand.empty()))
       s.to_operand.push_back(static_cast<std::int64_t>(k));
   }
-  const std::size_t batch_rank = static_cast<std::size_t>(rng.uniform(0, 2));
-  const std::size_t window_rank = rank - s.inserted.size();
+  // Operand batching dimensions: neither inserted nor a start's, read at their paired batch position.
+  std::vector<std::int64_t> batching;
+  for (std::size_t k = 0; k < rank; ++k) {
+    const auto kk = static_cast<std::int64_t>(k);
+    if (std::find(s.inserted.begin(), s.inserted.end(), kk) != s.inserted.end() ||
+        std::find(s.to_operand.begin(), s.to_operand.end(), kk) != s.to_operand.end() || rng.uniform(0, 2) != 0)
+      continue;
+    batching.push_back(kk);
+    window[k] = 1;
+  }
+  s.batching_of.assign(rank, std::string::npos);
+  const std::size_t batch_rank = static_cast<std::size_t>(rng.uniform(static_cast<std::int64_t>(batching.size()), 2));
+  const std::size_t window_rank = rank - s.inserted.size() - batching.size();
   // Updates: batch dimensions and window dimensions interleaved at random.
   std::vector<char> is_window(batch_rank + window_rank, 0);
   for (std::size_t w = 0; w < window_rank; ++w) is_window[w] = 1;
@@ -350,7 +391,8 @@ RandomScatter random_scatter(test::Rng& rng) {
   std::size_t next_window = 0;
   std::vector<std::size_t> window_operand_dims;
   for (std::size_t k = 0; k < rank; ++k) {
-    if (std::find(s.inserted.begin(), s.inserted.end(), static_cast<std::int64_t>(k)) == s.inserted.end())
+    if (std::find(s.inserted.begin(), s.inserted.end(), static_cast<std::int64_t>(k)) == s.inserted.end() &&
+        std::find(batching.begin(), batching.end(), static_cast<std::int64_t>(k)) == batching.end())
       window_operand_dims.push_back(k);
   }
   for (std::size_t u = 0; u < is_window.size(); ++u) {
@@ -360,21 +402,36 @@ RandomScatter random_scatter(test::Rng& rng) {
       s.window_of[k] = u;
       s.updates.push_back(window[k]);
     } else {
+      const std::size_t q = s.batch.size();
       s.batch.push_back(u);
-      const std::int64_t size = rng.uniform(1, 3);
+      std::int64_t size = rng.uniform(1, 3);
+      if (q < batching.size()) {
+        const auto k = static_cast<std::size_t>(batching[q]);
+        size = s.operand[k];
+        s.batching_of[k] = q;
+      }
       s.updates.push_back(size);
       s.indices.push_back(size);
     }
+  }
+  // Batch position q is indices dimension q (the index vector is last).
+  std::string batching_attributes;
+  if (!batching.empty()) {
+    std::vector<std::size_t> positions;
+    positions.reserve(batching.size());
+    for (std::int64_t k : batching) positions.push_back(s.batching_of[static_cast<std::size_t>(k)]);
+    batching_attributes = fmt::format(", input_batching_dims={{{}}}, scatter_indices_batching_dims={{{}}}",
+                                      fmt::join(batching, ","), fmt::join(positions, ","));
   }
   s.indices.push_back(static_cast<std::int64_t>(s.to_operand.size()));
   s.text = fmt::format(
       "HloModule s\nadd {{\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}}\n"
       "ENTRY e {{\n  o = {} parameter(0)\n  i = {} parameter(1)\n  u = {} parameter(2)\n"
-      "  ROOT r = {} scatter(o, i, u), update_window_dims={{{}}}, inserted_window_dims={{{}}}, "
+      "  ROOT r = {} scatter(o, i, u), update_window_dims={{{}}}, inserted_window_dims={{{}}}{}, "
       "scatter_dims_to_operand_dims={{{}}}, index_vector_dim={}, to_apply=add\n}}\n",
       shape_text("f32", s.operand), shape_text("s32", s.indices), shape_text("f32", s.updates),
       shape_text("f32", s.operand), fmt::join(s.update_window_dims, ","), fmt::join(s.inserted, ","),
-      fmt::join(s.to_operand, ","), s.indices.size() - 1);
+      batching_attributes, fmt::join(s.to_operand, ","), s.indices.size() - 1);
   return s;
 }
 
@@ -424,9 +481,11 @@ Relation relation_with_values(
 TEST_CASE("scatter: the updates whose windows land, for concrete indices; operand and indices",
           "[op-bruteforce][scatter]") {
   test::Rng rng(1507);
-  int exact_cases = 0;
+  int exact_cases = 0, batching_cases = 0;
   for (int round = 0; round < 40; ++round) {
     const RandomScatter s = random_scatter(rng);
+    if (std::any_of(s.batching_of.begin(), s.batching_of.end(), [](std::size_t q) { return q != std::string::npos; }))
+      ++batching_cases;
     INFO(s.text);
     const auto modules = test::parse_ok(s.text);
     const hlo::Module& m = modules[0];
@@ -446,6 +505,10 @@ TEST_CASE("scatter: the updates whose windows land, for concrete indices; operan
       Point out(s.operand.size(), 0);
       bool fits = true;
       for (std::size_t k = 0; k < s.operand.size(); ++k) {
+        if (s.batching_of[k] != std::string::npos) {
+          out[k] = g[s.batching_of[k]];  // a batching dimension: its batch index
+          continue;
+        }
         std::int64_t start = 0;
         for (std::size_t j = 0; j < s.to_operand.size(); ++j) {
           if (static_cast<std::size_t>(s.to_operand[j]) != k) continue;
@@ -492,6 +555,7 @@ TEST_CASE("scatter: the updates whose windows land, for concrete indices; operan
     CHECK(relation_of(maps.output_to_input[0].at(1)) == every_index);
   }
   CHECK(exact_cases > 3);
+  CHECK(batching_cases > 3);
 }
 
 TEST_CASE("conditional: each branch's reads, for every selector value", "[op-bruteforce][conditional]") {
@@ -558,6 +622,158 @@ TEST_CASE("conditional: each branch's reads, for every selector value", "[op-bru
         CHECK(back == inverse(expected));
       }
     }
+  }
+}
+
+TEST_CASE("conditional with tuple branch operands: each element's reads, for every selector value",
+          "[op-bruteforce][conditional]") {
+  test::Rng rng(1510);
+  // Branch bodies over a tuple (f32[n], f32[n]): whether output element o reads element i of tuple element e.
+  struct Body {
+    std::string text;  // with {n} for the size
+    std::function<bool(std::int64_t o, std::size_t e, std::int64_t i, std::int64_t n)> reads;
+  };
+  const std::vector<Body> bodies = {
+      {"  a = f32[{n}] get-tuple-element(p), index=0\n  ROOT r = f32[{n}] negate(a)",
+       [](std::int64_t o, std::size_t e, std::int64_t i, std::int64_t) { return e == 0 && o == i; }},
+      {"  b = f32[{n}] get-tuple-element(p), index=1\n  ROOT r = f32[{n}] reverse(b), dimensions={{0}}",
+       [](std::int64_t o, std::size_t e, std::int64_t i, std::int64_t n) { return e == 1 && i == n - 1 - o; }},
+      {"  a = f32[{n}] get-tuple-element(p), index=0\n  b = f32[{n}] get-tuple-element(p), index=1\n"
+       "  v = f32[{n}] reverse(b), dimensions={{0}}\n  ROOT r = f32[{n}] add(a, v)",
+       [](std::int64_t o, std::size_t e, std::int64_t i, std::int64_t n) { return e == 0 ? o == i : i == n - 1 - o; }},
+  };
+  for (int round = 0; round < 16; ++round) {
+    const std::int64_t n = rng.uniform(1, 4);
+    const std::size_t branches = static_cast<std::size_t>(rng.uniform(1, 3));
+    const bool pred = branches == 2 && round % 2 == 0;
+    std::vector<std::size_t> pick;
+    std::string text = "HloModule c\n", params, names, list;
+    for (std::size_t b = 0; b < branches; ++b) {
+      pick.push_back(static_cast<std::size_t>(rng.uniform(0, 2)));
+      text += fmt::format("b{} {{\n  p = (f32[{}], f32[{}]) parameter(0)\n{}\n}}\n", b, n, n,
+                          fmt::format(fmt::runtime(bodies[pick[b]].text), fmt::arg("n", n)));
+      params += fmt::format(
+          "  x{0} = f32[{1}] parameter({2})\n  y{0} = f32[{1}] parameter({3})\n"
+          "  t{0} = (f32[{1}], f32[{1}]) tuple(x{0}, y{0})\n",
+          b, n, 2 * b + 1, 2 * b + 2);
+      names += fmt::format(", t{}", b);
+      list += fmt::format("{}b{}", b ? ", " : "", b);
+    }
+    text += fmt::format(
+        "ENTRY e {{\n  which = {} parameter(0)\n{}  ROOT r = f32[{}] conditional(which{}), "
+        "branch_computations={{{}}}\n}}\n",
+        pred ? "pred[]" : "s32[]", params, n, names, list);
+    INFO(text);
+    const auto modules = test::parse_ok(text);
+    const hlo::Module& m = modules[0];
+    indexing::IndexingAnalysis analysis(m, {});
+    const auto maps = analysis.analyze(m.entry, m.computations[m.entry].root, true, true);
+    const std::int64_t lowest = pred ? 0 : -2, highest = pred ? 1 : static_cast<std::int64_t>(branches) + 1;
+    for (std::int64_t which = lowest; which <= highest; ++which) {
+      // A pred runs branch 0 when true; an index out of range runs the last branch.
+      const std::size_t runs = pred ? (which == 1 ? 0 : 1)
+                               : which < 0 || which >= static_cast<std::int64_t>(branches)
+                                   ? branches - 1
+                                   : static_cast<std::size_t>(which);
+      auto value = [&](const indexing::RuntimeSource&, const Point&) -> std::optional<std::int64_t> { return which; };
+      for (std::size_t b = 0; b < branches; ++b) {
+        INFO("selector " << which << ", branch " << b);
+        Relation expected;  // (output element) -> (tuple element, index)
+        for (std::int64_t o = 0; o < n; ++o) {
+          for (std::size_t e = 0; e < 2; ++e) {
+            for (std::int64_t i = 0; i < n; ++i) {
+              if (b == runs && bodies[pick[b]].reads(o, e, i, n))
+                expected.insert({{o}, {static_cast<std::int64_t>(e), i}});
+            }
+          }
+        }
+        Relation got;
+        for (const IndexingMap& map : maps.output_to_input.at(0).at(b + 1)) {
+          REQUIRE(map.is_defined());
+          CHECK_FALSE(map.approximate());
+          const Relation one = relation_with_values(map, value);
+          got.insert(one.begin(), one.end());
+        }
+        CHECK(got == expected);
+        // Operand -> output maps of a whole tuple have no index space: UNDEFINED, with the reason.
+        const MapSet& back = maps.input_to_output.at(0).at(b + 1);
+        REQUIRE(back.size() == 1);
+        CHECK(back[0].is_undefined());
+      }
+    }
+  }
+}
+
+TEST_CASE("bound_tuple_maps: bounded per element, the other elements untouched", "[bound]") {
+  // Maps into a tuple (element, index): element 0 gets 5 shifted reads, element 1 one.
+  MapSet set;
+  auto shifted = [](std::int64_t element, std::int64_t shift) {
+    IndexingMap map(simplify::Domain({simplify::Variable{{0, 3}, {}}}, {}, {}),
+                    {simplify::Expr::constant(element), simplify::Expr::dim(0) + shift});
+    map.mark_approximate();  // the low cap applies to sets that multiply (approximate ones)
+    return map;
+  };
+  for (std::int64_t k = 0; k < 5; ++k) set.push_back(shifted(0, k));
+  set.push_back(shifted(1, 2));
+  Relation before;
+  for (const IndexingMap& map : set) {
+    const Relation one = relation_of_any_runtime(map);
+    before.insert(one.begin(), one.end());
+  }
+  MapSet bounded = set;
+  indexing::bound_tuple_maps(bounded, {{10}, {6}}, 3);
+  REQUIRE(bounded.size() == 2);
+  CHECK(bounded[0].approximate());  // element 0's five maps, at the position of the first
+  CHECK(bounded[1] == set[5]);      // element 1's one map is untouched
+  Relation after;
+  for (const IndexingMap& map : bounded) {
+    const Relation one = relation_of_any_runtime(map);
+    after.insert(one.begin(), one.end());
+  }
+  for (const auto& pair : before) CHECK(after.count(pair) == 1);
+  // Element 0's box: indices 0 .. 3 + 4 = 7, for every d0.
+  CHECK(relation_of_any_runtime(bounded[0]).size() == 4 * 8);
+}
+
+TEST_CASE("bound_maps: a growing set past the cap becomes a superset of it, marked approximate", "[bound]") {
+  test::Rng rng(1511);
+  for (int round = 0; round < 40; ++round) {
+    // Shifted windows x -> x + k (clipped to the array) over a 1-D output, some with a range variable.
+    const std::int64_t n = rng.uniform(2, 6), size = rng.uniform(3, 8);
+    const std::size_t count = static_cast<std::size_t>(rng.uniform(1, 6));
+    MapSet set;
+    for (std::size_t k = 0; k < count; ++k) {
+      const std::int64_t shift = rng.uniform(0, size - 1), width = rng.uniform(1, 2);
+      IndexingMap map(
+          simplify::Domain({simplify::Variable{{0, n - 1}, {}}}, {simplify::Variable{{0, width - 1}, {}}}, {}),
+          {simplify::Expr::dim(0) + simplify::Expr::range(0) + shift});
+      map.add_constraint(simplify::Expr::dim(0) + simplify::Expr::range(0) + shift, {0, size - 1});
+      if (map.is_defined()) set.push_back(std::move(map));
+    }
+    if (set.empty()) continue;
+    const std::size_t cap = static_cast<std::size_t>(rng.uniform(1, 4));
+    // Exact maps with no branch condition do not multiply: below k_max_maps_per_exact_array they stay.
+    MapSet exact = set;
+    indexing::bound_maps(exact, {size}, cap);
+    CHECK(exact == set);
+    for (IndexingMap& map : set) map.mark_approximate();
+    Relation before;
+    for (const IndexingMap& map : set) {
+      const Relation one = relation_of_any_runtime(map);
+      before.insert(one.begin(), one.end());
+    }
+    MapSet bounded = set;
+    indexing::bound_maps(bounded, {size}, cap);
+    INFO("round " << round << ", " << set.size() << " maps, cap " << cap);
+    if (set.size() <= cap) {
+      CHECK(bounded == set);  // under the cap: untouched
+      continue;
+    }
+    REQUIRE(bounded.size() == 1);
+    CHECK(bounded[0].approximate());
+    const Relation after = relation_of_any_runtime(bounded[0]);
+    for (const auto& pair : before) CHECK(after.count(pair) == 1);
+    for (const auto& [out, in] : after) CHECK((in[0] >= 0 && in[0] < size));
   }
 }
 
