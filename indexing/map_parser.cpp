@@ -22,6 +22,11 @@ struct ParseError {
   std::string message;
 };
 
+// Parentheses and unary minus recurse; past this depth the map is refused with
+// a diagnostic rather than left to overflow the stack (printed maps nest a few
+// levels).
+constexpr int k_max_expression_depth = 200;
+
 bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; }
 
@@ -170,9 +175,25 @@ private:
   }
   bool arrow_ahead() { return m_text.substr(m_pos, 2) == "->"; }
 
+  // One level of recursion, refused past k_max_expression_depth.
+  class Nesting {
+  public:
+    explicit Nesting(MapParser& parser) : m_parser(parser) {
+      if (++m_parser.m_depth > k_max_expression_depth)
+        m_parser.fail("expression nested deeper than " + std::to_string(k_max_expression_depth) + " levels");
+    }
+    ~Nesting() { --m_parser.m_depth; }
+    Nesting(const Nesting&) = delete;
+    Nesting& operator=(const Nesting&) = delete;
+
+  private:
+    MapParser& m_parser;
+  };
+
   Expr term() {
     if (peek() == '-' && !arrow_ahead()) {
       ++m_pos;
+      const Nesting nesting(*this);
       Expr t = term();
       return guarded([&] { return -t; });
     }
@@ -231,12 +252,14 @@ private:
     char c = peek();
     if (c == '(') {
       ++m_pos;
+      const Nesting nesting(*this);
       Expr e = expr();
       expect(")", "')'");
       return e;
     }
     if (c == '-') {
       ++m_pos;
+      const Nesting nesting(*this);
       Expr f = factor();
       return guarded([&] { return -f; });
     }
@@ -472,6 +495,7 @@ private:
 
   std::string_view m_text;
   std::size_t m_pos = 0;
+  int m_depth = 0;  // expression nesting, see Nesting
   std::map<std::string, Var> m_names;
   std::vector<bool> m_bound_set;
   std::vector<Var> m_flat;

@@ -44,9 +44,9 @@ auto const attribute_name = x3::rule<struct attribute_name_class, std::string_vi
 // rule's value, so each is wrapped in omit[]: X3 then synthesizes no attribute of its
 // own for the alternatives and sequences inside (which would cost allocations).
 auto const attribute_def =
-    x3::omit[(kw("literal")[([](auto& ctx) { x3::_val(ctx).name = "literal"; })] >> '=' >
+    x3::omit[((kw("literal")[([](auto& ctx) { x3::_val(ctx).name = "literal"; })] >> '=') >
               typed_literal[set<&ast::Attribute::value>]) |
-             (attribute_name[set<&ast::Attribute::name>] >> '=' > attribute_value[set<&ast::Attribute::value>])];
+             ((attribute_name[set<&ast::Attribute::name>] >> '=') > attribute_value[set<&ast::Attribute::value>])];
 
 auto const operand_def = x3::omit[(shape_text[set<&ast::Operand::shape>] >>
                                    (nested_call[set<&ast::Operand::nested>] | name[set<&ast::Operand::name>])) |
@@ -64,7 +64,7 @@ auto const operand_call = opcode[set<&ast::Instruction::opcode>] > '(' >
 
 // The shape may be left out (`gte = get-tuple-element(t), index=0`): the driver infers it.
 auto const instruction_rule_def =
-    x3::omit[-kw("ROOT")[flag<&ast::Instruction::is_root>] >> name[set<&ast::Instruction::name>] >> '=' >
+    x3::omit[(-kw("ROOT")[flag<&ast::Instruction::is_root>] >> name[set<&ast::Instruction::name>] >> '=') >
              -shape_text[set<&ast::Instruction::shape>] > (literal_call | operand_call) >
              *(',' > attribute[push<&ast::Instruction::attributes>])];
 
@@ -78,8 +78,8 @@ auto const signature = x3::lit('(')[flag<&ast::ComputationHeader::has_signature>
                        -(parameter[push<&ast::ComputationHeader::parameters>] % ',') > ')' >
                        "->" > shape_text[set<&ast::ComputationHeader::result>];
 
-auto const computation_header_rule_def = -kw("ENTRY")[flag<&ast::ComputationHeader::is_entry>] >>
-                                         name[set<&ast::ComputationHeader::name>] > -signature > '{';
+auto const computation_header_rule_def = (-kw("ENTRY")[flag<&ast::ComputationHeader::is_entry>] >>
+                                          name[set<&ast::ComputationHeader::name>]) > -signature > '{';
 
 auto const module_header_rule_def = kw("HloModule") > name[set<&ast::ModuleHeader::name>] > -x3::lit(':') >
                                     *(',' > attribute[push<&ast::ModuleHeader::attributes>]);
