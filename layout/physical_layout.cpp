@@ -196,6 +196,12 @@ Expr PhysicalLayout::linearize(const std::vector<Expr>& physical) const {
 
 PhysicalLayout::Inverse PhysicalLayout::logical_index(const Expr& offset) const {
   Inverse inverse;
+  if (m_allocated_elements == 0) {
+    // An array with a zero-size dimension has no slot to invert (the digits below would
+    // divide by that zero): any index will do, the offsets' domain [0, -1] is empty.
+    inverse.logical.assign(m_logical_dims.size(), Expr::constant(0));
+    return inverse;
+  }
   std::size_t n = m_physical_dims.size();
   std::vector<Expr> index(n);
   std::int64_t stride = 1;
