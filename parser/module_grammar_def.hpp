@@ -37,6 +37,15 @@ inline constexpr auto push = [](auto& ctx) { (x3::_val(ctx).*Member).push_back(x
 template <auto Member>
 inline constexpr auto flag = [](auto& ctx) { x3::_val(ctx).*Member = true; };
 
+// A keyword as the source spells it (x3::raw gives its range), so that diagnostics
+// can point at it (found by fuzz_hlo_parser: a string literal here put a caret
+// outside the source, and the error recovery then scanned from it).
+template <auto Member>
+inline constexpr auto set_raw = [](auto& ctx) {
+  const auto& range = x3::_attr(ctx);
+  x3::_val(ctx).*Member = std::string_view(range.begin(), static_cast<std::size_t>(range.end() - range.begin()));
+};
+
 //===--- Grammar ---===//
 auto const attribute_name = x3::rule<struct attribute_name_class, std::string_view>{"attribute name"} = name;
 
@@ -44,7 +53,7 @@ auto const attribute_name = x3::rule<struct attribute_name_class, std::string_vi
 // rule's value, so each is wrapped in omit[]: X3 then synthesizes no attribute of its
 // own for the alternatives and sequences inside (which would cost allocations).
 auto const attribute_def =
-    x3::omit[((kw("literal")[([](auto& ctx) { x3::_val(ctx).name = "literal"; })] >> '=') >
+    x3::omit[((x3::raw[kw("literal")][set_raw<&ast::Attribute::name>] >> '=') >
               typed_literal[set<&ast::Attribute::value>]) |
              ((attribute_name[set<&ast::Attribute::name>] >> '=') > attribute_value[set<&ast::Attribute::value>])];
 
@@ -53,8 +62,8 @@ auto const operand_def = x3::omit[(shape_text[set<&ast::Operand::shape>] >>
                                   name[set<&ast::Operand::name>]];
 
 // constant(...) and parameter(N) hold a literal, every other opcode a list of operands.
-auto const literal_opcode = kw("constant")[([](auto& ctx) { x3::_val(ctx).opcode = "constant"; })] |
-                            kw("parameter")[([](auto& ctx) { x3::_val(ctx).opcode = "parameter"; })];
+auto const literal_opcode = x3::raw[kw("constant")][set_raw<&ast::Instruction::opcode>] |
+                            x3::raw[kw("parameter")][set_raw<&ast::Instruction::opcode>];
 auto const literal_call = literal_opcode >> literal[([](auto& ctx) {
                             x3::_val(ctx).has_literal = true;
                             x3::_val(ctx).literal = x3::_attr(ctx);
