@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "indexing/exact_ops.hpp"
+#include "indexing/isl_context.hpp"
 #include "indexing/map_memo.hpp"
 #include "indexing/map_ops.hpp"
 #include "indexing/map_printer.hpp"
@@ -702,6 +703,9 @@ InstructionIndexing IndexingAnalysis::analyze(std::uint32_t computation, std::ui
     m_final_memo.clear();
     if (!m_body_op_maps.empty()) m_body_op_maps = {};
   };
+  // isl computations stop at the deadline too: one long call would otherwise
+  // run past it before the next check_deadline.
+  const ScopedIslDeadline isl_deadline(m_deadline);
   try {
     InstructionIndexing out = analyze_maps(computation, instruction, o2i, i2o);
     m_deadline.reset();

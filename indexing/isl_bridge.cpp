@@ -25,12 +25,13 @@ namespace {
 isl_ctx* raw_ctx() { return IslContext::get().raw(); }
 
 // Every raw isl call that can fail goes through here: a null result is
-// either the operation budget (IslLimitReached) or a bug.
+// either the operation budget or the deadline (IslLimitReached) or a bug.
 template <typename T>
 T* check(T* p) {
   if (p != nullptr) return p;
   isl_ctx* ctx = raw_ctx();
-  bool quota = isl_ctx_last_error(ctx) == isl_error_quota;
+  const isl_error error = isl_ctx_last_error(ctx);
+  const bool quota = error == isl_error_quota || error == isl_error_abort;  // abort: the deadline
   const char* msg = isl_ctx_last_error_msg(ctx);
   std::string text = msg != nullptr ? msg : "unknown isl error";
   isl_ctx_reset_error(ctx);

@@ -7,6 +7,9 @@
 
 #include <isl/cpp.h>
 
+#include <chrono>
+#include <memory>
+#include <optional>
 #include <stdexcept>
 
 namespace hlo_index::indexing {
@@ -19,8 +22,12 @@ public:
 
 /// Default budget of one top-level operation (compose, count, ...), in isl's
 /// own operation units. Large enough for every map of the corpus; small
-/// enough that a pathological map stops in well under a second.
+/// enough that a pathological map usually stops in well under a second. Not
+/// always: an operation on the huge coefficients of long floordiv/mod chains
+/// can cost a millisecond, hence the deadline below as well.
 inline constexpr unsigned long k_default_isl_operation_limit = 2'000'000;
+
+class IslWatchdog;
 
 class IslContext {
 public:
@@ -34,6 +41,15 @@ public:
   /// Budget for every IslBudget opened afterwards on this thread.
   void set_operation_limit(unsigned long limit) { m_limit = limit; }
 
+  /// A point in time past which isl computations fail as if their operation
+  /// budget ran out (the per-instruction time limit sets it); none: no deadline.
+  using Deadline = std::optional<std::chrono::steady_clock::time_point>;
+  const Deadline& deadline() const { return m_deadline; }
+  void set_deadline(Deadline deadline) { m_deadline = deadline; }
+  /// Stops the isl computation running on this thread at `deadline` (IslBudget arms it).
+  void arm_watchdog(std::chrono::steady_clock::time_point deadline);
+  void disarm_watchdog();
+
   IslContext(const IslContext&) = delete;
   IslContext& operator=(const IslContext&) = delete;
   ~IslContext();
@@ -42,10 +58,26 @@ private:
   IslContext();
   isl_ctx* m_ctx;
   unsigned long m_limit = k_default_isl_operation_limit;
+  Deadline m_deadline;
+  std::unique_ptr<IslWatchdog> m_watchdog;  // started on the first deadline
+};
+
+/// The isl deadline of the calling thread for the scope's lifetime.
+class ScopedIslDeadline {
+public:
+  explicit ScopedIslDeadline(IslContext::Deadline deadline) : m_saved(IslContext::get().deadline()) {
+    IslContext::get().set_deadline(deadline);
+  }
+  ~ScopedIslDeadline() { IslContext::get().set_deadline(m_saved); }
+  ScopedIslDeadline(const ScopedIslDeadline&) = delete;
+  ScopedIslDeadline& operator=(const ScopedIslDeadline&) = delete;
+
+private:
+  IslContext::Deadline m_saved;
 };
 
 /// Scope of one budgeted isl computation: resets the operation counter and
-/// applies the thread's limit; nested scopes share the outer budget.
+/// applies the thread's limit and deadline; nested scopes share the outer budget.
 class IslBudget {
 public:
   IslBudget();
@@ -67,6 +99,8 @@ auto within_isl_budget(Body&& body, Fallback&& fallback) -> decltype(body()) {
   } catch (const IslLimitReached&) {
     return fallback();
   } catch (const isl::exception_quota&) {
+    return fallback();
+  } catch (const isl::exception_abort&) {  // the deadline
     return fallback();
   }
 }

@@ -22,6 +22,12 @@ struct ParseError {
   std::string message;
 };
 
+// Parentheses and unary minus recurse, and chains of floordiv, ceildiv and mod
+// build expressions as deep as they are long, which simplification and printing
+// walk recursively; past this depth the map is refused with a diagnostic rather
+// than left to overflow the stack (printed maps nest a few levels).
+constexpr int k_max_expression_depth = 200;
+
 bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; }
 
@@ -170,9 +176,26 @@ private:
   }
   bool arrow_ahead() { return m_text.substr(m_pos, 2) == "->"; }
 
+  void enter_level() {
+    if (++m_depth > k_max_expression_depth)
+      fail("expression nested deeper than " + std::to_string(k_max_expression_depth) + " levels");
+  }
+  // One level of recursion, refused past k_max_expression_depth.
+  class Nesting {
+  public:
+    explicit Nesting(MapParser& parser) : m_parser(parser) { m_parser.enter_level(); }
+    ~Nesting() { --m_parser.m_depth; }
+    Nesting(const Nesting&) = delete;
+    Nesting& operator=(const Nesting&) = delete;
+
+  private:
+    MapParser& m_parser;
+  };
+
   Expr term() {
     if (peek() == '-' && !arrow_ahead()) {
       ++m_pos;
+      const Nesting nesting(*this);
       Expr t = term();
       return guarded([&] { return -t; });
     }
@@ -181,6 +204,7 @@ private:
 
   Expr product() {
     const std::size_t start = (skip_space(), m_pos);
+    const int depth_at_start = m_depth;
     Expr e = factor();
     for (;;) {
       std::size_t at = (skip_space(), m_pos);
@@ -198,8 +222,12 @@ private:
         op = [](const Expr& a, const Expr& b) { return mod(a, b); };
         what = "mod";
       } else {
+        m_depth = depth_at_start;
         return e;
       }
+      // Each floordiv, ceildiv or mod of a chain nests the expression one level deeper
+      // (sums and constant factors stay flat), as parentheses do.
+      if (what != nullptr) enter_level();
       Expr f = factor();
       if (what == nullptr && !e.is_constant() && !f.is_constant()) refuse_product(start);
       if (what != nullptr && !f.is_constant()) refuse_division(start, what);
@@ -231,12 +259,14 @@ private:
     char c = peek();
     if (c == '(') {
       ++m_pos;
+      const Nesting nesting(*this);
       Expr e = expr();
       expect(")", "')'");
       return e;
     }
     if (c == '-') {
       ++m_pos;
+      const Nesting nesting(*this);
       Expr f = factor();
       return guarded([&] { return -f; });
     }
@@ -472,6 +502,7 @@ private:
 
   std::string_view m_text;
   std::size_t m_pos = 0;
+  int m_depth = 0;  // expression nesting, see Nesting
   std::map<std::string, Var> m_names;
   std::vector<bool> m_bound_set;
   std::vector<Var> m_flat;

@@ -68,6 +68,9 @@ void add_level(std::vector<LayoutStep>& steps, std::vector<std::int64_t>& sizes,
                std::size_t level) {
   std::vector<std::int64_t> entries = tile.dims;
   if (entries.empty()) throw LayoutError(fmt::format("tile {} is empty", level + 1));
+  if (entries.size() > k_max_tile_entries)
+    throw LayoutError(
+        fmt::format("tile {} has {} entries; at most {} are laid out", level + 1, entries.size(), k_max_tile_entries));
   for (std::int64_t t : entries)
     if (t <= 0 && !is_combined(t))
       throw LayoutError(fmt::format("tile {} {} has size {}; sizes must be positive (or '*' to combine)", level + 1,
@@ -123,6 +126,9 @@ PhysicalLayout PhysicalLayout::of(const hlo::Shape& shape) {
   if (result.m_element_bits <= 0)
     throw LayoutError(fmt::format("{} elements have no width to lay out", hlo::element_type_name(shape.type)));
 
+  if (result.m_tiles.size() > k_max_tiling_levels)
+    throw LayoutError(fmt::format("the layout has {} tiling levels; at most {} are laid out", result.m_tiles.size(),
+                                  k_max_tiling_levels));
   std::vector<std::int64_t> sizes;
   for (std::size_t d : result.physical_order()) sizes.push_back(result.m_logical_dims[d]);
   for (std::size_t level = 0; level < result.m_tiles.size(); ++level)
@@ -190,6 +196,12 @@ Expr PhysicalLayout::linearize(const std::vector<Expr>& physical) const {
 
 PhysicalLayout::Inverse PhysicalLayout::logical_index(const Expr& offset) const {
   Inverse inverse;
+  if (m_allocated_elements == 0) {
+    // An array with a zero-size dimension has no slot to invert (the digits below would
+    // divide by that zero): any index will do, the offsets' domain [0, -1] is empty.
+    inverse.logical.assign(m_logical_dims.size(), Expr::constant(0));
+    return inverse;
+  }
   std::size_t n = m_physical_dims.size();
   std::vector<Expr> index(n);
   std::int64_t stride = 1;

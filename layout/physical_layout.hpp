@@ -25,6 +25,13 @@ namespace hlo_index::layout {
 using simplify::Constraint;
 using simplify::Expr;
 
+/// Every tiling level adds dimensions to the physical index and each step keeps
+/// its sizes, so the work grows with levels times rank: real layouts have one to
+/// three levels of two or three entries (T(8,128)(2,1)); these bounds refuse the
+/// absurd ones (10^5 levels took gigabytes) with a LayoutError.
+inline constexpr std::size_t k_max_tiling_levels = 16;
+inline constexpr std::size_t k_max_tile_entries = 64;
+
 /// A layout that cannot be laid out (not a permutation, a bad tile, an
 /// unbounded dynamic dimension, a sparse dimension level, too many elements).
 class LayoutError : public std::runtime_error {

@@ -37,6 +37,15 @@ inline constexpr auto push = [](auto& ctx) { (x3::_val(ctx).*Member).push_back(x
 template <auto Member>
 inline constexpr auto flag = [](auto& ctx) { x3::_val(ctx).*Member = true; };
 
+// A keyword as the source spells it (x3::raw gives its range), so that diagnostics
+// can point at it (found by fuzz_hlo_parser: a string literal here put a caret
+// outside the source, and the error recovery then scanned from it).
+template <auto Member>
+inline constexpr auto set_raw = [](auto& ctx) {
+  const auto& range = x3::_attr(ctx);
+  x3::_val(ctx).*Member = std::string_view(range.begin(), static_cast<std::size_t>(range.end() - range.begin()));
+};
+
 //===--- Grammar ---===//
 auto const attribute_name = x3::rule<struct attribute_name_class, std::string_view>{"attribute name"} = name;
 
@@ -44,17 +53,17 @@ auto const attribute_name = x3::rule<struct attribute_name_class, std::string_vi
 // rule's value, so each is wrapped in omit[]: X3 then synthesizes no attribute of its
 // own for the alternatives and sequences inside (which would cost allocations).
 auto const attribute_def =
-    x3::omit[(kw("literal")[([](auto& ctx) { x3::_val(ctx).name = "literal"; })] >> '=' >
+    x3::omit[((x3::raw[kw("literal")][set_raw<&ast::Attribute::name>] >> '=') >
               typed_literal[set<&ast::Attribute::value>]) |
-             (attribute_name[set<&ast::Attribute::name>] >> '=' > attribute_value[set<&ast::Attribute::value>])];
+             ((attribute_name[set<&ast::Attribute::name>] >> '=') > attribute_value[set<&ast::Attribute::value>])];
 
 auto const operand_def = x3::omit[(shape_text[set<&ast::Operand::shape>] >>
                                    (nested_call[set<&ast::Operand::nested>] | name[set<&ast::Operand::name>])) |
                                   name[set<&ast::Operand::name>]];
 
 // constant(...) and parameter(N) hold a literal, every other opcode a list of operands.
-auto const literal_opcode = kw("constant")[([](auto& ctx) { x3::_val(ctx).opcode = "constant"; })] |
-                            kw("parameter")[([](auto& ctx) { x3::_val(ctx).opcode = "parameter"; })];
+auto const literal_opcode = x3::raw[kw("constant")][set_raw<&ast::Instruction::opcode>] |
+                            x3::raw[kw("parameter")][set_raw<&ast::Instruction::opcode>];
 auto const literal_call = literal_opcode >> literal[([](auto& ctx) {
                             x3::_val(ctx).has_literal = true;
                             x3::_val(ctx).literal = x3::_attr(ctx);
@@ -64,7 +73,7 @@ auto const operand_call = opcode[set<&ast::Instruction::opcode>] > '(' >
 
 // The shape may be left out (`gte = get-tuple-element(t), index=0`): the driver infers it.
 auto const instruction_rule_def =
-    x3::omit[-kw("ROOT")[flag<&ast::Instruction::is_root>] >> name[set<&ast::Instruction::name>] >> '=' >
+    x3::omit[(-kw("ROOT")[flag<&ast::Instruction::is_root>] >> name[set<&ast::Instruction::name>] >> '=') >
              -shape_text[set<&ast::Instruction::shape>] > (literal_call | operand_call) >
              *(',' > attribute[push<&ast::Instruction::attributes>])];
 
@@ -78,8 +87,8 @@ auto const signature = x3::lit('(')[flag<&ast::ComputationHeader::has_signature>
                        -(parameter[push<&ast::ComputationHeader::parameters>] % ',') > ')' >
                        "->" > shape_text[set<&ast::ComputationHeader::result>];
 
-auto const computation_header_rule_def = -kw("ENTRY")[flag<&ast::ComputationHeader::is_entry>] >>
-                                         name[set<&ast::ComputationHeader::name>] > -signature > '{';
+auto const computation_header_rule_def = (-kw("ENTRY")[flag<&ast::ComputationHeader::is_entry>] >>
+                                          name[set<&ast::ComputationHeader::name>]) > -signature > '{';
 
 auto const module_header_rule_def = kw("HloModule") > name[set<&ast::ModuleHeader::name>] > -x3::lit(':') >
                                     *(',' > attribute[push<&ast::ModuleHeader::attributes>]);

@@ -38,6 +38,14 @@ bool is_table_keyword(const char* p, const char* end) {
          starts_with_keyword(p, end, "FileLocations") || starts_with_keyword(p, end, "StackFrames");
 }
 
+// Same rank and sizes, recursively through tuples; element types and layouts aside.
+bool same_dimensions(const hlo::Shape& a, const hlo::Shape& b) {
+  if (a.is_tuple != b.is_tuple) return false;
+  if (a.is_tuple)
+    return std::equal(a.elements.begin(), a.elements.end(), b.elements.begin(), b.elements.end(), same_dimensions);
+  return a.dims == b.dims;
+}
+
 // A byte no token of HLO text starts with: a control character other than a line
 // end or tab, DEL, or a non-ASCII byte (allowed in strings and comments only).
 bool is_foreign_byte(unsigned char byte) {
@@ -101,6 +109,7 @@ private:
   void complete(hlo::Computation& computation, const char* open_brace);
   hlo::ShapeId intern_shape(std::string_view text);
   void resolve_callees();
+  void check_call_operands();
   void check_shape(const hlo::Shape& shape, const char* where);
   void check_parameters(const hlo::Computation& computation);
   [[noreturn]] void unexpected_statement(const char* p, const char* end);
@@ -654,6 +663,39 @@ void ModuleBuilder::resolve_callees() {
   }
 }
 
+// The operands of a fusion or call are the parameters of the computation it calls: the
+// body's maps are composed onto them, so each must have its parameter's dimensions (XLA's
+// verifier requires it; a fuzzed module that broke it made the analysis compose maps of
+// different ranks).
+void ModuleBuilder::check_call_operands() {
+  for (const hlo::Computation& c : m_module.computations) {
+    for (const hlo::Instruction& i : c.instructions) {
+      if (i.opcode != hlo::Opcode::kFusion && i.opcode != hlo::Opcode::kCall) continue;
+      const auto callees = c.callees_of(i);
+      if (callees.size() != 1 || callees[0] == hlo::k_none) continue;
+      const hlo::Computation& body = m_module.computations[callees[0]];
+      const auto operands = c.operands_of(i);
+      for (const hlo::Instruction& p : body.instructions) {
+        if (p.opcode != hlo::Opcode::kParameter || p.parameter_number < 0) continue;
+        const auto n = static_cast<std::size_t>(p.parameter_number);
+        if (n >= operands.size()) {
+          error(i.name.data(),
+                fmt::format("'{}' has {} operand{} but the computation it calls, '{}', has parameter({})", i.name,
+                            operands.size(), operands.size() == 1 ? "" : "s", body.name, n));
+          break;
+        }
+        if (operands[n] == hlo::k_none) continue;
+        const hlo::Shape& given = m_module.shape_of(c.instructions[operands[n]]);
+        const hlo::Shape& wanted = m_module.shape_of(p);
+        if (same_dimensions(given, wanted)) continue;
+        error(i.name.data(), fmt::format("operand {} of '{}' is {} but parameter({}) of '{}' is {}", n, i.name,
+                                         hlo::to_string(given), n, body.name, hlo::to_string(wanted)));
+        break;
+      }
+    }
+  }
+}
+
 void ModuleBuilder::finish_module() {
   if (!m_module_open) return;
   m_module_open = false;
@@ -677,6 +719,7 @@ void ModuleBuilder::finish_module() {
   }
   if (!m_module.has_header) m_module.name = m_module.computations[m_module.entry].name;
   resolve_callees();
+  if (m_diagnostics.error_count() == m_errors_at_start) check_call_operands();
   if (m_diagnostics.error_count() == m_errors_at_start) m_out.push_back(std::move(m_module));
 }
 
