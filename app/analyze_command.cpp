@@ -319,6 +319,7 @@ std::vector<analysis::WorkItem> shown_items(const std::vector<hlo::Module>& modu
       }
     }
   }
+  analysis::set_affinities(modules, items);
   return items;
 }
 

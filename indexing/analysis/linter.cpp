@@ -140,6 +140,7 @@ std::vector<WorkItem> linted_items(std::span<const hlo::Module> modules, const I
       }
     }
   }
+  set_affinities(modules, items);
   return items;
 }
 

@@ -1,8 +1,9 @@
 // Analysing instructions on several threads (`-j N`) with output that does
-// not depend on N: each worker claims the next instruction in program order,
+// not depend on N: each worker takes its instructions in program order (those
+// of one kind of layer go to one worker, so its memos answer the repeats),
 // keeps its own per-module state (analysis and memos, isl context), and the
 // calling thread consumes the results strictly in program order. A window
-// bounds how far workers run ahead, so memory stays that of a few results.
+// bounds how far workers run ahead, so memory stays that of some results.
 #pragma once
 
 #include <algorithm>
@@ -14,10 +15,12 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <thread>
 #include <vector>
 
 #include "indexing/instruction_indexing.hpp"
+#include "parser/hlo_module.hpp"
 
 namespace hlo_index::analysis {
 
@@ -26,7 +29,15 @@ namespace hlo_index::analysis {
 struct WorkItem {
   std::size_t module = 0;
   std::uint32_t computation = 0, instruction = 0;
+  /// Items with equal affinity go to one worker (equal layers share its memos).
+  std::uint64_t affinity = 0;
 };
+
+/// Sets each item's affinity from its instruction's structure: opcode,
+/// shapes, and the opcodes and shapes of the computations it calls. Equal
+/// layers of a model get equal affinities, so one worker analyses each kind
+/// of layer and its memos answer the repeats.
+void set_affinities(std::span<const hlo::Module> modules, std::vector<WorkItem>& items);
 
 /// What an analysis depends on besides its input that lives in thread-local
 /// storage: the isl operation limit and the per-instruction time limit.
@@ -62,13 +73,18 @@ class OrderedSlots {
 public:
   OrderedSlots(std::size_t count, std::size_t window) : m_slots(count), m_window(window) {}
 
-  /// The next item to compute, once it is within the window of the item
-  /// consumed next; nullopt when all are claimed or the run is cancelled.
-  std::optional<std::size_t> claim() {
+  /// Worker `worker`'s next item after `after` (its items are those `owner`
+  /// gives it), once within the window of the item consumed next; nullopt
+  /// when it has no more or the run is cancelled. The item consumed next is
+  /// always its owner's next, so no worker waits on a full window for ever.
+  template <typename Owner>
+  std::optional<std::size_t> claim(unsigned worker, std::size_t from, const Owner& owner) {
+    std::size_t k = from;
+    while (k < m_slots.size() && owner(k) != worker) ++k;
     std::unique_lock lock(m_mutex);
-    m_changed.wait(lock, [&] { return m_cancelled || m_next_claim >= m_slots.size() || m_next_claim < m_next_take + m_window; });
-    if (m_cancelled || m_next_claim >= m_slots.size()) return std::nullopt;
-    return m_next_claim++;
+    m_changed.wait(lock, [&] { return m_cancelled || k >= m_slots.size() || k < m_next_take + m_window; });
+    if (m_cancelled || k >= m_slots.size()) return std::nullopt;
+    return k;
   }
   void put(std::size_t index, Result result) {
     std::lock_guard lock(m_mutex);
@@ -108,7 +124,7 @@ private:
   std::condition_variable m_changed;
   std::vector<Slot> m_slots;
   std::size_t m_window;
-  std::size_t m_next_claim = 0, m_next_take = 0;
+  std::size_t m_next_take = 0;
   bool m_cancelled = false;
 };
 
@@ -151,11 +167,13 @@ void run_in_program_order(const std::vector<WorkItem>& items, unsigned jobs, Mak
     for (std::size_t k = 0; k < items.size(); ++k) consume(k, compute(state.for_module(items[k].module), items[k]));
     return;
   }
-  // Far enough ahead that a slow instruction does not idle the others,
-  // near enough that few results wait in memory.
-  detail::OrderedSlots<Result> slots(items.size(), std::size_t{16} * jobs);
+  // Far enough ahead that a worker with a long run of cheap items (memo
+  // hits) is not held up by another's slow one; near enough that the
+  // results waiting in memory stay a small part of the module's.
+  detail::OrderedSlots<Result> slots(items.size(), std::size_t{256} * jobs);
   const ThreadSettings settings = ThreadSettings::of_this_thread();
   const unsigned workers_wanted = static_cast<unsigned>(std::min<std::size_t>(jobs, items.size()));
+  const auto owner = [&](std::size_t k) { return static_cast<unsigned>(items[k].affinity % workers_wanted); };
   struct CancelOnExit {
     detail::OrderedSlots<Result>& slots;
     ~CancelOnExit() { slots.cancel(); }
@@ -164,10 +182,12 @@ void run_in_program_order(const std::vector<WorkItem>& items, unsigned jobs, Mak
   const CancelOnExit cancel_on_exit{slots};  // destroyed first: workers waiting for the window stop before the join
   workers.reserve(workers_wanted);
   for (unsigned w = 0; w < workers_wanted; ++w) {
-    workers.emplace_back([&] {
+    workers.emplace_back([&, w] {
       const ScopedThreadSettings applied(settings);
       detail::ModuleState<MakeState> state(make_state);
-      while (const std::optional<std::size_t> k = slots.claim()) {
+      std::size_t from = 0;
+      while (const std::optional<std::size_t> k = slots.claim(w, from, owner)) {
+        from = *k + 1;
         try {
           slots.put(*k, compute(state.for_module(items[*k].module), items[*k]));
         } catch (...) {

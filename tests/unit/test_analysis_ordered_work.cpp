@@ -24,7 +24,7 @@ namespace {
 std::vector<WorkItem> items_over(std::size_t modules, std::uint32_t per_module) {
   std::vector<WorkItem> items;
   for (std::size_t m = 0; m < modules; ++m) {
-    for (std::uint32_t i = 0; i < per_module; ++i) items.push_back({m, i % 3, i});
+    for (std::uint32_t i = 0; i < per_module; ++i) items.push_back({m, i % 3, i, i % 5});
   }
   return items;
 }
@@ -152,4 +152,40 @@ ENTRY main {
     CHECK(std::is_sorted(row_modules.begin(), row_modules.end()));
     CHECK(row_modules.size() == one[0].size() + one[1].size());
   }
+}
+
+TEST_CASE("set_affinities: equal layers share a kind, other shapes or bodies do not", "[ordered_work]") {
+  const std::vector<hlo::Module> modules = test::parse_ok(R"(
+HloModule layers
+body_a {
+  p = f32[64,48]{1,0} parameter(0)
+  ROOT n = f32[64,48]{1,0} negate(p)
+}
+body_b {
+  p = f32[64,48]{1,0} parameter(0)
+  ROOT n = f32[64,48]{1,0} negate(p)
+}
+body_c {
+  p = f32[64,48]{1,0} parameter(0)
+  ROOT n = f32[64,48]{1,0} exponential(p)
+}
+ENTRY main {
+  a = f32[64,48]{1,0} parameter(0)
+  f1 = f32[64,48]{1,0} fusion(a), kind=kLoop, calls=body_a
+  f2 = f32[64,48]{1,0} fusion(f1), kind=kLoop, calls=body_b
+  f3 = f32[64,48]{1,0} fusion(f2), kind=kLoop, calls=body_c
+  ROOT t = f32[64,48]{1,0} add(f3, f1)
+}
+)");
+  REQUIRE(modules.size() == 1);
+  const std::uint32_t entry = static_cast<std::uint32_t>(modules[0].computations.size() - 1);
+  std::vector<WorkItem> items;
+  for (std::uint32_t ii = 1; ii <= 4; ++ii) items.push_back({0, entry, ii});
+  analysis::set_affinities(modules, items);
+  CHECK(items[0].affinity == items[1].affinity);  // f1, f2: equal bodies and shapes
+  CHECK(items[2].affinity != items[0].affinity);  // f3: another body
+  CHECK(items[3].affinity != items[0].affinity);  // add
+  CHECK(items[0].affinity == 0);                  // kinds numbered in order of first appearance
+  CHECK(items[2].affinity == 1);
+  CHECK(items[3].affinity == 2);
 }
