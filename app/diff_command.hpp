@@ -23,7 +23,7 @@ struct DiffOptions {
   bool allow_truncated = false;
   unsigned long isl_max_operations = 0;
   double time_limit_per_instruction = 60.0;  // seconds; 0: none
-  unsigned jobs = 1;  // threads (-j); 0: one per hardware thread
+  unsigned jobs = 1;                         // threads (-j); 0: one per hardware thread
 };
 
 /// Adds diff's options to `cmd`, storing into `options` (which must outlive parsing).

@@ -414,8 +414,8 @@ std::vector<Target> instruction_targets(const LayoutOptions& options, const anal
         if (options.instruction.empty() ? filter.accepts_instruction(m, c, i)
                                         : analysis::name_matches(strip_sigil(options.instruction), i.name)) {
           // A plain name differs by computation only; a --match or a glob also by name.
-          const bool plain = !options.instruction.empty() && strip_sigil(options.instruction).find_first_of("*?[") ==
-                                                                 std::string_view::npos;
+          const bool plain = !options.instruction.empty() &&
+                             strip_sigil(options.instruction).find_first_of("*?[") == std::string_view::npos;
           computations.emplace_back(plain ? std::string(c.name) : fmt::format("{} ({})", c.name, i.name));
           const char* where = m.source->text().data() <= i.name.data() &&
                                       i.name.data() < m.source->text().data() + m.source->text().size()
@@ -453,8 +453,7 @@ std::optional<Target> file_target(const LayoutOptions& options, std::vector<hlo:
   // "matches --match 'x'" for one instruction, "match ..." for several; likewise a glob.
   const std::string_view instruction = strip_sigil(options.instruction);
   auto what = [&](bool one) {
-    if (options.instruction.empty())
-      return fmt::format("{} --match '{}'", one ? "matches" : "match", options.match);
+    if (options.instruction.empty()) return fmt::format("{} --match '{}'", one ? "matches" : "match", options.match);
     if (instruction.find_first_of("*?[") != std::string_view::npos)
       return fmt::format("{} '{}'", one ? "matches" : "match", instruction);
     return fmt::format("named '{}'", instruction);

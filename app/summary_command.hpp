@@ -41,8 +41,8 @@ int run_summary_command(const SummaryOptions& options, std::ostream& out, std::o
 /// The rows `summary` and `report` ask for: as `options` (either command's)
 /// say, with a progress line on `progress` over `modules`.
 template <typename Options>
-analysis::SummaryRequest summary_request(const Options& options, analysis::InstructionFilter filter,
-                                         Progress& progress, const std::vector<hlo::Module>& modules) {
+analysis::SummaryRequest summary_request(const Options& options, analysis::InstructionFilter filter, Progress& progress,
+                                         const std::vector<hlo::Module>& modules) {
   analysis::SummaryRequest request;
   request.all_instructions = options.all_instructions;
   request.target = analysis::parse_target(options.target);

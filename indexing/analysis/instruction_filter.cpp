@@ -10,8 +10,8 @@ namespace hlo_index::analysis {
 namespace {
 
 bool listed(const std::vector<std::string>& names, std::string_view name) {
-  return names.empty() ||
-         std::any_of(names.begin(), names.end(), [&](const std::string& pattern) { return name_matches(pattern, name); });
+  return names.empty() || std::any_of(names.begin(), names.end(),
+                                      [&](const std::string& pattern) { return name_matches(pattern, name); });
 }
 
 // Matches `c` against the set that starts after the `[` at `p`; returns the

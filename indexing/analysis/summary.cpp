@@ -92,8 +92,8 @@ public:
                             const InstructionIndexing& indexing, const InstructionUtilisation& counted) {
     const bool findings_from_key_alone =
         std::all_of(counted.operands.begin(), counted.operands.end(), [](const OperandUtilisation& u) {
-          return !u.defined() ||
-                 (!u.depends_on_runtime && u.distinct_read.exact && u.distinct_read.value == u.operand_elements * u.replicas);
+          return !u.defined() || (!u.depends_on_runtime && u.distinct_read.exact &&
+                                  u.distinct_read.value == u.operand_elements * u.replicas);
         });
     if (!findings_from_key_alone) return linter.lint(ci, ii).size();
     const hlo::Computation& c = module.computations[ci];

@@ -55,8 +55,8 @@ struct SummaryRequest {
   bool all_instructions = false;  // every instruction of the analysed computations, not only fusions
   InstructionFilter filter;
   indexing::AnalysisOptions analysis;
-  std::optional<Target> target;          // the access verdicts' target; none: detected from the module
-  unsigned jobs = 1;  // threads (ordered_work.hpp); 0: one per hardware thread
+  std::optional<Target> target;  // the access verdicts' target; none: detected from the module
+  unsigned jobs = 1;             // threads (ordered_work.hpp); 0: one per hardware thread
   /// Called on the calling thread with the module index of each row, in order (progress); may be empty.
   std::function<void(std::size_t module)> on_row;
 };

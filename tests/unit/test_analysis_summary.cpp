@@ -336,8 +336,7 @@ ENTRY main {
     CAPTURE(row.name);
     std::uint32_t ii = 0;
     while (entry.instructions[ii].name != row.name) ++ii;
-    const std::size_t linted =
-        linter.lint(static_cast<std::uint32_t>(modules[0].computations.size() - 1), ii).size();
+    const std::size_t linted = linter.lint(static_cast<std::uint32_t>(modules[0].computations.size() - 1), ii).size();
     CHECK(row.lint_findings == linted);
   }
   CHECK(rows[0].lint_findings == 0);  // lo_a
