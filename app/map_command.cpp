@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <iostream>
 #include <iterator>
 #include <memory>
@@ -50,7 +51,11 @@ nlohmann::ordered_json count_json(const indexing::Count& c) {
 }
 
 std::string count_text(const indexing::Count& c) {
-  return c.exact ? std::to_string(c.value) : fmt::format("<= {} (upper bound: an isl budget was hit)", c.value);
+  return c.exact
+             ? std::to_string(c.value)
+             : fmt::format(
+                   "<= {} (upper bound: isl was stopped by its budget, the time limit or too deeply nested divisions)",
+                   c.value);
 }
 
 }  // namespace
@@ -88,6 +93,11 @@ void setup_map_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--verify", options->verify,
                 "Check with isl that every simplification kept the relation exactly (slower)");
   add_isl_budget_option(*cmd, options->isl_max_operations);
+  cmd->add_option("--time-limit", options->time_limit,
+                  "Seconds the operation may take (default 60, 0: no limit); past it isl stops as when its "
+                  "budget runs out: simplify prints the map less simplified (still exact), counts become upper "
+                  "bounds, maps are marked approximate, equal answers unknown")
+      ->check(CLI::NonNegativeNumber);
   cmd->callback([options, &exit_code] { exit_code = run_map_command(*options, std::cin, std::cout, std::cerr); });
 }
 
@@ -169,7 +179,11 @@ void render_text(const MapResult& result, const MapOptions& options, std::ostrea
   }
   if (result.equal) {
     const std::optional<bool>& equal = *result.equal;
-    out << (!equal.has_value() ? "unknown (isl budget exhausted)" : *equal ? "equal" : "not equal") << "\n";
+    out << (!equal.has_value()
+                ? "unknown (isl was stopped by its budget, the time limit or too deeply nested divisions)"
+            : *equal ? "equal"
+                     : "not equal")
+        << "\n";
   }
 }
 
@@ -200,6 +214,7 @@ void render_json(const MapResult& result, const MapOptions& options, std::ostrea
 
 int run_map_command(const MapOptions& options, std::istream& in, std::ostream& out, std::ostream& err) {
   ScopedIslLimit limit(options.isl_max_operations);
+  // The clock starts once the maps are read: the limit bounds the operation.
   std::optional<std::vector<IndexingMap>> maps = read_maps(options, in, err);
   if (!maps) return k_exit_input_error;
   if (options.operation == "count" && (*maps)[0].is_undefined()) {
@@ -207,7 +222,14 @@ int run_map_command(const MapOptions& options, std::istream& in, std::ostream& o
     return k_exit_input_error;
   }
   MapResult result;
+  const auto start = std::chrono::steady_clock::now();
+  const indexing::IslContext::Deadline deadline =
+      options.time_limit > 0
+          ? indexing::IslContext::Deadline(start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                       std::chrono::duration<double>(options.time_limit)))
+          : std::nullopt;
   try {
+    const indexing::ScopedIslDeadline scoped_deadline(deadline);
     result = apply(options, std::move(*maps));
   } catch (const std::invalid_argument& e) {
     err << "hlo-index map " << options.operation << ": error: " << e.what() << "\n";
@@ -216,6 +238,11 @@ int run_map_command(const MapOptions& options, std::istream& in, std::ostream& o
     err << "hlo-index map " << options.operation << ": error: " << e.what() << "\n";
     return k_exit_input_error;
   }
+  if (deadline && std::chrono::steady_clock::now() >= *deadline)
+    err << fmt::format(
+        "hlo-index map {}: note: the time limit of {} s was reached; isl stopped where it was (see "
+        "--time-limit)\n",
+        options.operation, options.time_limit);
   if (options.format == "json")
     render_json(result, options, out);
   else

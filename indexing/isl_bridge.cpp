@@ -104,7 +104,16 @@ isl::aff constant_aff(const LocalSpace& ls, std::int64_t v) {
   return isl::manage(check(isl_aff_val_on_domain(isl_local_space_copy(ls.get()), val(v))));
 }
 
-isl::aff to_aff(const Expr& e, const LocalSpace& ls, const Domain& domain) {
+// Nested floordiv/mod deeper than this are not given to isl: some of its
+// routines on integer divisions (isl_basic_map_div_is_known) recurse through
+// every dependent division without counting operations or checking for an
+// abort, so their time grows exponentially with the nesting depth and neither
+// the budget nor the deadline stops them (a chain of 14 ceildiv/mod pairs took
+// 18 s past a 2 s deadline). Real maps nest a few levels; deeper ones are
+// answered as when the budget runs out: soundly, marked approximate.
+constexpr int k_max_isl_division_depth = 16;
+
+isl::aff to_aff(const Expr& e, const LocalSpace& ls, const Domain& domain, int division_depth = 0) {
   switch (e.kind()) {
     case Expr::Kind::kConstant: return constant_aff(ls, e.constant_value());
     case Expr::Kind::kVariable:
@@ -112,11 +121,16 @@ isl::aff to_aff(const Expr& e, const LocalSpace& ls, const Domain& domain) {
           check(isl_aff_var_on_domain(isl_local_space_copy(ls.get()), isl_dim_set, position_of(domain, e.variable()))));
     case Expr::Kind::kSum: {
       isl::aff acc = constant_aff(ls, e.sum_constant());
-      for (const simplify::Term& t : e.terms()) acc = acc.add(to_aff(t.atom, ls, domain).scale(t.coefficient));
+      for (const simplify::Term& t : e.terms())
+        acc = acc.add(to_aff(t.atom, ls, domain, division_depth).scale(t.coefficient));
       return acc;
     }
-    case Expr::Kind::kFloorDiv: return to_aff(e.operand(), ls, domain).scale_down(e.divisor()).floor();
-    case Expr::Kind::kMod: return to_aff(e.operand(), ls, domain).mod(e.divisor());
+    case Expr::Kind::kFloorDiv:
+    case Expr::Kind::kMod: {
+      if (division_depth >= k_max_isl_division_depth) throw IslLimitReached();
+      isl::aff operand = to_aff(e.operand(), ls, domain, division_depth + 1);
+      return e.kind() == Expr::Kind::kMod ? operand.mod(e.divisor()) : operand.scale_down(e.divisor()).floor();
+    }
   }
   return constant_aff(ls, 0);
 }

@@ -10,6 +10,7 @@
 //   stdin: <line>                  (repeatable; lines of standard input)
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <sstream>
 
 #include "app/map_command.hpp"
@@ -77,4 +78,22 @@ TEST_CASE("hlo-index map: golden outputs") {
       CHECK(report.empty());
     }
   }
+}
+
+TEST_CASE("hlo-index map: --time-limit stops isl and says so") {
+  // Counting the image of six nested ceildiv/mod pairs runs for many seconds in isl.
+  std::string chain = "d0";
+  for (int k = 0; k < 6; ++k) chain = "((" + chain + ") ceildiv 2 * 3 + d0) mod 7";
+  app::MapOptions options;
+  options.operation = "count";
+  options.maps = {"(d0) -> (" + chain + "), domain: d0 in [0, 100000]"};
+  options.time_limit = 0.2;
+  std::istringstream in;
+  std::ostringstream out, err;
+  const auto start = std::chrono::steady_clock::now();
+  CHECK(app::run_map_command(options, in, out, err) == 0);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK(seconds < 5);
+  CHECK(out.str().find("image points: <= ") != std::string::npos);
+  CHECK(err.str().find("the time limit of 0.2 s was reached") != std::string::npos);
 }
