@@ -8,6 +8,7 @@
 #include <tuple>
 #include <utility>
 
+#include "indexing/analysis/access_target.hpp"
 #include "indexing/analysis/computation_walk.hpp"
 #include "indexing/analysis/instruction_report.hpp"
 #include "indexing/analysis/linter.hpp"
@@ -142,7 +143,12 @@ SummaryRow summary_row(ModuleAnalysis& analysis, Linter& linter, SummaryMemo& me
   note_maps(indexing, row);
   const InstructionUtilisation counted = instruction_utilisation(analysis, ci, ii, indexing);
   add_counts(counted, row);
-  row.access = access_verdict(read_patterns(module, c, instr, indexing, analysis.offsets(), analysis.patterns()));
+  // The access models do not describe how XLA's matmul emitters read (they
+  // tile the operands themselves; the uncoalesced-read rule skips them too),
+  // so a dot's or convolution's verdict would only mislead.
+  row.access = matmul_emitted(module, c, instr)
+                   ? AccessVerdict{.text = "matmul"}
+                   : access_verdict(read_patterns(module, c, instr, indexing, analysis.offsets(), analysis.patterns()));
   row.lint_findings = memo.lint_findings(linter, module, ci, ii, indexing, counted);
   return row;
 }

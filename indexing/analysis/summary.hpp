@@ -22,7 +22,8 @@ namespace hlo_index::analysis {
 
 /// How an instruction's reads line up across threads, in one word or two.
 struct AccessVerdict {
-  std::string text = "-";    // coalesced, broadcast, strided N, uncoalesced, irregular; "-": nothing judged
+  std::string text = "-";    // coalesced, broadcast, strided N, uncoalesced, irregular; "-": nothing judged;
+                             // matmul: a dot or convolution, or a fusion holding one (not judged)
   int rank = 0;              // worse is higher: - 0, broadcast 1, coalesced 2, strided 3, uncoalesced 4, irregular 5
   double used_fraction = 1;  // of the bytes the target transfers for the reads
 };

@@ -458,3 +458,34 @@ ENTRY main {
   CHECK_FALSE(is_scalar("called"));  // call's to_apply= is a call
   CHECK_FALSE(is_scalar("main"));
 }
+
+TEST_CASE("summary rows: a fusion holding a dot is not judged by the access models, an add is") {
+  // Both read a column-major operand along its rows; the add's loop emitter
+  // reads it 256 elements apart per thread, the dot's matmul emitter tiles it.
+  const std::string text = R"(HloModule m
+fused_dot {
+  a = f32[256,256]{0,1} parameter(0)
+  b = f32[256,256]{1,0} parameter(1)
+  ROOT d = f32[256,256]{1,0} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+fused_add {
+  a = f32[256,256]{0,1} parameter(0)
+  b = f32[256,256]{1,0} parameter(1)
+  ROOT c = f32[256,256]{1,0} add(a, b)
+}
+ENTRY main {
+  a = f32[256,256]{0,1} parameter(0)
+  b = f32[256,256]{1,0} parameter(1)
+  dot_fusion = f32[256,256]{1,0} fusion(a, b), kind=kCustom, calls=fused_dot
+  ROOT add_fusion = f32[256,256]{1,0} fusion(a, b), kind=kLoop, calls=fused_add
+}
+)";
+  analysis::SummaryRequest request;
+  request.target = analysis::Target::kGpu;
+  const std::vector<SummaryRow> rows = rows_of(text, request);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].name == "dot_fusion");
+  CHECK(rows[0].access.text == "matmul");
+  CHECK(rows[1].name == "add_fusion");
+  CHECK(rows[1].access.text == "strided 256");
+}
