@@ -36,6 +36,7 @@ bool isl_steps(IndexingMap& map) {
 bool simplify_symbolic(IndexingMap& map, const MapSimplifyOptions& options) {
   simplify::SimplifyOptions rule_options;
   rule_options.replace_points = options.replace_points;
+  rule_options.solve_range_equalities = options.solve_range_equalities;
   // The replica id is simplified with the results, over the same domain.
   const std::size_t result_count = map.results().size();
   std::vector<Expr>& results = map.results();
@@ -181,10 +182,16 @@ void simplify(IndexingMap& map, SimplifyPolicy policy) {
     case SimplifyPolicy::kNone: return;
     case SimplifyPolicy::kExact: simplify_with_sources(map, whole_map(true), true); return;
     case SimplifyPolicy::kExactRulesOnly: simplify_with_sources(map, whole_map(false), true); return;
-    case SimplifyPolicy::kXlaCompatible: simplify(map, whole_map(false)); return;
+    case SimplifyPolicy::kXlaCompatible: {
+      MapSimplifyOptions o = whole_map(false);
+      o.solve_range_equalities = false;
+      simplify(map, o);
+      return;
+    }
     case SimplifyPolicy::kXlaKeepPoints: {
       MapSimplifyOptions o = whole_map(false);
       o.replace_points = false;
+      o.solve_range_equalities = false;
       o.remove_unused_symbols = false;
       simplify(map, o);
       return;

@@ -50,6 +50,9 @@ struct MapSimplifyOptions {
   bool replace_points = true;
   /// Drop range variables nothing depends on.
   bool remove_unused_symbols = true;
+  /// Replace a range variable an equality constraint fixes by its value
+  /// (simplify::solve_range_equality); XLA does not.
+  bool solve_range_equalities = true;
   /// ... and runtime variables too (XLA's RemoveUnusedSymbols).
   bool remove_unused_runtime_variables = false;
   /// Run the isl steps: exact emptiness, exact variable intervals, removal

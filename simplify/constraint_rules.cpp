@@ -167,4 +167,48 @@ bool merge_mod_constraints(Domain& domain, bool& changed) {
   return true;
 }
 
+namespace {
+
+// The range variable `c` can be solved for: a term of coefficient +-1 whose
+// variable appears nowhere else in the constraint.
+std::optional<Term> solvable_range_term(const Constraint& c) {
+  if (c.interval.lo != c.interval.hi || c.expr.kind() != Expr::Kind::kSum) return std::nullopt;
+  for (const Term& t : c.expr.terms()) {
+    if (!t.atom.is_variable() || t.atom.variable().kind != VarKind::kRange) continue;
+    if (t.coefficient != 1 && t.coefficient != -1) continue;
+    if (uses_variable(c.expr - t.atom * t.coefficient, t.atom.variable())) continue;
+    return t;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool solve_range_equality(std::vector<Expr>& results, Domain& domain, bool& changed) {
+  const std::vector<Constraint>& constraints = domain.constraints();
+  for (std::size_t k = 0; k < constraints.size(); ++k) {
+    const std::optional<Term> term = solvable_range_term(constraints[k]);
+    if (!term) continue;
+    const Var s = term->atom.variable();
+    // coefficient * s + rest = c, coefficient = +-1: s = coefficient * (c - rest).
+    const Expr rest = constraints[k].expr - term->atom * term->coefficient;
+    const Expr value = (Expr::constant(constraints[k].interval.lo) - rest) * term->coefficient;
+    const Interval bounds = domain.bounds(s);
+    std::vector<Constraint> others = domain.take_constraints();
+    others.erase(others.begin() + static_cast<std::ptrdiff_t>(k));
+    const auto replace = [&](Var v) { return v == s ? value : Expr::variable(v); };
+    for (Expr& r : results) {
+      if (uses_variable(r, s)) r = substitute(r, replace);
+    }
+    changed = true;
+    if (!domain.add_constraint(value, bounds)) return false;
+    for (const Constraint& o : others) {
+      if (!domain.add_constraint(uses_variable(o.expr, s) ? substitute(o.expr, replace) : o.expr, o.interval))
+        return false;
+    }
+    return true;
+  }
+  return true;
+}
+
 }  // namespace hlo_index::simplify

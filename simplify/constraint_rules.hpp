@@ -67,4 +67,14 @@ inline constexpr ConstraintRule k_constraint_rules[] = {
 /// when the domain became infeasible; sets `changed`.
 bool merge_mod_constraints(Domain& domain, bool& changed);
 
+/// Map-level rule: a constraint `s + e in [c, c]` (or `-s + e`) on a range
+/// variable s that e does not use fixes s at `c - e` (or `e - c`) for every
+/// value of the other variables. s is replaced by that expression in
+/// `results` and the other constraints, and the equality becomes `c - e in
+/// [s's bounds]`; s is then unused. Exact, because range variables are
+/// existential and exactly one value of s meets the equality: the relation
+/// and the number of its points (reads) stay the same. One variable per
+/// call. Returns false when the domain became infeasible; sets `changed`.
+bool solve_range_equality(std::vector<Expr>& results, Domain& domain, bool& changed);
+
 }  // namespace hlo_index::simplify

@@ -123,6 +123,7 @@ SimplifyStatus simplify_map(std::vector<Expr>& results, Domain& domain, const Si
     }
     bool merged = false;
     if (!merge_mod_constraints(domain, merged)) return SimplifyStatus::kEmpty;
+    if (options.solve_range_equalities && !solve_range_equality(results, domain, merged)) return SimplifyStatus::kEmpty;
     if (domain.has_empty_bounds()) return SimplifyStatus::kEmpty;
     if (domain == before) break;
     changed = true;

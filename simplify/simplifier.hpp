@@ -15,6 +15,9 @@ struct SimplifyOptions {
   /// Replace subexpressions (including variables) whose range is a single
   /// value by that value. XLA's kReplace; off is its kPreserve.
   bool replace_points = true;
+  /// Replace a range variable an equality constraint fixes by its value
+  /// (solve_range_equality). XLA does not; off reproduces its maps.
+  bool solve_range_equalities = false;
 };
 
 /// Simplifies one expression with the ranges of `domain` (its constraints

@@ -1,6 +1,8 @@
 // Every simplifier rule: one case where it fires, one where it must not.
 #include <catch2/catch.hpp>
 
+#include <map>
+
 #include "simplify/constraint_rules.hpp"
 #include "simplify/expr_print.hpp"
 #include "simplify/expr_rules.hpp"
@@ -232,4 +234,86 @@ TEST_CASE("the seed document's simplifier examples come out as documented", "[si
   CHECK(simplified({floor_div(lin2, 8), mod(lin2, 8)}, dims({{0, 9}, {0, 9}, {0, 9}})) ==
         "d0 * 2 + (d1 * 4 + d2) floordiv 8, (d1 * 4 + d2) mod 8");
   CHECK(simplified({-floor_div(d(0) * -11 - d(1) + 109, 11) + 9}, dims({{0, 9}, {0, 10}})) == "d0");
+}
+
+TEST_CASE("solve_range_equality replaces a range variable an equality fixes", "[simplify][rules]") {
+  // d0 in [0, 9], s0 in [0, 15], s1 in [0, 3]; s0 + d0 in [15, 15] fixes s0 = 15 - d0.
+  Domain dom({{{0, 9}, ""}}, {{{0, 15}, ""}, {{0, 3}, ""}}, {});
+  REQUIRE(dom.add_constraint(s(0) + d(0), {15, 15}));
+  REQUIRE(dom.add_constraint(s(0) + s(1), {0, 14}));
+  std::vector<Expr> results{s(0) * 2 + s(1), d(0)};
+  bool changed = false;
+  REQUIRE(solve_range_equality(results, dom, changed));
+  CHECK(changed);
+  CHECK(to_string(results[0]) == "d0 * -2 + s1 + 30");
+  CHECK(to_string(results[1]) == "d0");
+  std::vector<std::string> constraints;
+  for (const Constraint& c : dom.constraints()) constraints.push_back(to_string(c.expr));
+  // The equality became "15 - d0 in s0's bounds"; the other constraint has s0 replaced.
+  CHECK(constraints == std::vector<std::string>{"-d0 + 15", "-d0 + s1 + 15"});
+
+  // Must not fire: a coefficient other than +-1, an interval of several values,
+  // only dimensions, or the variable also under a division.
+  for (const auto& [expr, interval] : std::vector<std::pair<Expr, Interval>>{
+           {s(0) * 2 + d(0), {8, 8}},
+           {s(0) + d(0), {4, 5}},
+           {d(0) + d(1), {3, 3}},
+           {s(0) + floor_div(s(0) + d(0), 2), {6, 6}},
+       }) {
+    Domain other({{{0, 9}, ""}, {{0, 9}, ""}}, {{{0, 15}, ""}}, {});
+    REQUIRE(other.add_constraint(expr, interval));
+    std::vector<Expr> kept{s(0)};
+    bool other_changed = false;
+    REQUIRE(solve_range_equality(kept, other, other_changed));
+    CHECK_FALSE(other_changed);
+    CHECK(to_string(kept[0]) == "s0");
+  }
+}
+
+TEST_CASE("solve_range_equality keeps the relation and its number of points (enumeration)", "[simplify][rules]") {
+  // Every (d0, d1) -> results pair and how many (d, s) points give it, before
+  // and after, over equalities with each sign and offset.
+  for (std::int64_t sign : {1, -1}) {
+    for (std::int64_t offset = -2; offset <= 6; ++offset) {
+      DYNAMIC_SECTION("sign " << sign << " offset " << offset) {
+        Domain dom({{{0, 4}, ""}, {{0, 3}, ""}}, {{{0, 5}, ""}, {{0, 3}, ""}}, {});
+        const Expr equality = s(0) * sign + d(0) - d(1) + s(1);
+        if (!dom.add_constraint(equality, {offset, offset})) continue;
+        const std::vector<Expr> before{s(0) + d(1), mod(s(0) + s(1), 3)};
+        std::vector<Expr> after = before;
+        Domain solved = dom;
+        bool changed = false;
+        const bool feasible = solve_range_equality(after, solved, changed);
+        CHECK(changed);
+        auto points = [](const std::vector<Expr>& results, const Domain& domain, bool skip_s0) {
+          std::map<std::vector<std::int64_t>, int> out;
+          for (std::int64_t a = 0; a <= 4; ++a)
+            for (std::int64_t b = 0; b <= 3; ++b)
+              for (std::int64_t x = 0; x <= 5; ++x)
+                for (std::int64_t y = 0; y <= 3; ++y) {
+                  if (skip_s0 && x != 0) continue;  // s0 is unused after solving
+                  const std::int64_t dv[] = {a, b}, sv[] = {x, y};
+                  const VarValues v{dv, sv, {}};
+                  bool in = true;
+                  for (Var var : domain.all_variables()) {
+                    const bool unused = skip_s0 && var == Var{VarKind::kRange, 0};
+                    in = in && (unused || domain.bounds(var).contains(v[var]));
+                  }
+                  for (const Constraint& c : domain.constraints()) in = in && c.interval.contains(evaluate(c.expr, v));
+                  if (!in) continue;
+                  std::vector<std::int64_t> key{a, b};
+                  for (const Expr& r : results) key.push_back(evaluate(r, v));
+                  ++out[key];
+                }
+          return out;
+        };
+        const auto expected = points(before, dom, false);
+        if (!feasible) {
+          CHECK(expected.empty());
+        } else {
+          CHECK(points(after, solved, true) == expected);
+        }
+      }
+    }
+  }
 }
