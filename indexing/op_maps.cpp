@@ -108,6 +108,21 @@ constexpr FamilyMaps k_family_maps[] = {
     // Composed by IndexingAnalysis (conditional_maps.cpp).
     {F::kConditional, [](Op op, Index, Style) -> Sets { no_maps(op); },
                       [](Op op, Index, Style) -> Sets { no_maps(op); }},
+    {F::kScaledDot, [](Op op, Index, Style) { return o2i_scaled_dot(op); },
+                    [](Op op, Index operand, Style) { return i2o_scaled_dot(op, operand); }},
+    {F::kSelectAndScatter, [](Op op, Index output, Style) { return o2i_select_and_scatter(op, output); },
+                           [](Op op, Index operand, Style) { return i2o_select_and_scatter(op, operand); }},
+    {F::kScan, [](Op op, Index output, Style) { return o2i_scan(op, output); },
+               [](Op op, Index operand, Style) { return i2o_scan(op, operand); }},
+    {F::kFft, [](Op op, Index output, Style) { return o2i_fft(op, output); },
+              [](Op op, Index operand, Style) { return i2o_fft(op, operand); }},
+    {F::kTriangularSolve, [](Op op, Index output, Style) { return o2i_triangular_solve(op, output); },
+                          [](Op op, Index operand, Style) { return i2o_triangular_solve(op, operand); }},
+    {F::kCholesky, [](Op op, Index output, Style) { return o2i_cholesky(op, output); },
+                   [](Op op, Index operand, Style) { return i2o_cholesky(op, operand); }},
+    // Composed by IndexingAnalysis (async_maps.cpp).
+    {F::kAsyncStart, [](Op op, Index, Style) -> Sets { no_maps(op); },
+                     [](Op op, Index, Style) -> Sets { no_maps(op); }},
 };
 // clang-format on
 
