@@ -24,8 +24,19 @@ std::vector<std::int64_t> without(std::vector<std::int64_t> dims, std::size_t d)
   return dims;
 }
 
-// The shapes of an elementwise scan, or none when they do not fit one
-// (to_apply on slices): then the maps are the whole operands, approximate.
+// Whether to_apply takes scalars only.
+bool applies_to_scalars(const OpContext& op) {
+  const auto callees = op.computation.callees_of(op.instruction());
+  if (callees.size() != 1) return false;
+  for (const hlo::Instruction& i : op.module.computations[callees[0]].instructions) {
+    const hlo::Shape& shape = op.module.shape_of(i);
+    if (i.opcode == hlo::Opcode::kParameter && (shape.is_tuple || !shape.dims.empty())) return false;
+  }
+  return true;
+}
+
+// The shapes of an elementwise scan, or none when it is not one (to_apply
+// on slices): then the maps are the whole operands, approximate.
 std::optional<ScanShapes> scan_shapes(const OpContext& op) {
   const auto dimensions = op.required_int_list("dimensions");
   const auto carries = op.int_attribute("num_carries");
@@ -41,6 +52,7 @@ std::optional<ScanShapes> scan_shapes(const OpContext& op) {
   if (dimensions[0] < 0 || static_cast<std::size_t>(dimensions[0]) >= s.dims.size())
     throw Unsupported("the scan dimension is not a dimension of the inputs");
   s.dimension = static_cast<std::size_t>(dimensions[0]);
+  if (!applies_to_scalars(op)) return std::nullopt;
   const auto carry = without(s.dims, s.dimension);
   for (std::size_t j = 0; j < s.inputs; ++j)
     if (op.operand_dims(j) != s.dims) return std::nullopt;
