@@ -167,10 +167,12 @@ std::string module_text(const std::string& computations, const std::vector<Opera
     names += (j ? ", " : "") + operands[j].name;
   }
   op.replace(op.find("{}"), 2, names);
-  if (!fused) return fmt::format("HloModule m\n{}ENTRY e {{\n{}  ROOT result = {} {}\n}}\n", computations, params, result, op);
-  return fmt::format("HloModule m\n{}fused {{\n{}  ROOT result = {} {}\n}}\nENTRY e {{\n{}  ROOT f = {} fusion({}), "
-                     "kind=kLoop, calls=fused\n}}\n",
-                     computations, params, result, op, params, result, names);
+  if (!fused)
+    return fmt::format("HloModule m\n{}ENTRY e {{\n{}  ROOT result = {} {}\n}}\n", computations, params, result, op);
+  return fmt::format(
+      "HloModule m\n{}fused {{\n{}  ROOT result = {} {}\n}}\nENTRY e {{\n{}  ROOT f = {} fusion({}), "
+      "kind=kLoop, calls=fused\n}}\n",
+      computations, params, result, op, params, result, names);
 }
 
 Deps unite(Deps a, const Deps& b) {
