@@ -522,3 +522,78 @@ TEST_CASE("async-start/-update/-done: the wrapped computation's maps, as a call'
     }
   }
 }
+
+TEST_CASE("custom-call targets: SliceToDynamic, math functions, softmax and layer norm",
+          "[op-bruteforce][custom-call]") {
+  test::Rng rng(2608);
+  for (int round = 0; round < 30; ++round) {
+    const std::size_t rank = static_cast<std::size_t>(rng.uniform(1, 3));
+    const auto dims = random_dims(rng, rank, 4);
+    const std::string f = shape_text("f32", dims);
+    const std::size_t last = rank - 1;
+    std::vector<Operand> operands{{"x", f}};
+    std::string result = f, op;
+    Reference reference;
+    switch (round % 5) {
+      case 0: {
+        // SliceToDynamic(x, sizes...): x at the same index; every element reads every size.
+        for (std::size_t i = 0; i < rank; ++i) operands.push_back({fmt::format("n{}", i), "s32[]"});
+        std::vector<std::string> bounded;
+        for (std::int64_t d : dims) bounded.push_back(fmt::format("<={}", d));
+        result = fmt::format("f32[{}]", fmt::join(bounded, ","));
+        op = "custom-call({}), custom_call_target=\"SliceToDynamic\"";
+        reference = [&](std::size_t, const Point& o) {
+          Deps d{{0, o}};
+          for (std::size_t i = 0; i < rank; ++i) d.insert({i + 1, {}});
+          return Reads{d, d};
+        };
+        break;
+      }
+      case 1:
+      case 2: {
+        // Asinh(x), Polygamma(n, x): elementwise.
+        const bool polygamma = round % 5 == 2;
+        if (polygamma) operands.push_back({"y", f});
+        op = fmt::format("custom-call({{}}), custom_call_target=\"xla_builder.math.{}\"",
+                         polygamma ? "Polygamma" : "Asinh");
+        reference = [&, polygamma](std::size_t, const Point& o) {
+          Deps d{{0, o}};
+          if (polygamma) d.insert({1, o});
+          return Reads{d, d};
+        };
+        break;
+      }
+      case 3: {
+        // softmax along the last dimension: the sum of exponentials over it.
+        op = "custom-call({}), custom_call_target=\"te_scaled_softmax_forward_ffi\"";
+        reference = [&](std::size_t, const Point& o) {
+          Deps d;
+          for (std::int64_t k = 0; k < dims[last]; ++k) {
+            Point p = o;
+            p[last] = k;
+            d.insert({0, p});
+          }
+          return Reads{d, d};
+        };
+        break;
+      }
+      default: {
+        // layer norm: mean and variance over the last dimension, then scale and shift at the element.
+        operands.push_back({"scale", shape_text("f32", {dims[last]})});
+        operands.push_back({"shift", shape_text("f32", {dims[last]})});
+        op = "custom-call({}), custom_call_target=\"__onednn$layernorm\"";
+        reference = [&](std::size_t, const Point& o) {
+          Deps d{{1, {o[last]}}, {2, {o[last]}}};
+          for (std::int64_t k = 0; k < dims[last]; ++k) {
+            Point p = o;
+            p[last] = k;
+            d.insert({0, p});
+          }
+          return Reads{d, d};
+        };
+        break;
+      }
+    }
+    check_root(module_text("", operands, result, op, round % 3 == 2), reference);
+  }
+}
