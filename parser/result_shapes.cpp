@@ -854,8 +854,7 @@ std::optional<Shape> infer_passthrough(Opcode opcode, std::span<const Shape* con
     case Opcode::kAddDependency:  // the data operand
     case Opcode::kDomain:
     case Opcode::kOptBarrier:
-    case Opcode::kWhile:             // the initial value
-    case Opcode::kSelectAndScatter:  // the operand scattered into
+    case Opcode::kWhile:  // the initial value
       if (operands.empty()) return std::nullopt;
       return *operands[0];
     case Opcode::kSort: {

@@ -539,6 +539,7 @@ TEST_CASE("custom-call targets: SliceToDynamic, math functions, softmax and laye
         // SliceToDynamic(x, sizes...): x at the same index; every element reads every size.
         for (std::size_t i = 0; i < rank; ++i) operands.push_back({fmt::format("n{}", i), "s32[]"});
         std::vector<std::string> bounded;
+        bounded.reserve(dims.size());
         for (std::int64_t d : dims) bounded.push_back(fmt::format("<={}", d));
         result = fmt::format("f32[{}]", fmt::join(bounded, ","));
         op = "custom-call({}), custom_call_target=\"SliceToDynamic\"";
