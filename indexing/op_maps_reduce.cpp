@@ -206,6 +206,10 @@ IndexingMap into_scale(IndexingMap map, const std::vector<std::int64_t>& blocks)
 std::vector<MapSet> o2i_scaled_dot(const OpContext& op) {
   std::vector<MapSet> sets = o2i_dot(op);
   for (std::size_t k = 0; k < 2; ++k) {
+    if (op.operand_dims(k + 2).empty()) {  // one scale for the whole operand
+      sets.push_back({build::scalar(op.output_dims(0))});
+      continue;
+    }
     const auto blocks = scale_blocks(op.operand_dims(k), op.operand_dims(k + 2));
     sets.push_back({into_scale(sets[k].front(), blocks)});
   }

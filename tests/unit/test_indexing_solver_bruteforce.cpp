@@ -314,17 +314,21 @@ TEST_CASE("scan: the inputs up to the position, through the carries", "[op-brute
 
 TEST_CASE("scaled-dot: the dot's operands and the scale of every block read", "[op-bruteforce][dot]") {
   test::Rng rng(2603);
+  int scalar_scales = 0;
   for (int round = 0; round < 20; ++round) {
     const std::int64_t m = rng.uniform(1, 3), n = rng.uniform(1, 3), block = rng.uniform(1, 3);
     const std::int64_t blocks = rng.uniform(1, 3), k = block * blocks;
     const bool rhs_transposed = rng.chance(50);            // rhs [n, k] contracting 1, else [k, n] contracting 0
     const std::int64_t lhs_rows = rng.chance(50) ? m : 1;  // the lhs scale per row, or one for all rows
+    const bool scalar_rhs_scale = rng.chance(25);          // one scale for all of rhs
+    scalar_scales += scalar_rhs_scale;
     const std::vector<Operand> operands{
         {"l", shape_text("f32", {m, k})},
         {"r", shape_text("f32", rhs_transposed ? std::vector<std::int64_t>{n, k} : std::vector<std::int64_t>{k, n})},
         {"ls", shape_text("f32", {lhs_rows, blocks})},
-        {"rs", shape_text("f32", rhs_transposed ? std::vector<std::int64_t>{n, blocks}
-                                                : std::vector<std::int64_t>{blocks, n})}};
+        {"rs", scalar_rhs_scale ? "f32[]"
+                                : shape_text("f32", rhs_transposed ? std::vector<std::int64_t>{n, blocks}
+                                                                   : std::vector<std::int64_t>{blocks, n})}};
     const std::string op = fmt::format("scaled-dot({{}}), lhs_contracting_dims={{1}}, rhs_contracting_dims={{{}}}",
                                        rhs_transposed ? 1 : 0);
     // out[i, j] = sum_c l[i, c] * ls[i / (m / lhs_rows), c / block] * r[c, j] * rs[c / block, j].
@@ -334,12 +338,13 @@ TEST_CASE("scaled-dot: the dot's operands and the scale of every block read", "[
         deps.insert({0, {o[0], c}});
         deps.insert({2, {o[0] / (m / lhs_rows), c / block}});
         deps.insert({1, rhs_transposed ? Point{o[1], c} : Point{c, o[1]}});
-        deps.insert({3, rhs_transposed ? Point{o[1], c / block} : Point{c / block, o[1]}});
+        deps.insert({3, scalar_rhs_scale ? Point{} : rhs_transposed ? Point{o[1], c / block} : Point{c / block, o[1]}});
       }
       return Reads{deps, deps};
     };
     check_root(module_text("", operands, shape_text("f32", {m, n}), op, round % 3 == 2), reference);
   }
+  CHECK(scalar_scales > 0);
 }
 
 TEST_CASE("fft: the whole transformed dimensions of the same batch index", "[op-bruteforce][fft]") {
