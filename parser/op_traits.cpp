@@ -34,7 +34,8 @@ constexpr std::string_view k_custom_call[] = {"custom_call_target", "backend_con
 constexpr std::string_view k_feature_index[] = {"feature_index"};
 constexpr std::string_view k_collective_groups[] = {"dimensions", "replica_groups"};
 constexpr std::string_view k_loop[] = {"body", "condition"};
-constexpr std::string_view k_scan[] = {"dimensions", "num_carries", "is_reverse"};
+// scan: to_apply too, whose parameters (scalars or slices) decide the maps.
+constexpr std::string_view k_scan[] = {"dimensions", "num_carries", "is_reverse", "to_apply"};
 constexpr std::string_view k_fft[] = {"fft_type", "fft_length"};
 constexpr std::string_view k_triangular_solve[] = {"left_side", "lower", "unit_diagonal", "transpose_a"};
 constexpr std::string_view k_cholesky[] = {"lower"};

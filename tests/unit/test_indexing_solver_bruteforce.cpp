@@ -603,3 +603,30 @@ TEST_CASE("custom-call targets: SliceToDynamic, math functions, softmax and laye
     check_root(module_text("", operands, result, op, round % 3 == 2), reference);
   }
 }
+
+TEST_CASE("scan: equal shapes, a to_apply on scalars and one on slices, are told apart", "[op-bruteforce][scan]") {
+  // f32[4,3] along dimension 0 with an f32[3] carry: elementwise with a scalar to_apply, whole
+  // operands (approximate) with a to_apply on the f32[3] slices; the per-op memo keys on to_apply.
+  const std::string text =
+      "HloModule m\n"
+      "scalars {\n  x = f32[] parameter(0)\n  c = f32[] parameter(1)\n  s = f32[] add(x, c)\n"
+      "  ROOT t = (f32[], f32[]) tuple(s, s)\n}\n"
+      "slices {\n  x = f32[3] parameter(0)\n  c = f32[3] parameter(1)\n  s = f32[3] add(x, c)\n"
+      "  ROOT t = (f32[3], f32[3]) tuple(s, s)\n}\n"
+      "ENTRY e {\n  w = f32[4,3] parameter(0)\n  c = f32[3] parameter(1)\n"
+      "  a = (f32[4,3], f32[3]) scan(w, c), dimensions={0}, num_carries=1, to_apply=scalars\n"
+      "  b = (f32[4,3], f32[3]) scan(w, c), dimensions={0}, num_carries=1, to_apply=slices\n"
+      "  ROOT t = ((f32[4,3], f32[3]), (f32[4,3], f32[3])) tuple(a, b)\n}\n";
+  const std::vector<hlo::Module> modules = test::parse_ok(text);
+  const hlo::Module& m = modules[0];
+  indexing::IndexingAnalysis analysis(m, {});
+  const auto elementwise = analysis.output_to_input(m.entry, 2, 0);
+  const auto on_slices = analysis.output_to_input(m.entry, 3, 0);
+  REQUIRE(elementwise.at(0).size() == 1);
+  REQUIRE(on_slices.at(0).size() == 1);
+  CHECK_FALSE(elementwise[0][0].approximate());
+  CHECK(on_slices[0][0].approximate());
+  // (1, 2) reads w[0..1, 2] alone; on slices it may read all of w.
+  CHECK(relation_of(elementwise[0], false).size() == (1 + 2 + 3 + 4) * 3);
+  CHECK(relation_of(on_slices[0], false).size() == 12 * 12);
+}
