@@ -2,6 +2,7 @@
 // built by the functions k_family_maps names, one family per op_maps_*.cpp.
 #include "indexing/op_maps.hpp"
 
+#include "indexing/inverse.hpp"
 #include "indexing/op_maps_internal.hpp"
 #include "parser/op_traits.hpp"
 
@@ -14,6 +15,25 @@ std::vector<MapSet> one_each(std::vector<IndexingMap> maps) {
   out.reserve(maps.size());
   for (IndexingMap& m : maps) out.push_back(MapSet{std::move(m)});
   return out;
+}
+
+std::vector<MapSet> maps_by_inverse(const OpContext& op, std::size_t operand,
+                                    std::vector<MapSet> (*o2i)(const OpContext&, std::size_t)) {
+  std::vector<MapSet> sets(op.output_count());
+  for (std::size_t k = 0; k < op.output_count(); ++k) {
+    const std::vector<MapSet> reads = o2i(op, k);
+    for (const IndexingMap& m : reads.at(operand)) {
+      if (!m.is_defined()) {
+        if (m.is_undefined()) sets[k].push_back(m);
+        continue;
+      }
+      for (IndexingMap& piece : inverse(m)) {
+        if (m.approximate()) piece.mark_approximate();
+        sets[k].push_back(std::move(piece));
+      }
+    }
+  }
+  return sets;
 }
 
 }  // namespace detail

@@ -10,6 +10,11 @@ namespace hlo_index::indexing::detail {
 /// Each map as a set of its own.
 std::vector<MapSet> one_each(std::vector<IndexingMap> maps);
 
+/// Operand `operand` -> each output: the inverses (indexing/inverse.hpp) of
+/// the maps `o2i` gives into the operand, approximate where those are.
+std::vector<MapSet> maps_by_inverse(const OpContext& op, std::size_t operand,
+                                    std::vector<MapSet> (*o2i)(const OpContext&, std::size_t));
+
 inline std::uint32_t u32(std::size_t i) { return static_cast<std::uint32_t>(i); }
 
 /// The input count of a variadic op with n inputs followed by n init values
@@ -118,10 +123,6 @@ std::vector<MapSet> o2i_triangular_solve(const OpContext& op, std::size_t output
 std::vector<MapSet> i2o_triangular_solve(const OpContext& op, std::size_t operand);
 std::vector<MapSet> o2i_cholesky(const OpContext& op, std::size_t output);
 std::vector<MapSet> i2o_cholesky(const OpContext& op, std::size_t operand);
-/// Operand `operand` -> each output: the inverses (indexing/inverse.hpp) of
-/// the maps `o2i` gives into the operand, approximate where those are.
-std::vector<MapSet> maps_by_inverse(const OpContext& op, std::size_t operand,
-                                    std::vector<MapSet> (*o2i)(const OpContext&, std::size_t));
 
 // op_maps_scan.cpp
 std::vector<MapSet> o2i_scan(const OpContext& op, std::size_t output);

@@ -4,29 +4,9 @@
 // the output -> operand maps (maps_by_inverse).
 #include <string>
 
-#include "indexing/inverse.hpp"
 #include "indexing/op_maps_internal.hpp"
 
 namespace hlo_index::indexing::detail {
-
-std::vector<MapSet> maps_by_inverse(const OpContext& op, std::size_t operand,
-                                    std::vector<MapSet> (*o2i)(const OpContext&, std::size_t)) {
-  std::vector<MapSet> sets(op.output_count());
-  for (std::size_t k = 0; k < op.output_count(); ++k) {
-    const std::vector<MapSet> reads = o2i(op, k);
-    for (const IndexingMap& m : reads.at(operand)) {
-      if (!m.is_defined()) {
-        if (m.is_undefined()) sets[k].push_back(m);
-        continue;
-      }
-      for (IndexingMap& piece : inverse(m)) {
-        if (m.approximate()) piece.mark_approximate();
-        sets[k].push_back(std::move(piece));
-      }
-    }
-  }
-  return sets;
-}
 
 namespace {
 
