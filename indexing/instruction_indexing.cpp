@@ -270,6 +270,9 @@ std::vector<MapSet> IndexingAnalysis::op_maps(std::uint32_t computation, std::ui
     if (hlo::op_traits(instr.opcode).maps == hlo::MapFamily::kConditional) {
       return conditional_maps(computation, instruction, index, forward);
     }
+    if (hlo::op_traits(instr.opcode).maps == hlo::MapFamily::kAsyncStart) {
+      return async_start_maps(computation, instruction, index, forward);
+    }
     // Signatures grow with the operand list; wide ops (tuples) are cheap to rebuild.
     const bool memoised = !hlo::op_traits(instr.opcode).runtime_offsets && instr.operand_count <= 8;
     std::string key;

@@ -126,6 +126,9 @@ private:
   std::vector<MapSet> walk_input_to_output(std::uint32_t callee, std::size_t operand);
   std::vector<MapSet> called_maps(std::uint32_t computation, std::uint32_t instruction, std::size_t index,
                                   bool forward);
+  /// async_maps.cpp: async-start's result element composed through the wrapped computation.
+  std::vector<MapSet> async_start_maps(std::uint32_t computation, std::uint32_t instruction, std::size_t index,
+                                       bool forward);
   /// conditional_maps.cpp: each branch's composed maps, when the branch index selects it.
   std::vector<MapSet> conditional_maps(std::uint32_t computation, std::uint32_t instruction, std::size_t index,
                                        bool forward);

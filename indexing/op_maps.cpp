@@ -2,6 +2,7 @@
 // built by the functions k_family_maps names, one family per op_maps_*.cpp.
 #include "indexing/op_maps.hpp"
 
+#include "indexing/inverse.hpp"
 #include "indexing/op_maps_internal.hpp"
 #include "parser/op_traits.hpp"
 
@@ -14,6 +15,25 @@ std::vector<MapSet> one_each(std::vector<IndexingMap> maps) {
   out.reserve(maps.size());
   for (IndexingMap& m : maps) out.push_back(MapSet{std::move(m)});
   return out;
+}
+
+std::vector<MapSet> maps_by_inverse(const OpContext& op, std::size_t operand,
+                                    std::vector<MapSet> (*o2i)(const OpContext&, std::size_t)) {
+  std::vector<MapSet> sets(op.output_count());
+  for (std::size_t k = 0; k < op.output_count(); ++k) {
+    const std::vector<MapSet> reads = o2i(op, k);
+    for (const IndexingMap& m : reads.at(operand)) {
+      if (!m.is_defined()) {
+        if (m.is_undefined()) sets[k].push_back(m);
+        continue;
+      }
+      for (IndexingMap& piece : inverse(m)) {
+        if (m.approximate()) piece.mark_approximate();
+        sets[k].push_back(std::move(piece));
+      }
+    }
+  }
+  return sets;
 }
 
 }  // namespace detail
@@ -108,6 +128,21 @@ constexpr FamilyMaps k_family_maps[] = {
     // Composed by IndexingAnalysis (conditional_maps.cpp).
     {F::kConditional, [](Op op, Index, Style) -> Sets { no_maps(op); },
                       [](Op op, Index, Style) -> Sets { no_maps(op); }},
+    {F::kScaledDot, [](Op op, Index, Style) { return o2i_scaled_dot(op); },
+                    [](Op op, Index operand, Style) { return i2o_scaled_dot(op, operand); }},
+    {F::kSelectAndScatter, [](Op op, Index output, Style) { return o2i_select_and_scatter(op, output); },
+                           [](Op op, Index operand, Style) { return i2o_select_and_scatter(op, operand); }},
+    {F::kScan, [](Op op, Index output, Style) { return o2i_scan(op, output); },
+               [](Op op, Index operand, Style) { return i2o_scan(op, operand); }},
+    {F::kFft, [](Op op, Index output, Style) { return o2i_fft(op, output); },
+              [](Op op, Index operand, Style) { return i2o_fft(op, operand); }},
+    {F::kTriangularSolve, [](Op op, Index output, Style) { return o2i_triangular_solve(op, output); },
+                          [](Op op, Index operand, Style) { return i2o_triangular_solve(op, operand); }},
+    {F::kCholesky, [](Op op, Index output, Style) { return o2i_cholesky(op, output); },
+                   [](Op op, Index operand, Style) { return i2o_cholesky(op, operand); }},
+    // Composed by IndexingAnalysis (async_maps.cpp).
+    {F::kAsyncStart, [](Op op, Index, Style) -> Sets { no_maps(op); },
+                     [](Op op, Index, Style) -> Sets { no_maps(op); }},
 };
 // clang-format on
 

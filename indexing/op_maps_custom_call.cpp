@@ -14,6 +14,9 @@ enum class TargetMaps {
   kIdentity,                // the result is operand 0, unchanged (annotations, memory-space moves)
   kNothingRead,             // no operand element is read
   kTopK,                    // (values, indices) of the k largest along the last dimension
+  kElementwise,             // an elementwise function (scalar operands read by every element)
+  kSoftmax,                 // softmax along the last dimension: the whole last dimension of operand 0
+  kLayerNorm,               // normalised along the last dimension, scale/shift per element of it
   kFusedAttentionForward,   // Transformer Engine (op_maps_fused_attention.cpp)
   kFusedAttentionBackward,  // likewise
   // A kernel with no published per-element semantics that can only read its
@@ -38,13 +41,24 @@ constexpr KnownTarget k_targets[] = {
     {"MoveToHost", TargetMaps::kIdentity, "XLA host offloading: operand 0 moved to host memory"},
     {"SetBound", TargetMaps::kIdentity, "XLA: sets the bound of a dynamic dimension of operand 0"},
     {"Sharding", TargetMaps::kIdentity, "XLA SPMD: a sharding annotation on operand 0"},
+    {"SliceToDynamic", TargetMaps::kElementwise,
+     "XLA dynamic padder (dynamic_padder.cc): operand 0 with the sizes of its dimensions (scalar operands) set"},
     {"TopK", TargetMaps::kTopK, "XLA: TopK custom-call (the k largest along the last dimension)"},
+    {"__onednn$layernorm", TargetMaps::kLayerNorm,
+     "XLA CPU oneDNN rewriter (onednn_layer_norm.cc): oneDNN layer normalization over the last dimension, "
+     "then scale (and shift) per element of it"},
     {"te_fused_attn_backward_ffi", TargetMaps::kFusedAttentionBackward,
      "NVIDIA TransformerEngine, transformer_engine/jax/csrc/extensions/attention.cpp"},
     {"te_fused_attn_forward_ffi", TargetMaps::kFusedAttentionForward,
      "NVIDIA TransformerEngine, transformer_engine/jax/csrc/extensions/attention.cpp"},
+    {"te_scaled_softmax_forward_ffi", TargetMaps::kSoftmax,
+     "NVIDIA TransformerEngine, transformer_engine/jax/csrc/extensions/softmax.cpp: softmax(scale * x) along the "
+     "last dimension"},
     {"tpu_custom_call", TargetMaps::kKernelReadsWholeOperands,
      "JAX Pallas/Mosaic TPU kernel: arbitrary code over its operand buffers, no per-element semantics"},
+    {"xla_builder.math.Asinh", TargetMaps::kElementwise, "XLA client library (xla/hlo/builder/lib/math.h): Asinh"},
+    {"xla_builder.math.Polygamma", TargetMaps::kElementwise,
+     "XLA client library (xla/hlo/builder/lib/math.h): Polygamma(n, x), elementwise"},
 };
 
 std::string_view target_of(const OpContext& op) {
@@ -70,6 +84,30 @@ void require_identity_shapes(const OpContext& op) {
                           .append("' expects one operand of the result's shape"));
 }
 
+std::size_t require_one_operand(const OpContext& op, std::size_t index) {
+  if (op.operand_count() != 1 || op.shape().is_tuple)
+    throw Unsupported(std::string("custom-call target '").append(target_of(op)).append("' expects one operand"));
+  return index;
+}
+
+// Output element (.., i) reads the whole last dimension of operand 0 (the
+// mean and variance) and element i of each scale/shift operand.
+std::vector<MapSet> o2i_layer_norm(const OpContext& op, std::size_t output) {
+  const auto out = op.output_dims(output);
+  if (op.shape().is_tuple || out.empty() || op.operand_count() == 0 || op.operand_dims(0) != out)
+    throw Unsupported("__onednn$layernorm expects an input of the result's shape");
+  const std::size_t last = out.size() - 1;
+  std::vector<Expr> line = build::dims(out.size());
+  line[last] = Expr::range(0);
+  std::vector<IndexingMap> maps{build::map(out, std::move(line), {out[last]})};
+  for (std::size_t k = 1; k < op.operand_count(); ++k) {
+    if (op.operand_dims(k) != std::vector<std::int64_t>{out[last]})
+      throw Unsupported("__onednn$layernorm expects scale and shift along the last dimension");
+    maps.push_back(build::map(out, {Expr::dim(u32(last))}));
+  }
+  return one_each(std::move(maps));
+}
+
 }  // namespace
 
 std::vector<MapSet> o2i_custom_call(const OpContext& op, std::size_t output) {
@@ -82,6 +120,9 @@ std::vector<MapSet> o2i_custom_call(const OpContext& op, std::size_t output) {
     }
     case TargetMaps::kNothingRead: return std::vector<MapSet>(op.operand_count());
     case TargetMaps::kTopK: return o2i_sort(op, output);
+    case TargetMaps::kElementwise: return o2i_elementwise(op);
+    case TargetMaps::kSoftmax: return o2i_sort(op, require_one_operand(op, output));
+    case TargetMaps::kLayerNorm: return o2i_layer_norm(op, output);
     case TargetMaps::kFusedAttentionForward: return o2i_fused_attention(op, output, false);
     case TargetMaps::kFusedAttentionBackward: return o2i_fused_attention(op, output, true);
     case TargetMaps::kKernelReadsWholeOperands: {
@@ -104,6 +145,11 @@ std::vector<MapSet> i2o_custom_call(const OpContext& op, std::size_t operand) {
     }
     case TargetMaps::kNothingRead: return std::vector<MapSet>(op.output_count());
     case TargetMaps::kTopK: return i2o_sort(op, operand);
+    case TargetMaps::kElementwise:
+      (void)o2i_elementwise(op);  // checks the shapes
+      return i2o_elementwise(op, operand, MapStyle::kExact);
+    case TargetMaps::kSoftmax: return i2o_sort(op, require_one_operand(op, operand));
+    case TargetMaps::kLayerNorm: return maps_by_inverse(op, operand, o2i_layer_norm);
     case TargetMaps::kFusedAttentionForward: return i2o_fused_attention(op, operand, false);
     case TargetMaps::kFusedAttentionBackward: return i2o_fused_attention(op, operand, true);
     case TargetMaps::kKernelReadsWholeOperands: {

@@ -10,6 +10,11 @@ namespace hlo_index::indexing::detail {
 /// Each map as a set of its own.
 std::vector<MapSet> one_each(std::vector<IndexingMap> maps);
 
+/// Operand `operand` -> each output: the inverses (indexing/inverse.hpp) of
+/// the maps `o2i` gives into the operand, approximate where those are.
+std::vector<MapSet> maps_by_inverse(const OpContext& op, std::size_t operand,
+                                    std::vector<MapSet> (*o2i)(const OpContext&, std::size_t));
+
 inline std::uint32_t u32(std::size_t i) { return static_cast<std::uint32_t>(i); }
 
 /// The input count of a variadic op with n inputs followed by n init values
@@ -57,6 +62,10 @@ std::vector<MapSet> i2o_reduce(const OpContext& op, std::size_t operand);
 std::vector<MapSet> o2i_dot(const OpContext& op);
 std::vector<MapSet> i2o_dot(const OpContext& op, std::size_t operand);
 
+/// scaled-dot: dot's maps, and into each scale the block of its operand it scales.
+std::vector<MapSet> o2i_scaled_dot(const OpContext& op);
+std::vector<MapSet> i2o_scaled_dot(const OpContext& op, std::size_t operand);
+
 // op_maps_pad.cpp
 std::vector<MapSet> o2i_pad(const OpContext& op, MapStyle style);
 std::vector<MapSet> i2o_pad(const OpContext& op, std::size_t operand, MapStyle style);
@@ -64,6 +73,9 @@ std::vector<MapSet> i2o_pad(const OpContext& op, std::size_t operand, MapStyle s
 // op_maps_window.cpp
 std::vector<MapSet> o2i_reduce_window(const OpContext& op, std::size_t output);
 std::vector<MapSet> i2o_reduce_window(const OpContext& op, std::size_t operand);
+
+std::vector<MapSet> o2i_select_and_scatter(const OpContext& op, std::size_t output);
+std::vector<MapSet> i2o_select_and_scatter(const OpContext& op, std::size_t operand);
 
 // op_maps_convolution.cpp
 std::vector<MapSet> o2i_convolution(const OpContext& op, MapStyle style);
@@ -103,6 +115,18 @@ std::vector<MapSet> i2o_fused_attention(const OpContext& op, std::size_t operand
 
 // op_maps_while.cpp (operand -> output maps: not given)
 std::vector<MapSet> o2i_while(const OpContext& op, std::size_t output);
+
+// op_maps_linalg.cpp: fft, triangular-solve, cholesky.
+std::vector<MapSet> o2i_fft(const OpContext& op, std::size_t output);
+std::vector<MapSet> i2o_fft(const OpContext& op, std::size_t operand);
+std::vector<MapSet> o2i_triangular_solve(const OpContext& op, std::size_t output);
+std::vector<MapSet> i2o_triangular_solve(const OpContext& op, std::size_t operand);
+std::vector<MapSet> o2i_cholesky(const OpContext& op, std::size_t output);
+std::vector<MapSet> i2o_cholesky(const OpContext& op, std::size_t operand);
+
+// op_maps_scan.cpp
+std::vector<MapSet> o2i_scan(const OpContext& op, std::size_t output);
+std::vector<MapSet> i2o_scan(const OpContext& op, std::size_t operand);
 
 // op_maps_custom_call.cpp
 std::vector<MapSet> o2i_custom_call(const OpContext& op, std::size_t output);

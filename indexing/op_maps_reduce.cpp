@@ -1,5 +1,6 @@
 // Ops that combine ranges of their operands: reduce and dot.
 #include <algorithm>
+#include <string>
 
 #include "indexing/map_ops.hpp"
 #include "indexing/op_maps_internal.hpp"
@@ -85,7 +86,13 @@ struct DotLayout {
 };
 
 DotLayout dot_layout(const OpContext& op) {
-  if (op.operand_count() != 2) throw Unsupported("a dot with other than two operands");
+  const std::size_t operands = op.opcode() == hlo::Opcode::kScaledDot ? 4 : 2;
+  if (op.operand_count() != operands) {
+    throw Unsupported(std::string(op.module.opcode_text(op.instruction()))
+                          .append(" with other than ")
+                          .append(std::to_string(operands))
+                          .append(" operands"));
+  }
   DotLayout l{parser::dot_dimensions(op.computation, op.instruction()), {}, {}};
   const auto lhs = op.operand_dims(0), rhs = op.operand_dims(1);
   for (std::size_t i = 0; i < lhs.size(); ++i) {
@@ -161,6 +168,57 @@ std::vector<MapSet> i2o_dot(const OpContext& op, std::size_t operand) {
   results.insert(results.end(), first.begin(), first.end());
   results.insert(results.end(), second.begin(), second.end());
   return one_each({build::map(in, std::move(results), range_sizes)});
+}
+
+//===--- scaled-dot ---===//
+
+namespace {
+
+// A scale operand holds one scale per block of its operand: along each
+// dimension the operand's size is a whole number of blocks (block =
+// operand size / scale size; XLA's block-scaled dot broadcasts each scale
+// over its block, along the contracting dimensions in practice).
+std::vector<std::int64_t> scale_blocks(const std::vector<std::int64_t>& operand,
+                                       const std::vector<std::int64_t>& scale) {
+  if (scale.size() != operand.size()) throw Unsupported("a scale of scaled-dot differs in rank from its operand");
+  std::vector<std::int64_t> blocks;
+  for (std::size_t i = 0; i < operand.size(); ++i) {
+    if (scale[i] <= 0 || operand[i] % scale[i] != 0)
+      throw Unsupported("a scale of scaled-dot does not divide its operand into whole blocks");
+    blocks.push_back(operand[i] / scale[i]);
+  }
+  return blocks;
+}
+
+// The map into an operand, continued to the block of it that its scale holds.
+IndexingMap into_scale(IndexingMap map, const std::vector<std::int64_t>& blocks) {
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    if (blocks[i] != 1) map.results()[i] = simplify::floor_div(map.results()[i], blocks[i]);
+  }
+  return map;
+}
+
+}  // namespace
+
+// (lhs, rhs, lhs_scale, rhs_scale): a dot of lhs * broadcast(lhs_scale) and
+// rhs * broadcast(rhs_scale). Exact: an output element reads the scale of
+// every block its operand elements fall in.
+std::vector<MapSet> o2i_scaled_dot(const OpContext& op) {
+  std::vector<MapSet> sets = o2i_dot(op);
+  for (std::size_t k = 0; k < 2; ++k) {
+    if (op.operand_dims(k + 2).empty()) {  // one scale for the whole operand
+      sets.push_back({build::scalar(op.output_dims(0))});
+      continue;
+    }
+    const auto blocks = scale_blocks(op.operand_dims(k), op.operand_dims(k + 2));
+    sets.push_back({into_scale(sets[k].front(), blocks)});
+  }
+  return sets;
+}
+
+std::vector<MapSet> i2o_scaled_dot(const OpContext& op, std::size_t operand) {
+  if (operand < 2) return i2o_dot(op, operand);
+  return maps_by_inverse(op, operand, [](const OpContext& o, std::size_t) { return o2i_scaled_dot(o); });
 }
 
 //===--- pad ---===//

@@ -34,6 +34,11 @@ constexpr std::string_view k_custom_call[] = {"custom_call_target", "backend_con
 constexpr std::string_view k_feature_index[] = {"feature_index"};
 constexpr std::string_view k_collective_groups[] = {"dimensions", "replica_groups"};
 constexpr std::string_view k_loop[] = {"body", "condition"};
+// scan: to_apply too, whose parameters (scalars or slices) decide the maps.
+constexpr std::string_view k_scan[] = {"dimensions", "num_carries", "is_reverse", "to_apply"};
+constexpr std::string_view k_fft[] = {"fft_type", "fft_length"};
+constexpr std::string_view k_triangular_solve[] = {"left_side", "lower", "unit_diagonal", "transpose_a"};
+constexpr std::string_view k_cholesky[] = {"lower"};
 
 constexpr OpTraits unary(T type = T::kSame) {
   return {.maps = M::kElementwise, .result = S::kElementwise, .elementwise = {F::kUnary, type}};
@@ -166,6 +171,19 @@ constexpr OpRow k_op_table[] = {
     {Opcode::kCall, {.maps = M::kCall}},
     {Opcode::kConditional, {.maps = M::kConditional, .runtime_offsets = true}},
     {Opcode::kWhile, {.maps = M::kWhile, .memo_attributes = k_loop}},
+
+    // Block-scaled dot, windows with data-dependent selection, scans and linear algebra.
+    {Opcode::kScaledDot, {.maps = M::kScaledDot, .result = S::kDot, .memo_attributes = k_dot}},
+    {Opcode::kSelectAndScatter, {.maps = M::kSelectAndScatter, .result = S::kOperandShape, .memo_attributes = k_window}},
+    {Opcode::kScan, {.maps = M::kScan, .memo_attributes = k_scan}},
+    {Opcode::kFft, {.maps = M::kFft, .result = S::kFft, .memo_attributes = k_fft}},
+    {Opcode::kTriangularSolve, {.maps = M::kTriangularSolve, .result = S::kTriangularSolve, .memo_attributes = k_triangular_solve}},
+    {Opcode::kCholesky, {.maps = M::kCholesky, .result = S::kOperandShape, .memo_attributes = k_cholesky}},
+    // Asynchronous pairs: the start composes the wrapped computation (async_maps.cpp); update passes the
+    // tuple on; done is the result element {1} of ((operands...), result, context).
+    {Opcode::kAsyncStart, {.maps = M::kAsyncStart}},
+    {Opcode::kAsyncUpdate, {.maps = M::kTupleElements, .tuple_element = TupleElement::kSameAsOutput}},
+    {Opcode::kAsyncDone, {.maps = M::kTupleElements, .tuple_element = TupleElement::kSecond}},
 };
 // clang-format on
 

@@ -58,11 +58,17 @@ enum class MapFamily : std::uint8_t {
   kBatchNorm,      // batch-norm-inference/-training/-grad: per feature
   kCustomCall,     // by custom_call_target (op_maps_custom_call.cpp); other targets UNDEFINED
   kScatter,
-  kAllToAll,       // chunks exchanged along a dimension (or tuple elements) between the devices of a group
-  kReduceScatter,  // this device's shard of the reduction: the same shard of every device's operand
-  kWhile,          // elements the body passes on: identity; the others read whole (approximate)
-  kConditional,    // each branch composed as a call, when the branch index (a runtime variable) selects it        //
-                   // operands, indices, and the updates whose windows land (runtime starts)
+  kAllToAll,          // chunks exchanged along a dimension (or tuple elements) between the devices of a group
+  kReduceScatter,     // this device's shard of the reduction: the same shard of every device's operand
+  kWhile,             // elements the body passes on: identity; the others read whole (approximate)
+  kConditional,       // each branch composed as a call, when the branch index (a runtime variable) selects it
+  kScaledDot,         // dot of block-scaled operands: dot's maps, and the scale of each block read
+  kSelectAndScatter,  // the windows covering an element: their operand elements and sources (approximate)
+  kScan,              // inputs up to the position along the scan dimension, through the carries
+  kFft,               // the transformed trailing dimensions of the same batch index
+  kTriangularSolve,   // forward/backward substitution: a band of b, a triangle of op(a)
+  kCholesky,          // the leading triangle and the start of the element's row
+  kAsyncStart,        // ((operands...), result, context): the result composed through the wrapped computation
   kCount,
 };
 
@@ -99,6 +105,9 @@ enum class ShapeRule : std::uint8_t {
   kGetTupleElement,
   kTuple,
   kAllGather,
+  kOperandShape,  // operand 0's shape (select-and-scatter, cholesky)
+  kTriangularSolve,
+  kFft,
   kCount,
 };
 

@@ -468,7 +468,9 @@ private:
 
   // Batch dimensions, then the free lhs dimensions, then the free rhs dimensions.
   Outcome check_dot() const {
-    if (m_operands.size() != 2 || !operand(0) || !operand(1) || m_result.is_tuple || attribute("sparsity")) return {};
+    const std::size_t operands = m_opcode == Opcode::kScaledDot ? 4 : 2;  // scaled-dot: and the two scales
+    if (m_operands.size() != operands || !operand(0) || !operand(1) || m_result.is_tuple || attribute("sparsity"))
+      return {};
     const Shape& lhs = *operand(0);
     const Shape& rhs = *operand(1);
     auto list = [&](std::string_view name) { return int_list(name).value_or(Dims{}); };
@@ -746,6 +748,48 @@ private:
 
   Outcome check_reverse() const { return unary_array() ? expect(*operand(0), "the operand") : Outcome{}; }
 
+  // select-and-scatter (operand, source, init) and cholesky: operand 0's shape.
+  Outcome check_operand_shape() const {
+    if (m_operands.empty() || !operand(0) || m_result.is_tuple) return {};
+    return expect(*operand(0), "operand 0");
+  }
+
+  // triangular-solve(a, b): x has b's shape.
+  Outcome check_triangular_solve() const {
+    if (m_operands.size() != 2 || !operand(1) || m_result.is_tuple) return {};
+    return expect(*operand(1), "b (operand 1)");
+  }
+
+  // FFT/IFFT keep the shape; RFFT takes a real operand to the complex type
+  // with n/2+1 elements in the innermost transformed dimension; IRFFT back,
+  // to fft_length.
+  Outcome check_fft() const {
+    auto type_text = attribute("fft_type");
+    auto lengths = int_list("fft_length");
+    if (!unary_array() || !type_text || !lengths || lengths->empty() || lengths->size() > operand(0)->rank()) return {};
+    const Shape& in = *operand(0);
+    const std::string_view type = *type_text;
+    if (type == "FFT" || type == "IFFT") return expect(in, "the operand");
+    const bool forward = type == "RFFT";
+    if (!forward && type != "IRFFT") return {};
+    ElementType out_type;
+    if (forward) {
+      if (in.type != ElementType::kF32 && in.type != ElementType::kF64) return {};
+      out_type = in.type == ElementType::kF32 ? ElementType::kC64 : ElementType::kC128;
+    } else {
+      if (!is_complex(in.type)) return {};
+      out_type = in.type == ElementType::kC64 ? ElementType::kF32 : ElementType::kF64;
+    }
+    Dims out = in.dims;
+    const std::size_t first = in.rank() - lengths->size();
+    for (std::size_t i = 0; i < lengths->size(); ++i) {
+      const std::int64_t n = (*lengths)[i];
+      if (n < 0) return {};
+      out[first + i] = forward && i + 1 == lengths->size() ? n / 2 + 1 : n;
+    }
+    return expect_array(out_type, out, "fft_type and fft_length", *type_text);
+  }
+
   // The rule of each hlo::ShapeRule (op_traits.hpp says which op has which).
   static Rule rule(hlo::ShapeRule r) {
     using S = hlo::ShapeRule;
@@ -775,6 +819,9 @@ private:
         {S::kGetTupleElement, &Rules::check_get_tuple_element},
         {S::kTuple, &Rules::check_tuple},
         {S::kAllGather, &Rules::check_all_gather},
+        {S::kOperandShape, &Rules::check_operand_shape},
+        {S::kTriangularSolve, &Rules::check_triangular_solve},
+        {S::kFft, &Rules::check_fft},
     };
     static_assert(std::size(k_rules) == static_cast<std::size_t>(S::kCount), "one rule per hlo::ShapeRule");
     static_assert([] {
@@ -807,8 +854,7 @@ std::optional<Shape> infer_passthrough(Opcode opcode, std::span<const Shape* con
     case Opcode::kAddDependency:  // the data operand
     case Opcode::kDomain:
     case Opcode::kOptBarrier:
-    case Opcode::kWhile:             // the initial value
-    case Opcode::kSelectAndScatter:  // the operand scattered into
+    case Opcode::kWhile:  // the initial value
       if (operands.empty()) return std::nullopt;
       return *operands[0];
     case Opcode::kSort: {

@@ -48,7 +48,7 @@ TEST_CASE("every op with maps of its own has a result-shape rule", "[op-traits]"
         MapFamily::kTupleElements, MapFamily::kCollective, MapFamily::kNothingRead,   MapFamily::kWholeOperands,
         MapFamily::kSort,          MapFamily::kBatchNorm,  MapFamily::kCustomCall,    MapFamily::kScatter,
         MapFamily::kConditional,   MapFamily::kAllToAll,   MapFamily::kReduceScatter, MapFamily::kAllGather,
-        MapFamily::kWhile};
+        MapFamily::kWhile,         MapFamily::kScan,       MapFamily::kAsyncStart};
     const MapFamily maps = hlo::op_traits(op).maps;
     if (std::find(std::begin(k_given), std::end(k_given), maps) == std::end(k_given))
       CHECK(hlo::op_traits(op).result != ShapeRule::kNone);
@@ -67,7 +67,7 @@ TEST_CASE("the memo keys on the attributes the maps read; runtime offsets are no
 }
 
 TEST_CASE("ops without a row have no maps, checks or result-shape rule", "[op-traits]") {
-  for (Opcode op : {Opcode::kFft, Opcode::kUnknown}) {
+  for (Opcode op : {Opcode::kCustomCallStart, Opcode::kUnknown}) {
     CHECK(hlo::op_traits(op).maps == MapFamily::kNone);
     CHECK(hlo::op_traits(op).result == ShapeRule::kNone);
     CHECK(hlo::op_traits(op).check == hlo::CheckRule::kNone);

@@ -235,6 +235,41 @@ TEST_CASE("concatenate and dot", "[result-shapes]") {
   });
 }
 
+TEST_CASE("scaled-dot, select-and-scatter, fft, triangular-solve, cholesky", "[result-shapes]") {
+  check_all({
+      {{"f8e4m3fn[2,64]", "f8e4m3fn[16,64]", "f8e8m0fnu[2,2]", "f8e8m0fnu[16,2]"},
+       "f32[2,16] scaled-dot(p0, p1, p2, p3), lhs_contracting_dims={1}, rhs_contracting_dims={1}",
+       ""},
+      {{"f8e4m3fn[2,64]", "f8e4m3fn[16,64]", "f8e8m0fnu[2,2]", "f8e8m0fnu[16,2]"},
+       "f32[16,2] scaled-dot(p0, p1, p2, p3), lhs_contracting_dims={1}, rhs_contracting_dims={1}",
+       "scaled-dot result shape f32[16,2] does not match the dot dimension numbers (batch, lhs free, rhs free): "
+       "expected f32[2,16]"},
+      {{"f32[6]", "f32[3]", "f32[]"},
+       "f32[6] select-and-scatter(p0, p1, p2), window={size=2 stride=2}, select=add, scatter=add",
+       ""},
+      {{"f32[6]", "f32[3]", "f32[]"},
+       "f32[3] select-and-scatter(p0, p1, p2), window={size=2 stride=2}, select=add, scatter=add",
+       "select-and-scatter result shape f32[3] does not match operand 0: expected f32[6]"},
+      {{"c64[2,5]"}, "c64[2,5] fft(p0), fft_type=FFT, fft_length={5}", ""},
+      {{"f32[3,4,6]"}, "c64[3,4,4] fft(p0), fft_type=RFFT, fft_length={4,6}", ""},
+      {{"c64[3,4,4]"}, "f32[3,4,7] fft(p0), fft_type=IRFFT, fft_length={4,7}", ""},
+      {{"f32[2,6]"},
+       "c64[2,6] fft(p0), fft_type=RFFT, fft_length={6}",
+       "fft result shape c64[2,6] does not match fft_type and fft_length: expected c64[2,4]",
+       "RFFT"},
+      {{"f32[4,4]", "f32[4,3]"},
+       "f32[4,3] triangular-solve(p0, p1), left_side=true, lower=true, transpose_a=NO_TRANSPOSE",
+       ""},
+      {{"f32[4,4]", "f32[4,3]"},
+       "f32[4,4] triangular-solve(p0, p1), left_side=true, lower=true, transpose_a=NO_TRANSPOSE",
+       "triangular-solve result shape f32[4,4] does not match b (operand 1): expected f32[4,3]"},
+      {{"f32[1,5,5]"}, "f32[1,5,5] cholesky(p0), lower=true", ""},
+      {{"f32[1,5,5]"},
+       "f32[5,5] cholesky(p0), lower=true",
+       "cholesky result shape f32[5,5] does not match operand 0: expected f32[1,5,5]"},
+  });
+}
+
 TEST_CASE("reduce (also variadic), pad, reduce-window, convolution", "[result-shapes]") {
   check_all({
       {{"f32[2,3]", "f32[]"}, "f32[2] reduce(p0, p1), dimensions={1}, to_apply=add", ""},
