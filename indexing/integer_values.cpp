@@ -159,7 +159,8 @@ private:
         const auto dimension = int_attribute(i, "iota_dimension");
         if (!dimension || *dimension < 0 || static_cast<std::size_t>(*dimension) >= out.size()) return std::nullopt;
         Values values;
-        for_each_index(out, [&](const Values& p, std::size_t) { values.push_back(p[static_cast<std::size_t>(*dimension)]); });
+        for_each_index(
+            out, [&](const Values& p, std::size_t) { values.push_back(p[static_cast<std::size_t>(*dimension)]); });
         return values;
       }
       case Opcode::kConvert:
@@ -362,8 +363,7 @@ private:
 
 }  // namespace
 
-std::optional<KnownIntegerValues> known_integer_values(const hlo::Module& module,
-                                                       const hlo::Computation& computation,
+std::optional<KnownIntegerValues> known_integer_values(const hlo::Module& module, const hlo::Computation& computation,
                                                        std::uint32_t instruction) {
   const Evaluator evaluate(module, computation);
   auto dims = evaluate.dims(instruction);

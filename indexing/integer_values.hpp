@@ -32,8 +32,7 @@ struct KnownIntegerValues {
 /// reshape, bitcast, broadcast, transpose, slice, concatenate, negate, abs,
 /// add, subtract, multiply, minimum, maximum); none otherwise, when a value
 /// does not fit its element type, or when neither form is available.
-std::optional<KnownIntegerValues> known_integer_values(const hlo::Module& module,
-                                                       const hlo::Computation& computation,
+std::optional<KnownIntegerValues> known_integer_values(const hlo::Module& module, const hlo::Computation& computation,
                                                        std::uint32_t instruction);
 
 }  // namespace hlo_index::indexing

@@ -2359,3 +2359,210 @@ ENTRY %main {
     }
   }
 }
+
+// ---------------------------------------------------------------------------
+// Exact where one runtime value is read twice, and where offsets are known.
+//
+// Hand-written modules, each with a direct evaluation of its reads for every
+// value of its offsets (in and out of range): the maps with every runtime
+// variable bound to its source's value (clamped to the source's clamp range)
+// must be exactly the reads for that value, and the maps with their runtime
+// variables free (what a reader of the maps learns without the values) must
+// be exactly the union over all values where one value is one variable.
+
+namespace {
+
+/// The relation of a set with every runtime variable free within its
+/// interval: (d..., results...) for every point of every map.
+TupleSet projection(const MapSet& set) {
+  TupleSet out;
+  for (const IndexingMap& m : set) {
+    INFO(indexing::print_map(m));
+    REQUIRE(!m.is_undefined());
+    if (m.is_known_empty()) continue;
+    const Domain& d = m.domain();
+    std::vector<Interval> box = bounds_of(d, VarKind::kDim);
+    const auto ranges = bounds_of(d, VarKind::kRange), runtimes = bounds_of(d, VarKind::kRuntime);
+    box.insert(box.end(), ranges.begin(), ranges.end());
+    box.insert(box.end(), runtimes.begin(), runtimes.end());
+    REQUIRE(box_size(box) <= k_max_points);
+    const std::size_t nd = m.dim_count(), nr = m.range_count();
+    for_each_point(box, [&](const Tuple& p) {
+      const auto part = [&](std::size_t from, std::size_t n) {
+        return Tuple(p.begin() + static_cast<std::ptrdiff_t>(from), p.begin() + static_cast<std::ptrdiff_t>(from + n));
+      };
+      const Tuple dims = part(0, nd), ranges_at = part(nd, nr), runtimes_at = part(nd + nr, p.size() - nd - nr);
+      const simplify::VarValues at{dims, ranges_at, runtimes_at};
+      if (!satisfies(d, at)) return;
+      Tuple t = dims;
+      for (const Expr& r : m.results()) t.push_back(simplify::evaluate(r, at));
+      out.insert(std::move(t));
+    });
+  }
+  return out;
+}
+
+/// "" when the set, with every runtime variable bound to `raw(source,
+/// element)` clamped to the source's clamp range, is exactly `expected` (a
+/// superset where its maps say they are approximate); else what differs.
+std::string differs_with_values(const MapSet& set,
+                                const std::function<std::int64_t(const indexing::RuntimeSource&, const Tuple&)>& raw,
+                                const TupleSet& expected) {
+  const SourceValue value = [&](const indexing::RuntimeSource& s, bool, const Tuple& element) {
+    return std::optional<std::int64_t>(std::clamp(raw(s, element), s.feasible.lo, s.feasible.hi));
+  };
+  return compare(expected, guarded_evaluation(set, value));
+}
+
+// A KNOWN EMPTY map is exact whatever it was composed from.
+bool any_approximate(const MapSet& set) {
+  return std::any_of(set.begin(), set.end(), [](const IndexingMap& m) { return m.is_defined() && m.approximate(); });
+}
+
+std::size_t max_runtime_variables(const MapSet& set) {
+  std::size_t n = 0;
+  for (const IndexingMap& m : set) n = std::max(n, m.is_defined() ? m.runtime_count() : 0);
+  return n;
+}
+
+std::int64_t clamp_to(std::int64_t v, std::int64_t limit) { return std::clamp<std::int64_t>(v, 0, limit); }
+
+}  // namespace
+
+// dynamic-update-slice(b, u, o) then dynamic-slice(., o) of the update's
+// size: the slice is the update, b is never read. With a slice of another
+// size the two clamps differ (clamp(o, 0, 6) is not clamp(o, 0, 4)): the
+// variables stay apart, and the maps stay exact for each value of o.
+TEST_CASE("one offset read by two ops of a fusion is one runtime variable", "[op-bruteforce]") {
+  constexpr std::int64_t n = 8;
+  for (auto [update, slice] : {std::pair{2, 2}, std::pair{3, 3}, std::pair{2, 4}, std::pair{3, 2}, std::pair{1, 8}}) {
+    const std::string text =
+        "HloModule dusds\n%fused {\n  %b = f32[8]{0} parameter(0)\n  %u = f32[" + std::to_string(update) +
+        "]{0} parameter(1)\n  %o = s32[] parameter(2)\n"
+        "  %dus = f32[8]{0} dynamic-update-slice(%b, %u, %o)\n"
+        "  ROOT %ds = f32[" +
+        std::to_string(slice) + "]{0} dynamic-slice(%dus, %o), dynamic_slice_sizes={" + std::to_string(slice) +
+        "}\n}\nENTRY %main {\n  %e0 = f32[8]{0} parameter(0)\n  %e1 = f32[" + std::to_string(update) +
+        "]{0} parameter(1)\n  %e2 = s32[] parameter(2)\n  ROOT %f = f32[" + std::to_string(slice) +
+        "]{0} fusion(%e0, %e1, %e2), kind=kLoop, calls=%fused\n}\n";
+    INFO(text);
+    const Analysed a = analyse(text);
+    const std::vector<MapSet> o2i = a.analysis->output_to_input(a.computation, a.instruction, 0);
+    std::vector<MapSet> i2o;
+    for (std::size_t p = 0; p < 2; ++p)
+      i2o.push_back(a.analysis->input_to_output(a.computation, a.instruction, p).at(0));
+    std::array<TupleSet, 2> all;
+    for (std::int64_t o = -3; o <= n + 3; ++o) {
+      INFO("o = " << o);
+      const std::int64_t at_u = clamp_to(o, n - update), at_s = clamp_to(o, n - slice);
+      std::array<TupleSet, 2> reads;
+      for (std::int64_t d = 0; d < slice; ++d) {
+        const std::int64_t x = d + at_s;
+        if (x - at_u >= 0 && x - at_u < update) {
+          reads[1].insert({d, x - at_u});
+        } else {
+          reads[0].insert({d, x});
+        }
+      }
+      const auto raw = [o](const indexing::RuntimeSource&, const Tuple&) { return o; };
+      for (std::size_t p = 0; p < 2; ++p) {
+        INFO("operand " << p << ":\n" << print_set(o2i[p]) << "operand -> output:\n" << print_set(i2o[p]));
+        CHECK(differs_with_values(o2i[p], raw, reads[p]) == "");
+        CHECK(differs_with_values(i2o[p], raw, inverse(reads[p], 1)) == "");
+        all[p].insert(reads[p].begin(), reads[p].end());
+      }
+    }
+    for (std::size_t p = 0; p < 2; ++p) {
+      INFO("operand " << p << ":\n" << print_set(o2i[p]) << "operand -> output:\n" << print_set(i2o[p]));
+      const TupleSet o2i_points = projection(o2i[p]), i2o_points = projection(i2o[p]);
+      CHECK(std::includes(o2i_points.begin(), o2i_points.end(), all[p].begin(), all[p].end()));
+      const TupleSet inverse_all = inverse(all[p], 1);
+      CHECK(std::includes(i2o_points.begin(), i2o_points.end(), inverse_all.begin(), inverse_all.end()));
+      if (update == slice) {
+        // One clamp: one value, one variable; the maps are the reads over all values.
+        CHECK(max_runtime_variables(o2i[p]) <= 1);
+        CHECK_FALSE((any_approximate(o2i[p]) || any_approximate(i2o[p])));
+        CHECK(o2i_points == all[p]);
+        CHECK(i2o_points == inverse_all);
+      } else if (update < n && slice < n) {
+        // Two clamps of one offset: two values, kept apart.
+        CHECK(max_runtime_variables(o2i[1]) == 2);
+      }
+    }
+    if (update == slice) CHECK(all[0].empty());
+  }
+}
+
+// dynamic-slice(x, i, i): one offset for both dimensions. Equal clamps
+// (a square slice of a square operand) make one variable; a slice of
+// another width clamps the second start to another range: two.
+TEST_CASE("one offset read twice by one dynamic-slice is one runtime variable when clamped alike", "[op-bruteforce]") {
+  for (auto [rows, columns] : {std::pair{2, 2}, std::pair{2, 3}, std::pair{6, 1}}) {
+    const std::string sizes = std::to_string(rows) + "," + std::to_string(columns);
+    const Analysed a = analyse(
+        "HloModule dsii\nENTRY %main {\n  %x = f32[6,6]{1,0} parameter(0)\n"
+        "  %i = s32[] parameter(1)\n  ROOT %ds = f32[" +
+        sizes + "]{1,0} dynamic-slice(%x, %i, %i), dynamic_slice_sizes={" + sizes + "}\n}\n");
+    const MapSet o2i = a.analysis->output_to_input(a.computation, a.instruction, 0).at(0);
+    const MapSet i2o = a.analysis->input_to_output(a.computation, a.instruction, 0).at(0);
+    INFO("maps:\n" << print_set(o2i) << "operand -> output:\n" << print_set(i2o));
+    TupleSet all;
+    for (std::int64_t i = -2; i <= 8; ++i) {
+      INFO("i = " << i);
+      TupleSet reads;
+      for (std::int64_t r = 0; r < rows; ++r) {
+        for (std::int64_t c = 0; c < columns; ++c)
+          reads.insert({r, c, r + clamp_to(i, 6 - rows), c + clamp_to(i, 6 - columns)});
+      }
+      const auto raw = [i](const indexing::RuntimeSource&, const Tuple&) { return i; };
+      CHECK(differs_with_values(o2i, raw, reads) == "");
+      CHECK(differs_with_values(i2o, raw, inverse(reads, 2)) == "");
+      all.insert(reads.begin(), reads.end());
+    }
+    const TupleSet points = projection(o2i);
+    CHECK(std::includes(points.begin(), points.end(), all.begin(), all.end()));
+    if (6 - rows == 6 - columns) {
+      CHECK(max_runtime_variables(o2i) == 1);
+      CHECK_FALSE((any_approximate(o2i) || any_approximate(i2o)));
+      CHECK(points == all);
+      CHECK(projection(i2o) == inverse(all, 2));
+    } else if (rows < 6 && columns < 6) {
+      CHECK(max_runtime_variables(o2i) == 2);
+    }
+  }
+}
+
+// Two starts from two elements of one index vector are two values: a
+// gather reading idx[0] and idx[1] keeps two variables, exact for each pair.
+TEST_CASE("different elements of one index array stay different runtime variables", "[op-bruteforce]") {
+  const Analysed a = analyse(R"(HloModule g2
+%fused {
+  %t = f32[5,5]{1,0} parameter(0)
+  %idx = s32[2]{0} parameter(1)
+  %g = f32[2,2]{1,0} gather(%t, %idx), offset_dims={0,1}, collapsed_slice_dims={}, start_index_map={0,1}, index_vector_dim=0, slice_sizes={2,2}
+  %one = s32[1]{0} slice(%idx), slice={[1:2]}
+  %j = s32[] reshape(%one)
+  %zero = s32[] constant(0)
+  ROOT %ds = f32[2,1]{1,0} dynamic-slice(%g, %zero, %j), dynamic_slice_sizes={2,1}
+}
+ENTRY %main {
+  %e0 = f32[5,5]{1,0} parameter(0)
+  %e1 = s32[2]{0} parameter(1)
+  ROOT %f = f32[2,1]{1,0} fusion(%e0, %e1), kind=kLoop, calls=%fused
+})");
+  const MapSet set = a.analysis->output_to_input(a.computation, a.instruction, 0).at(0);
+  INFO("maps:\n" << print_set(set));
+  CHECK(max_runtime_variables(set) >= 2);
+  for (std::int64_t i0 = -1; i0 <= 5; ++i0) {
+    for (std::int64_t i1 = -1; i1 <= 5; ++i1) {
+      INFO("idx = {" << i0 << ", " << i1 << "}");
+      TupleSet reads;
+      for (std::int64_t r = 0; r < 2; ++r) reads.insert({r, 0, r + clamp_to(i0, 3), clamp_to(i1, 1) + clamp_to(i1, 3)});
+      const auto raw = [&](const indexing::RuntimeSource&, const Tuple& element) {
+        // Sources read idx directly (an element of it) or through %j (a scalar: idx[1]).
+        return element.empty() || element.at(0) == 1 ? i1 : i0;
+      };
+      CHECK(differs_with_values(set, raw, reads) == "");
+    }
+  }
+}
