@@ -575,8 +575,15 @@ int gen_slice(Gen& g, int x) {
     starts.push_back(start);
     strides.push_back(stride);
     dims.push_back((limit - start + stride - 1) / stride);
+    // Appended piece by piece: GCC 12 warns (-Wrestrict, a false positive) on "[" + std::to_string(...) here.
     text.append(i ? ", " : "")
-        .append("[" + std::to_string(start) + ":" + std::to_string(limit) + ":" + std::to_string(stride) + "]");
+        .append("[")
+        .append(std::to_string(start))
+        .append(":")
+        .append(std::to_string(limit))
+        .append(":")
+        .append(std::to_string(stride))
+        .append("]");
   }
   cover("slice with a stride", std::any_of(strides.begin(), strides.end(), [](std::int64_t v) { return v > 1; }));
   Node n = g.op("slice", {x}, {g.f32(dims)}, ", slice={" + text + "}");
@@ -2565,4 +2572,166 @@ ENTRY %main {
       CHECK(differs_with_values(set, raw, reads) == "");
     }
   }
+}
+
+// Gathers and dynamic-slices whose starts a fusion computes from constants
+// and iotas: random modules of five kinds, each evaluated directly on the
+// values (clamped as XLA clamps starts). The maps must read exactly those
+// elements; without runtime variables where the values fold (an iota
+// expression, or a table of at most 64 runs of equal clamped values), else
+// with one narrowed to the clamped values' range.
+namespace {
+
+struct KnownStartsCase {
+  std::string text;
+  /// The reads of the fusion's operand 0: (output index..., operand index...).
+  TupleSet reads;
+  /// Integer arrays of the body by name: dims and row-major values.
+  std::map<std::string, std::pair<Tuple, Tuple>> arrays;
+  bool folds = true;  // no runtime variable expected
+  bool gather = true;
+};
+
+std::string int_literal(const Tuple& values, std::int64_t row) {
+  std::string out = "{";
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (row > 0 && i % static_cast<std::size_t>(row) == 0) out += (i == 0 ? "{" : "}, {");
+    out += (row > 0 && i % static_cast<std::size_t>(row) != 0) || (row == 0 && i > 0) ? ", " : "";
+    out += std::to_string(values[i]);
+  }
+  return out + (row > 0 ? "}}" : "}");
+}
+
+KnownStartsCase known_starts_case(std::uint64_t seed) {
+  Rng r(seed * 31 + 5);
+  KnownStartsCase k;
+  const std::int64_t rows = r.uniform(3, 10);
+  const std::string l = std::to_string(rows);
+  std::string body, entry_operand = "f32[" + l + ",3]{1,0}";
+  const int kind = static_cast<int>(seed % 5);
+  std::string root;
+  auto random_values = [&](std::int64_t count, std::int64_t hi) {
+    Tuple v;
+    for (std::int64_t i = 0; i < count; ++i) v.push_back(r.uniform(-3, hi + 3));
+    return v;
+  };
+  if (kind == 0 || kind == 1) {
+    // gather(t, reshape(values)): output (b, j) reads t[clamp(values[b]), j].
+    const std::int64_t n = kind == 0 ? r.uniform(1, 90) : r.uniform(1, 200);
+    const std::string ns = std::to_string(n);
+    Tuple values;
+    if (kind == 0) {
+      values = random_values(n, rows - 1);
+      body += "  %c = s32[" + ns + "]{0} constant(" + int_literal(values, 0) + ")\n";
+      // Runs of equal clamped values decide whether the table folds.
+      std::size_t runs = 0;
+      for (std::int64_t b = 0; b < n; ++b) {
+        runs += b == 0 || clamp_to(values[static_cast<std::size_t>(b)], rows - 1) !=
+                              clamp_to(values[static_cast<std::size_t>(b - 1)], rows - 1);
+      }
+      k.folds = runs <= 64;
+    } else {
+      const std::int64_t m = r.uniform(-2, 3), c = r.uniform(-4, rows);
+      for (std::int64_t b = 0; b < n; ++b) values.push_back(m * b + c);
+      body += "  %i = s32[" + ns + "]{0} iota(), iota_dimension=0\n  %m = s32[] constant(" + std::to_string(m) +
+              ")\n  %mb = s32[" + ns + "]{0} broadcast(%m), dimensions={}\n  %k = s32[] constant(" + std::to_string(c) +
+              ")\n  %kb = s32[" + ns + "]{0} broadcast(%k), dimensions={}\n  %im = s32[" + ns +
+              "]{0} multiply(%i, %mb)\n  %c = s32[" + ns + "]{0} add(%im, %kb)\n";
+    }
+    body += "  %r = s32[" + ns + ",1]{1,0} reshape(%c)\n";
+    k.arrays["r"] = {{n, 1}, values};
+    root = "  ROOT %g = f32[" + ns +
+           ",3]{1,0} gather(%t, %r), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, "
+           "index_vector_dim=1, slice_sizes={1,3}\n";
+    for (std::int64_t b = 0; b < n; ++b) {
+      for (std::int64_t j = 0; j < 3; ++j)
+        k.reads.insert({b, j, clamp_to(values[static_cast<std::size_t>(b)], rows - 1), j});
+    }
+    k.text = "f32[" + ns + ",3]{1,0}";
+  } else if (kind == 2) {
+    // dynamic-slice(t, reshape(slice(values)), 0): a scalar start from one element.
+    const std::int64_t n = r.uniform(1, 6), q = r.uniform(0, n - 1), size = r.uniform(1, rows);
+    const Tuple values = random_values(n, rows - size);
+    const std::string ns = std::to_string(n), ss = std::to_string(size);
+    body += "  %c = s32[" + ns + "]{0} constant(" + int_literal(values, 0) +
+            ")\n  %one = s32[1]{0} slice(%c), slice={[" + std::to_string(q) + ":" + std::to_string(q + 1) +
+            "]}\n  %o = s32[] reshape(%one)\n  %z = s32[] constant(0)\n";
+    k.arrays["o"] = {{}, {values[static_cast<std::size_t>(q)]}};
+    root = "  ROOT %ds = f32[" + ss + ",3]{1,0} dynamic-slice(%t, %o, %z), dynamic_slice_sizes={" + ss + ",3}\n";
+    const std::int64_t start = clamp_to(values[static_cast<std::size_t>(q)], rows - size);
+    for (std::int64_t a = 0; a < size; ++a) {
+      for (std::int64_t j = 0; j < 3; ++j) k.reads.insert({a, j, a + start, j});
+    }
+    k.text = "f32[" + ss + ",3]{1,0}";
+    k.gather = false;
+  } else {
+    // A two-entry index vector per batch position: a converted s64 table
+    // (kind 3) or one value broadcast to both entries (kind 4).
+    const std::int64_t n = r.uniform(1, kind == 3 ? 12 : 40), columns = r.uniform(2, 6);
+    const std::string ns = std::to_string(n);
+    entry_operand = "f32[" + l + "," + std::to_string(columns) + "]{1,0}";
+    Tuple values;
+    if (kind == 3) {
+      values = random_values(2 * n, std::max(rows, columns) - 1);
+      body += "  %c = s64[" + ns + ",2]{1,0} constant(" + int_literal(values, 2) + ")\n  %cv = s32[" + ns +
+              ",2]{1,0} convert(%c)\n";
+    } else {
+      const Tuple one = random_values(n, std::min(rows, columns) - 1);
+      for (std::int64_t v : one) values.insert(values.end(), {v, v});
+      body += "  %c = s32[" + ns + "]{0} constant(" + int_literal(one, 0) + ")\n  %cv = s32[" + ns +
+              ",2]{1,0} broadcast(%c), dimensions={0}\n";
+    }
+    k.arrays["cv"] = {{n, 2}, values};
+    root = "  ROOT %g = f32[" + ns +
+           "]{0} gather(%t, %cv), offset_dims={}, collapsed_slice_dims={0,1}, start_index_map={0,1}, "
+           "index_vector_dim=1, slice_sizes={1,1}\n";
+    for (std::int64_t b = 0; b < n; ++b) {
+      k.reads.insert({b, clamp_to(values[static_cast<std::size_t>(2 * b)], rows - 1),
+                      clamp_to(values[static_cast<std::size_t>(2 * b + 1)], columns - 1)});
+    }
+    k.text = "f32[" + ns + "]{0}";
+  }
+  const std::string result = k.text;
+  k.text = "HloModule known\n%fused {\n  %t = " + entry_operand + " parameter(0)\n" + body + root +
+           "}\nENTRY %main {\n  %e0 = " + entry_operand + " parameter(0)\n  ROOT %f = " + result +
+           " fusion(%e0), kind=kLoop, calls=%fused\n}\n";
+  return k;
+}
+
+}  // namespace
+
+TEST_CASE("gathers and dynamic-slices on starts computed from constants and iotas read what the values select",
+          "[op-bruteforce]") {
+  std::array<int, 5> folded{}, narrowed{};
+  for (std::uint64_t seed = 0; seed < 150; ++seed) {
+    const KnownStartsCase k = known_starts_case(seed);
+    INFO("seed " << seed << ":\n" << k.text);
+    const Analysed a = analyse(k.text);
+    const MapSet o2i = a.analysis->output_to_input(a.computation, a.instruction, 0).at(0);
+    const MapSet i2o = a.analysis->input_to_output(a.computation, a.instruction, 0).at(0);
+    INFO("maps:\n" << print_set(o2i) << "operand -> output:\n" << print_set(i2o));
+    const auto raw = [&](const indexing::RuntimeSource& s, const Tuple& element) -> std::int64_t {
+      const std::string name = s.source.substr(s.source.find('/') + 1);
+      const auto& [dims, values] = k.arrays.at(name);
+      return values.at(static_cast<std::size_t>(linear(element, dims)));
+    };
+    CHECK(differs_with_values(o2i, raw, k.reads) == "");
+    CHECK_FALSE(any_approximate(o2i));
+    const TupleSet points = projection(o2i),
+                   inverse_reads = inverse(k.reads, k.gather ? (k.reads.begin()->size() == 3 ? 1 : 2) : 2);
+    const TupleSet i2o_points = projection(i2o);
+    CHECK(std::includes(i2o_points.begin(), i2o_points.end(), inverse_reads.begin(), inverse_reads.end()));
+    if (k.folds) {
+      CHECK(max_runtime_variables(o2i) == 0);
+      CHECK(points == k.reads);
+      // A dynamic-slice's maps are exact both ways; a gather's operand -> output maps stay a superset.
+      if (!k.gather) CHECK(i2o_points == inverse_reads);
+      ++folded[seed % 5];
+    } else {
+      CHECK(std::includes(points.begin(), points.end(), k.reads.begin(), k.reads.end()));
+      ++narrowed[seed % 5];
+    }
+  }
+  for (int kind = 0; kind < 5; ++kind) CHECK(folded[static_cast<std::size_t>(kind)] > 0);
+  CHECK(narrowed[0] > 0);
 }
