@@ -5,6 +5,7 @@
 #include <exception>
 #include <functional>
 #include <limits>
+#include <unordered_map>
 
 #include "indexing/op_maps.hpp"
 #include "parser/attributes.hpp"
@@ -38,9 +39,15 @@ Interval type_range(ElementType t) {
   return Interval{0, (std::int64_t{1} << bits) - 1};
 }
 
+// The element count, saturated (a shape too large to tabulate need not be counted exactly).
 std::int64_t product(const Values& dims) {
   std::int64_t n = 1;
-  for (std::int64_t d : dims) n *= d;
+  for (std::int64_t d : dims) {
+    if (d == 0) return 0;
+  }
+  for (std::int64_t d : dims) {
+    if (__builtin_mul_overflow(n, d, &n)) return std::numeric_limits<std::int64_t>::max();
+  }
   return n;
 }
 
@@ -112,7 +119,24 @@ public:
     return s.dims;
   }
 
+  // Each instruction is evaluated once (a chain of ops using one value twice
+  // would otherwise take time exponential in its length).
   std::optional<Values> table(std::uint32_t i, int depth) const {
+    if (auto it = m_tables.find(i); it != m_tables.end()) return it->second;
+    auto values = compute_table(i, depth);
+    if (depth <= k_max_depth) m_tables.emplace(i, values);
+    return values;
+  }
+
+  std::optional<Expr> expression(std::uint32_t i, int depth) const {
+    if (auto it = m_expressions.find(i); it != m_expressions.end()) return it->second;
+    auto e = compute_expression(i, depth);
+    if (depth <= k_max_depth) m_expressions.emplace(i, e);
+    return e;
+  }
+
+private:
+  std::optional<Values> compute_table(std::uint32_t i, int depth) const {
     const auto out_dims = dims(i);
     if (!out_dims || depth > k_max_depth || product(*out_dims) > k_max_tabulated_elements) return std::nullopt;
     auto values = table_of(i, *out_dims, depth);
@@ -124,7 +148,7 @@ public:
     return values;
   }
 
-  std::optional<Expr> expression(std::uint32_t i, int depth) const {
+  std::optional<Expr> compute_expression(std::uint32_t i, int depth) const {
     const auto out_dims = dims(i);
     if (!out_dims || depth > k_max_depth) return std::nullopt;
     auto e = expression_of(i, *out_dims, depth);
@@ -140,7 +164,6 @@ public:
     return e;
   }
 
-private:
   const hlo::Shape& shape(std::uint32_t i) const { return m_module.shape_of(m_c.instructions[i]); }
   std::uint32_t operand(std::uint32_t i, std::size_t k) const { return m_c.operands_of(m_c.instructions[i])[k]; }
   std::size_t operand_count(std::uint32_t i) const { return m_c.instructions[i].operand_count; }
@@ -214,7 +237,7 @@ private:
       const auto dimensions = int_list(i, "dimensions");
       if (!dimensions) return std::nullopt;
       for (std::int64_t d : *dimensions) {
-        if (d < 0 || static_cast<std::size_t>(d) >= std::max(out.size(), in_dims->size())) return std::nullopt;
+        if (d < 0 || static_cast<std::size_t>(d) >= out.size()) return std::nullopt;
       }
       if (op == Opcode::kBroadcast) {
         if (dimensions->size() != in_dims->size()) return std::nullopt;
@@ -359,6 +382,8 @@ private:
 
   const hlo::Module& m_module;
   const hlo::Computation& m_c;
+  mutable std::unordered_map<std::uint32_t, std::optional<Values>> m_tables;
+  mutable std::unordered_map<std::uint32_t, std::optional<Expr>> m_expressions;
 };
 
 }  // namespace

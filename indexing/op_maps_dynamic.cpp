@@ -3,7 +3,10 @@
 // clamped range [0, dim - size]: rt stands for the offset after XLA's
 // clamping, and its source says which element of which operand holds the
 // unclamped value. Offsets held by a scalar constant or an iota are folded,
-// with the clamp applied (an iota clamps piecewise).
+// with the clamp applied (an iota clamps piecewise); in the exact style so
+// are offsets the computation derives from constants and iotas
+// (integer_values): an expression clamped piecewise, or a table as one piece
+// per run of equal clamped values.
 #include <algorithm>
 #include <charconv>
 #include <functional>
@@ -163,9 +166,9 @@ private:
     }
     if (!box.empty()) order.push_back(run);
     std::vector<Choice> pieces;
-    Interval values{limit, 0};  // empty until the first value
-    std::vector<std::int64_t> p;
-    for (const Interval& b : box) p.push_back(b.lo);
+    Interval values{limit, 0};                // empty until the first value
+    std::vector<std::int64_t> p(box.size());  // the position, from the box's first corner
+    for (std::size_t k = 0; k < box.size(); ++k) p[k] = box[k].lo;
     while (true) {
       std::int64_t at = 0;
       for (std::size_t k = 0; k < p.size(); ++k) at = at * known.dims[k] + p[k];

@@ -2506,10 +2506,11 @@ TEST_CASE("one offset read by two ops of a fusion is one runtime variable", "[op
 TEST_CASE("one offset read twice by one dynamic-slice is one runtime variable when clamped alike", "[op-bruteforce]") {
   for (auto [rows, columns] : {std::pair{2, 2}, std::pair{2, 3}, std::pair{6, 1}}) {
     const std::string sizes = std::to_string(rows) + "," + std::to_string(columns);
-    const Analysed a = analyse(
+    std::string text =
         "HloModule dsii\nENTRY %main {\n  %x = f32[6,6]{1,0} parameter(0)\n"
-        "  %i = s32[] parameter(1)\n  ROOT %ds = f32[" +
-        sizes + "]{1,0} dynamic-slice(%x, %i, %i), dynamic_slice_sizes={" + sizes + "}\n}\n");
+        "  %i = s32[] parameter(1)\n  ROOT %ds = f32[";
+    text.append(sizes).append("]{1,0} dynamic-slice(%x, %i, %i), dynamic_slice_sizes={").append(sizes).append("}\n}\n");
+    const Analysed a = analyse(text);
     const MapSet o2i = a.analysis->output_to_input(a.computation, a.instruction, 0).at(0);
     const MapSet i2o = a.analysis->input_to_output(a.computation, a.instruction, 0).at(0);
     INFO("maps:\n" << print_set(o2i) << "operand -> output:\n" << print_set(i2o));
