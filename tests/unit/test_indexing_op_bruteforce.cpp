@@ -25,7 +25,9 @@
 // batch groups; the kernel is read only where the window meets the input),
 // dynamic-slice, dynamic-update-slice, gather (general form; parameter,
 // constant and iota indices), all-gather, tuple, get-tuple-element; random
-// kLoop fusions of 2-5 of them (chains with shared operands, multi-output).
+// kLoop fusions of 2-5 of them (chains with shared operands, multi-output,
+// scalar offsets shared by two ops, clamped alike or not: a runtime source
+// is evaluated clamped to its own clamp range).
 // Every test case checks that the features it is about were generated.
 //
 // Conventions of the evaluation where the documented semantics say nothing:
@@ -222,6 +224,10 @@ struct Env {
   std::int64_t value(int node, const Tuple& index) const;
   /// The value clamped as the consuming op clamps it.
   std::int64_t clamped(int node, const Tuple& index) const;
+  /// The value clamped to [0, limit] (a scalar offset shared by ops that clamp it differently).
+  std::int64_t clamped(int node, const Tuple& index, std::int64_t limit) const {
+    return std::clamp<std::int64_t>(value(node, index), 0, limit);
+  }
 };
 
 struct Node {
@@ -410,8 +416,23 @@ struct Gen {
     return add(std::move(n));
   }
 
-  /// A scalar s32 offset clamped to [0, limit].
+  /// A scalar s32 offset clamped to [0, limit]. In a fusion, sometimes an
+  /// offset parameter another op reads already (one runtime value read
+  /// twice, perhaps clamped to another range).
   int scalar_offset(std::int64_t limit) {
+    if (fused && offsets == OffsetSource::kRandom && r.chance(30)) {
+      std::vector<int> offsets_so_far;
+      for (int id = 0; id < static_cast<int>(c.nodes.size()); ++id) {
+        const Node& n = c.node(id);
+        if (n.kind == Kind::kParam && n.limit && n.outputs[0].dims.empty()) offsets_so_far.push_back(id);
+      }
+      if (!offsets_so_far.empty()) {
+        const int shared = offsets_so_far[r.index(offsets_so_far.size())];
+        cover("offset shared by two users");
+        cover("shared offset clamped alike", c.node(shared).limit({}) == limit);
+        return shared;
+      }
+    }
     const bool constant = offsets == OffsetSource::kConstant || (offsets == OffsetSource::kRandom && r.chance(35));
     Node n;
     n.outputs = {Array{"s32", {}, {}}};
@@ -1099,9 +1120,9 @@ int gen_dynamic_slice(Gen& g, int x) {
                                                         : "dynamic-slice parameter offset");
   }
   Node n = g.op("dynamic-slice", operands, {g.f32(sizes)}, ", dynamic_slice_sizes=" + list(sizes));
-  n.reads = [operands](std::size_t, const Tuple& out, const Env& env, Reads& reads) {
+  n.reads = [operands, a, sizes](std::size_t, const Tuple& out, const Env& env, Reads& reads) {
     Tuple in = out;
-    for (std::size_t i = 0; i < out.size(); ++i) in[i] += env.clamped(operands[1 + i], {});
+    for (std::size_t i = 0; i < out.size(); ++i) in[i] += env.clamped(operands[1 + i], {}, a.dims[i] - sizes[i]);
     reads[0].push_back(in);
     for (std::size_t i = 0; i < out.size(); ++i) reads[1 + i].push_back({});
   };
@@ -1130,11 +1151,11 @@ int gen_dynamic_update_slice(Gen& g, int x) {
                                                         : "dynamic-update-slice parameter offset");
   }
   Node n = g.op("dynamic-update-slice", operands, {g.f32(dims)});
-  n.reads = [operands, update_dims](std::size_t, const Tuple& out, const Env& env, Reads& reads) {
+  n.reads = [operands, dims, update_dims](std::size_t, const Tuple& out, const Env& env, Reads& reads) {
     Tuple in = out;
     bool inside = true;
     for (std::size_t i = 0; i < out.size(); ++i) {
-      in[i] -= env.clamped(operands[2 + i], {});
+      in[i] -= env.clamped(operands[2 + i], {}, dims[i] - update_dims[i]);
       inside = inside && in[i] >= 0 && in[i] < update_dims[i];
     }
     if (inside) {
@@ -1959,7 +1980,8 @@ void check_computation(const Computation& c, bool fused, std::uint64_t seed, Sim
           return std::nullopt;
         }
       }
-      return env.clamped(node, element);
+      // Clamped to the source's clamp range: a shared offset is clamped by each op to its own.
+      return std::clamp(env.value(node, element), source.feasible.lo, source.feasible.hi);
     };
     const auto reference = fused ? FusionReference(c, env).relations() : reference_single(c, env);
     for (std::size_t k = 0; k < outputs; ++k) {
@@ -2230,7 +2252,7 @@ TEST_CASE(
   check_coverage({"dynamic-slice constant offset", "dynamic-slice parameter offset",
                   "dynamic-update-slice constant offset", "dynamic-update-slice parameter offset",
                   "gather parameter indices", "gather constant indices", "gather iota indices", "offset below 0",
-                  "offset above its limit"});
+                  "offset above its limit", "offset shared by two users", "shared offset clamped alike"});
   report_stats();
 }
 
