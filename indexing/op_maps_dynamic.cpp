@@ -12,6 +12,7 @@
 #include <functional>
 
 #include "indexing/integer_values.hpp"
+#include "indexing/inverse.hpp"
 #include "indexing/op_maps_internal.hpp"
 #include "parser/attributes.hpp"
 #include "simplify/range.hpp"
@@ -449,8 +450,35 @@ std::vector<MapSet> o2i_gather(const OpContext& op, MapStyle style) {
   return sets;
 }
 
-std::vector<MapSet> i2o_gather(const OpContext& op, std::size_t operand, MapStyle) {
+namespace {
+
+// Starts at most this many folded pieces are inverted exactly.
+constexpr std::size_t k_max_inverted_pieces = 64;
+
+// Operand -> output of a gather whose starts are all known (folded to
+// pieces without runtime variables): the inverse of each piece, exact; none
+// when a start is a runtime value.
+std::optional<MapSet> inverted_known_starts(const OpContext& op) {
+  const std::vector<MapSet> reads = o2i_gather(op, MapStyle::kExact);
+  const MapSet& pieces = reads.at(0);
+  if (pieces.size() > k_max_inverted_pieces) return std::nullopt;
+  for (const IndexingMap& m : pieces) {
+    if (!m.is_defined() || m.approximate() || m.runtime_count() != 0) return std::nullopt;
+  }
+  MapSet out;
+  for (const IndexingMap& m : pieces) {
+    for (IndexingMap& piece : inverse(m)) out.push_back(std::move(piece));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<MapSet> i2o_gather(const OpContext& op, std::size_t operand, MapStyle style) {
   const Gather g = gather(op);
+  if (operand == 0 && style == MapStyle::kExact) {
+    if (auto known = inverted_known_starts(op)) return {std::move(*known)};
+  }
   if (operand == 1) {
     // Index vector (batch, j) feeds every offset of its batch position.
     std::vector<Expr> results(g.output.size());

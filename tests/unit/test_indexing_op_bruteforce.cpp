@@ -2602,7 +2602,8 @@ ENTRY %main {
 // values (clamped as XLA clamps starts). The maps must read exactly those
 // elements; without runtime variables where the values fold (an iota
 // expression, or a table of at most 64 runs of equal clamped values), else
-// with one narrowed to the clamped values' range.
+// with one narrowed to the clamped values' range. Operand -> output maps are
+// exact where the starts fold, a superset otherwise.
 namespace {
 
 struct KnownStartsCase {
@@ -2612,7 +2613,7 @@ struct KnownStartsCase {
   /// Integer arrays of the body by name: dims and row-major values.
   std::map<std::string, std::pair<Tuple, Tuple>> arrays;
   bool folds = true;  // no runtime variable expected
-  bool gather = true;
+  std::size_t output_rank = 1;
 };
 
 std::string int_literal(const Tuple& values, std::int64_t row) {
@@ -2671,6 +2672,7 @@ KnownStartsCase known_starts_case(std::uint64_t seed) {
         k.reads.insert({b, j, clamp_to(values[static_cast<std::size_t>(b)], rows - 1), j});
     }
     k.text = "f32[" + ns + ",3]{1,0}";
+    k.output_rank = 2;
   } else if (kind == 2) {
     // dynamic-slice(t, reshape(slice(values)), 0): a scalar start from one element.
     const std::int64_t n = r.uniform(1, 6), q = r.uniform(0, n - 1), size = r.uniform(1, rows);
@@ -2686,7 +2688,7 @@ KnownStartsCase known_starts_case(std::uint64_t seed) {
       for (std::int64_t j = 0; j < 3; ++j) k.reads.insert({a, j, a + start, j});
     }
     k.text = "f32[" + ss + ",3]{1,0}";
-    k.gather = false;
+    k.output_rank = 2;
   } else {
     // A two-entry index vector per batch position: a converted s64 table
     // (kind 3) or one value broadcast to both entries (kind 4).
@@ -2740,15 +2742,15 @@ TEST_CASE("gathers and dynamic-slices on starts computed from constants and iota
     };
     CHECK(differs_with_values(o2i, raw, k.reads) == "");
     CHECK_FALSE(any_approximate(o2i));
-    const TupleSet points = projection(o2i),
-                   inverse_reads = inverse(k.reads, k.gather ? (k.reads.begin()->size() == 3 ? 1 : 2) : 2);
+    const TupleSet points = projection(o2i), inverse_reads = inverse(k.reads, k.output_rank);
     const TupleSet i2o_points = projection(i2o);
     CHECK(std::includes(i2o_points.begin(), i2o_points.end(), inverse_reads.begin(), inverse_reads.end()));
     if (k.folds) {
       CHECK(max_runtime_variables(o2i) == 0);
       CHECK(points == k.reads);
-      // A dynamic-slice's maps are exact both ways; a gather's operand -> output maps stay a superset.
-      if (!k.gather) CHECK(i2o_points == inverse_reads);
+      // Exact both ways (a gather's operand -> output maps are the inverses of its pieces).
+      CHECK_FALSE(any_approximate(i2o));
+      CHECK(i2o_points == inverse_reads);
       ++folded[seed % 5];
     } else {
       CHECK(std::includes(points.begin(), points.end(), k.reads.begin(), k.reads.end()));
