@@ -363,7 +363,8 @@ private:
   // An op that only moves elements: the operand's expression read at the
   // operand index the op's own (exact, single) indexing map gives.
   std::optional<Expr> through_indexing(std::uint32_t i, int depth) const {
-    if (operand_count(i) != 1) return std::nullopt;
+    // A bitcast between element types of other widths reinterprets bits, not values.
+    if (operand_count(i) != 1 || shape(operand(i, 0)).type != shape(i).type) return std::nullopt;
     auto inner = expression(operand(i, 0), depth + 1);
     if (!inner) return std::nullopt;
     std::vector<MapSet> sets;

@@ -2760,3 +2760,29 @@ TEST_CASE("gathers and dynamic-slices on starts computed from constants and iota
   for (int kind = 0; kind < 5; ++kind) CHECK(folded[static_cast<std::size_t>(kind)] > 0);
   CHECK(narrowed[0] > 0);
 }
+
+// A bitcast to an element type of another width reinterprets bits: s64
+// {0, 1} read as s32[2,2] is {0, 0, 1, 0} (low word first), not the s64
+// values at (d0). The starts are not folded; the runtime variable reads
+// the bitcast's elements.
+TEST_CASE("starts through a bitcast between element widths are not folded as values", "[op-bruteforce]") {
+  const Analysed a = analyse(R"(HloModule bitcast_starts
+%fused {
+  %t = f32[64]{0} parameter(0)
+  %i = s64[2]{0} iota(), iota_dimension=0
+  %b = s32[2,2]{1,0} bitcast(%i)
+  ROOT %g = f32[2,2]{1,0} gather(%t, %b), offset_dims={}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=2, slice_sizes={1}
+}
+ENTRY %main {
+  %e0 = f32[64]{0} parameter(0)
+  ROOT %f = f32[2,2]{1,0} fusion(%e0), kind=kLoop, calls=%fused
+})");
+  const MapSet set = a.analysis->output_to_input(a.computation, a.instruction, 0).at(0);
+  INFO("maps:\n" << print_set(set));
+  const Tuple words = {0, 0, 1, 0};
+  const TupleSet reads = {{0, 0, 0}, {0, 1, 0}, {1, 0, 1}, {1, 1, 0}};
+  const auto raw = [&](const indexing::RuntimeSource&, const Tuple& element) {
+    return words.at(static_cast<std::size_t>(linear(element, {2, 2})));
+  };
+  CHECK(differs_with_values(set, raw, reads) == "");
+}
