@@ -25,6 +25,9 @@ using Values = std::vector<std::int64_t>;
 // Chains longer than this (and expressions larger than k_max_nodes) are not followed.
 constexpr int k_max_depth = 32;
 constexpr std::size_t k_max_nodes = 64;
+// Expressions whose values (or dimension sizes) exceed this in magnitude are
+// not followed: their intervals stay far from overflowing 64 bits.
+constexpr std::int64_t k_max_magnitude = std::int64_t{1} << 40;
 
 bool is_integer(ElementType t) { return t >= ElementType::kS1 && t <= ElementType::kU64; }
 
@@ -151,17 +154,33 @@ private:
   std::optional<Expr> compute_expression(std::uint32_t i, int depth) const {
     const auto out_dims = dims(i);
     if (!out_dims || depth > k_max_depth) return std::nullopt;
+    for (std::int64_t d : *out_dims) {
+      if (d == 0 || d > k_max_magnitude) return std::nullopt;
+    }
     auto e = expression_of(i, *out_dims, depth);
     if (!e || e->node_count() > k_max_nodes) return std::nullopt;
     // The values must fit the element type (no wrap-around to account for).
-    std::vector<simplify::Variable> box;
-    for (std::int64_t d : *out_dims) {
-      if (d == 0) return std::nullopt;
-      box.push_back({Interval{0, d - 1}, {}});
-    }
-    const simplify::Domain domain(std::move(box), {}, {});
-    if (!type_range(shape(i).type).contains(simplify::RangeEvaluator(domain, false)(*e))) return std::nullopt;
+    const Interval range = range_over(*e, i);
+    if (!type_range(shape(i).type).contains(range) || !Interval{-k_max_magnitude, k_max_magnitude}.contains(range))
+      return std::nullopt;
     return e;
+  }
+
+  // The values of an expression over the index space of instruction i.
+  Interval range_over(const Expr& e, std::uint32_t i) const {
+    std::vector<simplify::Variable> box;
+    for (std::int64_t d : shape(i).dims) box.push_back({Interval{0, d - 1}, {}});
+    const simplify::Domain domain(std::move(box), {}, {});
+    return simplify::RangeEvaluator(domain, false)(e);
+  }
+
+  // e * factor when its values stay within k_max_magnitude (checked before multiplying).
+  std::optional<Expr> scaled(const Expr& e, std::int64_t factor, std::uint32_t i) const {
+    const Interval r = range_over(e, i);
+    const std::int64_t largest = std::max(std::abs(r.lo), std::abs(r.hi));
+    std::int64_t product = 0;
+    if (__builtin_mul_overflow(largest, std::abs(factor), &product) || product > k_max_magnitude) return std::nullopt;
+    return e * factor;
   }
 
   const hlo::Shape& shape(std::uint32_t i) const { return m_module.shape_of(m_c.instructions[i]); }
@@ -352,8 +371,8 @@ private:
         if (instr.opcode == Opcode::kAdd) return *a + *b;
         if (instr.opcode == Opcode::kSubtract) return *a + *b * std::int64_t{-1};
         // Quasi-affine only: one factor must be a constant.
-        if (b->kind() == Expr::Kind::kConstant) return *a * b->constant_value();
-        if (a->kind() == Expr::Kind::kConstant) return *b * a->constant_value();
+        if (b->kind() == Expr::Kind::kConstant) return scaled(*a, b->constant_value(), i);
+        if (a->kind() == Expr::Kind::kConstant) return scaled(*b, a->constant_value(), i);
         return std::nullopt;
       }
       default: return std::nullopt;
