@@ -129,7 +129,9 @@ std::optional<bool> are_equal(const IndexingMap& a, const IndexingMap& b) {
   for (std::size_t i = 0; i < a.runtime_sources().size(); ++i) {
     const RuntimeSource& x = a.runtime_sources()[i];
     const RuntimeSource& y = b.runtime_sources()[i];
-    if (x.source != y.source || x.operand != y.operand || (x.map == nullptr) != (y.map == nullptr)) return false;
+    if (x.source != y.source || x.operand != y.operand || x.feasible != y.feasible ||
+        (x.map == nullptr) != (y.map == nullptr))
+      return false;
     if (x.map) {
       auto same = are_equal(*x.map, *y.map);
       if (!same.has_value() || !*same) return same;

@@ -5,7 +5,8 @@
 namespace hlo_index::indexing {
 
 bool RuntimeSource::operator==(const RuntimeSource& other) const {
-  if (source != other.source || operand != other.operand) return false;
+  // The clamp range is part of the value: clamp(o, 0, 6) and clamp(o, 0, 4) differ.
+  if (source != other.source || operand != other.operand || feasible != other.feasible) return false;
   if (!map || !other.map) return map == other.map;
   return *map == *other.map;
 }

@@ -115,6 +115,78 @@ IndexingMap compose(const IndexingMap& first, const IndexingMap& second) {
   return out;
 }
 
+namespace {
+
+bool over_dimensions_only(const std::vector<Expr>& results) {
+  bool only = true;
+  for (const Expr& r : results) {
+    simplify::for_each_variable(r, [&](Var v) {
+      if (v.kind != VarKind::kDim) only = false;
+    });
+  }
+  return only;
+}
+
+}  // namespace
+
+bool same_runtime_value(const RuntimeSource& a, const RuntimeSource& b) {
+  // The producing instruction names the value; `operand` is the position it
+  // was read at, which differs when one op (or two) read it twice.
+  if (a.instruction < 0 || a.instruction != b.instruction) return false;
+  if (a.feasible != b.feasible || a.branch_selector != b.branch_selector) return false;
+  if (!a.map || !b.map || !a.map->is_defined() || !b.map->is_defined()) return false;
+  if (a.map->approximate() || b.map->approximate() || a.map->has_replica_id() || b.map->has_replica_id()) return false;
+  if (a.map->dim_count() != b.map->dim_count()) return false;
+  // Elements named through range or runtime variables are not tied to this map's own.
+  if (!over_dimensions_only(a.map->results()) || !over_dimensions_only(b.map->results())) return false;
+  return a.map->results() == b.map->results();
+}
+
+bool merge_same_runtime_values(IndexingMap& map) {
+  if (!map.is_defined()) return false;
+  const std::vector<RuntimeSource>& sources = map.runtime_sources();
+  const std::size_t n = map.runtime_count();
+  const std::size_t known = std::min(n, sources.size());
+  std::vector<std::uint32_t> representative(n);
+  bool merged = false;
+  for (std::size_t r = 0; r < n; ++r) {
+    representative[r] = static_cast<std::uint32_t>(r);
+    if (r >= known) continue;
+    for (std::size_t q = 0; q < r; ++q) {
+      if (representative[q] == q && same_runtime_value(sources[q], sources[r]) &&
+          sources[q].map->dim_count() == map.dim_count()) {
+        representative[r] = static_cast<std::uint32_t>(q);
+        merged = true;
+        break;
+      }
+    }
+  }
+  if (!merged) return false;
+  const std::vector<Variable>& variables = map.domain().variables(VarKind::kRuntime);
+  std::vector<std::uint32_t> renumbered(n);
+  std::vector<Variable> kept;
+  std::vector<RuntimeSource> kept_sources;
+  for (std::size_t r = 0; r < n; ++r) {
+    if (representative[r] != r) continue;
+    renumbered[r] = static_cast<std::uint32_t>(kept.size());
+    kept.push_back(variables[r]);
+    if (r < sources.size()) kept_sources.push_back(sources[r]);
+  }
+  for (std::size_t r = 0; r < n; ++r) {
+    if (representative[r] == r) continue;
+    renumbered[r] = renumbered[representative[r]];
+    Variable& into = kept[renumbered[r]];
+    into.bounds = into.bounds.intersect(variables[r].bounds);
+  }
+  Domain domain(map.domain().variables(VarKind::kDim), map.domain().variables(VarKind::kRange), std::move(kept));
+  IndexingMap out = rewritten(map, std::move(domain), map.domain().constraints(), [&](Var v) {
+    return v.kind == VarKind::kRuntime ? Expr::runtime(renumbered[v.index]) : Expr::variable(v);
+  });
+  out.runtime_sources() = std::move(kept_sources);
+  map = std::move(out);
+  return true;
+}
+
 IndexingMap replica_id_as_results(const IndexingMap& map) {
   if (!map.has_replica_id()) return map;
   IndexingMap out = map;

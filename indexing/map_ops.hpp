@@ -28,6 +28,23 @@ IndexingMap rewritten(const IndexingMap& map, Domain variables, std::span<const 
 /// first's results): a path through two all-gathers has two.
 IndexingMap compose(const IndexingMap& first, const IndexingMap& second);
 
+/// Whether two runtime sources denote the same runtime value at every point
+/// of a map's domain: the same producing instruction (in the computation
+/// being composed; whichever operand position read it), the same element of it as a function of the dimensions
+/// alone (structurally equal results), the same clamping (`feasible`) and
+/// kind. Sources without a producing instruction (internal to a called
+/// computation, or the device's position) never compare equal: a called
+/// computation's internal value differs per call site.
+bool same_runtime_value(const RuntimeSource& a, const RuntimeSource& b);
+
+/// Merges the runtime variables of `map` that denote the same runtime value
+/// (same_runtime_value) into the first of them, whose interval becomes the
+/// intersection of theirs: one value cannot take two values at one point.
+/// Exact (the relation is unchanged as a function of the runtime values),
+/// and both directions of a composition (dynamic-update-slice then
+/// dynamic-slice at the same offset) then cancel. Returns whether any merged.
+bool merge_same_runtime_values(IndexingMap& map);
+
 /// The map with its replica-id results appended to its results (and no
 /// replica id): the relation { (d, rt) -> (e, replica) } for the isl
 /// questions (equality) that know results only.

@@ -3,11 +3,16 @@
 // clamped range [0, dim - size]: rt stands for the offset after XLA's
 // clamping, and its source says which element of which operand holds the
 // unclamped value. Offsets held by a scalar constant or an iota are folded,
-// with the clamp applied (an iota clamps piecewise).
+// with the clamp applied (an iota clamps piecewise); in the exact style so
+// are offsets the computation derives from constants and iotas
+// (integer_values): an expression clamped piecewise, or a table as one piece
+// per run of equal clamped values.
 #include <algorithm>
 #include <charconv>
 #include <functional>
 
+#include "indexing/integer_values.hpp"
+#include "indexing/inverse.hpp"
 #include "indexing/op_maps_internal.hpp"
 #include "parser/attributes.hpp"
 #include "simplify/range.hpp"
@@ -40,45 +45,28 @@ public:
   /// The offset held by element `element` (over this map's domain) of
   /// operand `operand`, clamped to [0, limit].
   void add(std::size_t operand, std::vector<Expr> element, std::int64_t limit) {
-    std::vector<Choice> choices;
     if (limit < 0) throw Unsupported("the slice is larger than the operand");
     const hlo::Instruction& producer = m_op.operand(operand);
     if (auto value = scalar_integer_constant(m_op, operand)) {
       if (m_style == MapStyle::kExact || (*value >= 0 && *value <= limit)) {
-        choices.push_back({Expr::constant(std::clamp<std::int64_t>(*value, 0, limit)), {}});
-        m_choices.push_back(std::move(choices));
+        m_choices.push_back({{Expr::constant(std::clamp<std::int64_t>(*value, 0, limit)), {}}});
         return;
       }
       m_approximate = true;  // XLA keeps an out-of-range constant as a runtime variable
     } else if (producer.opcode == hlo::Opcode::kIota) {
       auto dimension = parser::int_attribute(m_op.computation, producer, "iota_dimension");
       if (dimension && sz(*dimension) < element.size()) {
-        const Expr e = element[sz(*dimension)];
-        const Interval range = simplify::RangeEvaluator(domain(), false)(e);
-        if (range.lo < 0) choices.push_back({Expr::constant(0), {{e, Interval{range.lo, -1}}}});
-        if (range.hi > limit) choices.push_back({Expr::constant(limit), {{e, Interval{limit + 1, range.hi}}}});
-        if (choices.empty()) {
-          choices.push_back({e, {}});
-        } else if (range.lo <= limit && range.hi >= 0) {
-          choices.push_back({e, {{e, Interval{0, limit}}}});
-        }
-        m_choices.push_back(std::move(choices));
+        m_choices.push_back(clamped(element[sz(*dimension)], limit));
         return;
       }
+    } else if (m_style == MapStyle::kExact) {
+      // Values computed from constants and iotas (in this computation) are known.
+      if (auto known = known_integer_values(m_op.module, m_op.computation, m_op.operand_index(operand))) {
+        if (add_known(operand, *known, element, limit)) return;
+      }
     }
-    const auto r = u32(m_runtime.size());
-    m_runtime.push_back(Variable{Interval{0, limit}, {}});
-    RuntimeSource source;
-    source.source = source_name(producer, operand);
-    source.map = std::make_shared<const IndexingMap>(build::map(m_dims, std::move(element), m_ranges));
-    source.operand = static_cast<std::int64_t>(operand);
-    source.instruction = m_op.operand_index(operand);
-    source.feasible = Interval{0, limit};
-    m_sources.push_back(std::move(source));
-    choices.push_back({Expr::runtime(r), {}});
-    m_choices.push_back(std::move(choices));
+    add_runtime(operand, std::move(element), limit, Interval{0, limit});
   }
-
   /// One map per combination of folding cases; `fill` sets the results
   /// (and any constraints) from the offsets' values.
   MapSet maps(const std::function<void(IndexingMap&, const std::vector<Expr>&)>& fill) const {
@@ -108,6 +96,111 @@ private:
     Expr value;
     std::vector<std::pair<Expr, Interval>> conditions;
   };
+
+  // Offsets of known values become at most this many pieces each, and all
+  // offsets of one op at most k_max_combinations maps; past that a runtime
+  // variable narrowed to the values' range stands for them.
+  static constexpr std::size_t k_max_pieces = 64;
+  static constexpr std::size_t k_max_combinations = 4096;
+
+  // A runtime variable for the offset, over `values` (within [0, limit]).
+  void add_runtime(std::size_t operand, std::vector<Expr> element, std::int64_t limit, Interval values) {
+    const auto r = u32(m_runtime.size());
+    m_runtime.push_back(Variable{values, {}});
+    RuntimeSource source;
+    source.source = source_name(m_op.operand(operand), operand);
+    source.map = std::make_shared<const IndexingMap>(build::map(m_dims, std::move(element), m_ranges));
+    source.operand = static_cast<std::int64_t>(operand);
+    source.instruction = m_op.operand_index(operand);
+    source.feasible = Interval{0, limit};
+    m_sources.push_back(std::move(source));
+    m_choices.push_back({{Expr::runtime(r), {}}});
+  }
+
+  // The offset e (an expression over this map's domain) clamped to [0, limit]:
+  // piecewise where it leaves the range.
+  std::vector<Choice> clamped(const Expr& e, std::int64_t limit) const {
+    std::vector<Choice> choices;
+    const Interval range = simplify::RangeEvaluator(domain(), false)(e);
+    if (range.lo < 0) choices.push_back({Expr::constant(0), {{e, Interval{range.lo, -1}}}});
+    if (range.hi > limit) choices.push_back({Expr::constant(limit), {{e, Interval{limit + 1, range.hi}}}});
+    if (choices.empty()) {
+      choices.push_back({e, {}});
+    } else if (range.lo <= limit && range.hi >= 0) {
+      choices.push_back({e, {{e, Interval{0, limit}}}});
+    }
+    return choices;
+  }
+
+  std::size_t combinations() const {
+    std::size_t n = 1;
+    for (const auto& c : m_choices) n *= c.size();
+    return n;
+  }
+
+  // An offset whose values are known: an expression of the element's index
+  // (clamped piecewise), or a table: one piece per run of equal clamped
+  // values along the last dimension of the elements the domain can name, or
+  // past the bounds a runtime variable over the clamped values' range.
+  bool add_known(std::size_t operand, const KnownIntegerValues& known, std::vector<Expr> element, std::int64_t limit) {
+    if (known.dims.size() != element.size()) return false;
+    if (known.expression) {
+      m_choices.push_back(
+          clamped(simplify::substitute(*known.expression, [&](Var v) { return element.at(v.index); }), limit));
+      return true;
+    }
+    const std::vector<std::int64_t>& table = *known.table;
+    const Domain over = domain();
+    const simplify::RangeEvaluator range(over, false);
+    std::vector<Interval> box;
+    for (std::size_t k = 0; k < element.size(); ++k) {
+      box.push_back(range(element[k]).intersect(Interval{0, known.dims[k] - 1}));
+      if (box.back().empty()) return false;
+    }
+    // Runs go along the last dimension with more than one position (index
+    // vectors often have a trailing dimension of one).
+    std::size_t run = box.empty() ? 0 : box.size() - 1;
+    while (run > 0 && box[run].lo == box[run].hi) --run;
+    std::vector<std::size_t> order;  // outermost first, `run` last
+    for (std::size_t k = 0; k < box.size(); ++k) {
+      if (k != run) order.push_back(k);
+    }
+    if (!box.empty()) order.push_back(run);
+    std::vector<Choice> pieces;
+    Interval values{limit, 0};                // empty until the first value
+    std::vector<std::int64_t> p(box.size());  // the position, from the box's first corner
+    for (std::size_t k = 0; k < box.size(); ++k) p[k] = box[k].lo;
+    while (true) {
+      std::int64_t at = 0;
+      for (std::size_t k = 0; k < p.size(); ++k) at = at * known.dims[k] + p[k];
+      const std::int64_t v = std::clamp<std::int64_t>(table.at(sz(at)), 0, limit);
+      values = Interval{std::min(values.lo, v), std::max(values.hi, v)};
+      // A new piece at the start of each run and wherever the value changes.
+      const bool run_start = p.empty() || p[run] == box[run].lo;
+      if (run_start || pieces.back().value.constant_value() != v) {
+        Choice piece{Expr::constant(v), {}};
+        for (std::size_t k : order) piece.conditions.emplace_back(element[k], Interval::point(p[k]));
+        pieces.push_back(std::move(piece));
+      } else {
+        pieces.back().conditions.back().second.hi = p[run];
+      }
+      std::size_t i = order.size();
+      while (i > 0 && p[order[i - 1]] == box[order[i - 1]].hi) {
+        p[order[i - 1]] = box[order[i - 1]].lo;
+        --i;
+      }
+      if (i == 0) break;
+      ++p[order[i - 1]];
+    }
+    if (values.lo == values.hi) {
+      m_choices.push_back({{Expr::constant(values.lo), {}}});
+    } else if (pieces.size() <= k_max_pieces && combinations() * pieces.size() <= k_max_combinations) {
+      m_choices.push_back(std::move(pieces));
+    } else {
+      add_runtime(operand, std::move(element), limit, values);
+    }
+    return true;
+  }
 
   Domain domain() const { return Domain(build::variables(m_dims), build::variables(m_ranges), m_runtime); }
 
@@ -357,8 +450,35 @@ std::vector<MapSet> o2i_gather(const OpContext& op, MapStyle style) {
   return sets;
 }
 
-std::vector<MapSet> i2o_gather(const OpContext& op, std::size_t operand, MapStyle) {
+namespace {
+
+// Starts at most this many folded pieces are inverted exactly.
+constexpr std::size_t k_max_inverted_pieces = 64;
+
+// Operand -> output of a gather whose starts are all known (folded to
+// pieces without runtime variables): the inverse of each piece, exact; none
+// when a start is a runtime value.
+std::optional<MapSet> inverted_known_starts(const OpContext& op) {
+  const std::vector<MapSet> reads = o2i_gather(op, MapStyle::kExact);
+  const MapSet& pieces = reads.at(0);
+  if (pieces.size() > k_max_inverted_pieces) return std::nullopt;
+  for (const IndexingMap& m : pieces) {
+    if (!m.is_defined() || m.approximate() || m.runtime_count() != 0) return std::nullopt;
+  }
+  MapSet out;
+  for (const IndexingMap& m : pieces) {
+    for (IndexingMap& piece : inverse(m)) out.push_back(std::move(piece));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<MapSet> i2o_gather(const OpContext& op, std::size_t operand, MapStyle style) {
   const Gather g = gather(op);
+  if (operand == 0 && style == MapStyle::kExact) {
+    if (auto known = inverted_known_starts(op)) return {std::move(*known)};
+  }
   if (operand == 1) {
     // Index vector (batch, j) feeds every offset of its batch position.
     std::vector<Expr> results(g.output.size());

@@ -145,13 +145,20 @@ void simplify_with_sources(IndexingMap& map, MapSimplifyOptions options, bool ex
   simplify(map, options);
   if (!exact) return;
   drop_free_runtime_variables(map);
+  MapSimplifyOptions element_options = options;
+  element_options.remove_unused_runtime_variables = true;
   for (RuntimeSource& s : map.runtime_sources()) {
     if (!s.map) continue;
     IndexingMap element = *s.map;
-    options.remove_unused_runtime_variables = true;
-    simplify(element, options);
+    simplify(element, element_options);
     if (element.range_count() != 0 || element.runtime_count() != 0) map.mark_approximate();
     s.map = std::make_shared<const IndexingMap>(std::move(element));
+  }
+  // With their element maps simplified, equal runtime values are recognised
+  // (one offset read twice); merged, the map simplifies further (d + rt - rt).
+  if (merge_same_runtime_values(map)) {
+    simplify(map, options);
+    drop_free_runtime_variables(map);
   }
 }
 

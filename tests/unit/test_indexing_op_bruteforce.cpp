@@ -25,7 +25,9 @@
 // batch groups; the kernel is read only where the window meets the input),
 // dynamic-slice, dynamic-update-slice, gather (general form; parameter,
 // constant and iota indices), all-gather, tuple, get-tuple-element; random
-// kLoop fusions of 2-5 of them (chains with shared operands, multi-output).
+// kLoop fusions of 2-5 of them (chains with shared operands, multi-output,
+// scalar offsets shared by two ops, clamped alike or not: a runtime source
+// is evaluated clamped to its own clamp range).
 // Every test case checks that the features it is about were generated.
 //
 // Conventions of the evaluation where the documented semantics say nothing:
@@ -222,6 +224,10 @@ struct Env {
   std::int64_t value(int node, const Tuple& index) const;
   /// The value clamped as the consuming op clamps it.
   std::int64_t clamped(int node, const Tuple& index) const;
+  /// The value clamped to [0, limit] (a scalar offset shared by ops that clamp it differently).
+  std::int64_t clamped(int node, const Tuple& index, std::int64_t limit) const {
+    return std::clamp<std::int64_t>(value(node, index), 0, limit);
+  }
 };
 
 struct Node {
@@ -410,8 +416,23 @@ struct Gen {
     return add(std::move(n));
   }
 
-  /// A scalar s32 offset clamped to [0, limit].
+  /// A scalar s32 offset clamped to [0, limit]. In a fusion, sometimes an
+  /// offset parameter another op reads already (one runtime value read
+  /// twice, perhaps clamped to another range).
   int scalar_offset(std::int64_t limit) {
+    if (fused && offsets == OffsetSource::kRandom && r.chance(30)) {
+      std::vector<int> offsets_so_far;
+      for (int id = 0; id < static_cast<int>(c.nodes.size()); ++id) {
+        const Node& n = c.node(id);
+        if (n.kind == Kind::kParam && n.limit && n.outputs[0].dims.empty()) offsets_so_far.push_back(id);
+      }
+      if (!offsets_so_far.empty()) {
+        const int shared = offsets_so_far[r.index(offsets_so_far.size())];
+        cover("offset shared by two users");
+        cover("shared offset clamped alike", c.node(shared).limit({}) == limit);
+        return shared;
+      }
+    }
     const bool constant = offsets == OffsetSource::kConstant || (offsets == OffsetSource::kRandom && r.chance(35));
     Node n;
     n.outputs = {Array{"s32", {}, {}}};
@@ -575,8 +596,15 @@ int gen_slice(Gen& g, int x) {
     starts.push_back(start);
     strides.push_back(stride);
     dims.push_back((limit - start + stride - 1) / stride);
+    // Appended piece by piece: GCC 12 warns (-Wrestrict, a false positive) on "[" + std::to_string(...) here.
     text.append(i ? ", " : "")
-        .append("[" + std::to_string(start) + ":" + std::to_string(limit) + ":" + std::to_string(stride) + "]");
+        .append("[")
+        .append(std::to_string(start))
+        .append(":")
+        .append(std::to_string(limit))
+        .append(":")
+        .append(std::to_string(stride))
+        .append("]");
   }
   cover("slice with a stride", std::any_of(strides.begin(), strides.end(), [](std::int64_t v) { return v > 1; }));
   Node n = g.op("slice", {x}, {g.f32(dims)}, ", slice={" + text + "}");
@@ -1092,9 +1120,9 @@ int gen_dynamic_slice(Gen& g, int x) {
                                                         : "dynamic-slice parameter offset");
   }
   Node n = g.op("dynamic-slice", operands, {g.f32(sizes)}, ", dynamic_slice_sizes=" + list(sizes));
-  n.reads = [operands](std::size_t, const Tuple& out, const Env& env, Reads& reads) {
+  n.reads = [operands, a, sizes](std::size_t, const Tuple& out, const Env& env, Reads& reads) {
     Tuple in = out;
-    for (std::size_t i = 0; i < out.size(); ++i) in[i] += env.clamped(operands[1 + i], {});
+    for (std::size_t i = 0; i < out.size(); ++i) in[i] += env.clamped(operands[1 + i], {}, a.dims[i] - sizes[i]);
     reads[0].push_back(in);
     for (std::size_t i = 0; i < out.size(); ++i) reads[1 + i].push_back({});
   };
@@ -1123,11 +1151,11 @@ int gen_dynamic_update_slice(Gen& g, int x) {
                                                         : "dynamic-update-slice parameter offset");
   }
   Node n = g.op("dynamic-update-slice", operands, {g.f32(dims)});
-  n.reads = [operands, update_dims](std::size_t, const Tuple& out, const Env& env, Reads& reads) {
+  n.reads = [operands, dims, update_dims](std::size_t, const Tuple& out, const Env& env, Reads& reads) {
     Tuple in = out;
     bool inside = true;
     for (std::size_t i = 0; i < out.size(); ++i) {
-      in[i] -= env.clamped(operands[2 + i], {});
+      in[i] -= env.clamped(operands[2 + i], {}, dims[i] - update_dims[i]);
       inside = inside && in[i] >= 0 && in[i] < update_dims[i];
     }
     if (inside) {
@@ -1952,7 +1980,8 @@ void check_computation(const Computation& c, bool fused, std::uint64_t seed, Sim
           return std::nullopt;
         }
       }
-      return env.clamped(node, element);
+      // Clamped to the source's clamp range: a shared offset is clamped by each op to its own.
+      return std::clamp(env.value(node, element), source.feasible.lo, source.feasible.hi);
     };
     const auto reference = fused ? FusionReference(c, env).relations() : reference_single(c, env);
     for (std::size_t k = 0; k < outputs; ++k) {
@@ -2223,7 +2252,7 @@ TEST_CASE(
   check_coverage({"dynamic-slice constant offset", "dynamic-slice parameter offset",
                   "dynamic-update-slice constant offset", "dynamic-update-slice parameter offset",
                   "gather parameter indices", "gather constant indices", "gather iota indices", "offset below 0",
-                  "offset above its limit"});
+                  "offset above its limit", "offset shared by two users", "shared offset clamped alike"});
   report_stats();
 }
 
@@ -2358,4 +2387,402 @@ ENTRY %main {
       for (const Expr& r : s.map->results()) CHECK_FALSE((simplify::uses_kind(r, VarKind::kRange) && !m.approximate()));
     }
   }
+}
+
+// ---------------------------------------------------------------------------
+// Exact where one runtime value is read twice, and where offsets are known.
+//
+// Hand-written modules, each with a direct evaluation of its reads for every
+// value of its offsets (in and out of range): the maps with every runtime
+// variable bound to its source's value (clamped to the source's clamp range)
+// must be exactly the reads for that value, and the maps with their runtime
+// variables free (what a reader of the maps learns without the values) must
+// be exactly the union over all values where one value is one variable.
+
+namespace {
+
+/// The relation of a set with every runtime variable free within its
+/// interval: (d..., results...) for every point of every map.
+TupleSet projection(const MapSet& set) {
+  TupleSet out;
+  for (const IndexingMap& m : set) {
+    INFO(indexing::print_map(m));
+    REQUIRE(!m.is_undefined());
+    if (m.is_known_empty()) continue;
+    const Domain& d = m.domain();
+    std::vector<Interval> box = bounds_of(d, VarKind::kDim);
+    const auto ranges = bounds_of(d, VarKind::kRange), runtimes = bounds_of(d, VarKind::kRuntime);
+    box.insert(box.end(), ranges.begin(), ranges.end());
+    box.insert(box.end(), runtimes.begin(), runtimes.end());
+    REQUIRE(box_size(box) <= k_max_points);
+    const std::size_t nd = m.dim_count(), nr = m.range_count();
+    for_each_point(box, [&](const Tuple& p) {
+      const auto part = [&](std::size_t from, std::size_t n) {
+        return Tuple(p.begin() + static_cast<std::ptrdiff_t>(from), p.begin() + static_cast<std::ptrdiff_t>(from + n));
+      };
+      const Tuple dims = part(0, nd), ranges_at = part(nd, nr), runtimes_at = part(nd + nr, p.size() - nd - nr);
+      const simplify::VarValues at{dims, ranges_at, runtimes_at};
+      if (!satisfies(d, at)) return;
+      Tuple t = dims;
+      for (const Expr& r : m.results()) t.push_back(simplify::evaluate(r, at));
+      out.insert(std::move(t));
+    });
+  }
+  return out;
+}
+
+/// "" when the set, with every runtime variable bound to `raw(source,
+/// element)` clamped to the source's clamp range, is exactly `expected` (a
+/// superset where its maps say they are approximate); else what differs.
+std::string differs_with_values(const MapSet& set,
+                                const std::function<std::int64_t(const indexing::RuntimeSource&, const Tuple&)>& raw,
+                                const TupleSet& expected) {
+  const SourceValue value = [&](const indexing::RuntimeSource& s, bool, const Tuple& element) {
+    return std::optional<std::int64_t>(std::clamp(raw(s, element), s.feasible.lo, s.feasible.hi));
+  };
+  return compare(expected, guarded_evaluation(set, value));
+}
+
+// A KNOWN EMPTY map is exact whatever it was composed from.
+bool any_approximate(const MapSet& set) {
+  return std::any_of(set.begin(), set.end(), [](const IndexingMap& m) { return m.is_defined() && m.approximate(); });
+}
+
+std::size_t max_runtime_variables(const MapSet& set) {
+  std::size_t n = 0;
+  for (const IndexingMap& m : set) n = std::max(n, m.is_defined() ? m.runtime_count() : 0);
+  return n;
+}
+
+std::int64_t clamp_to(std::int64_t v, std::int64_t limit) { return std::clamp<std::int64_t>(v, 0, limit); }
+
+}  // namespace
+
+// dynamic-update-slice(b, u, o) then dynamic-slice(., o) of the update's
+// size: the slice is the update, b is never read. With a slice of another
+// size the two clamps differ (clamp(o, 0, 6) is not clamp(o, 0, 4)): the
+// variables stay apart, and the maps stay exact for each value of o.
+TEST_CASE("one offset read by two ops of a fusion is one runtime variable", "[op-bruteforce]") {
+  constexpr std::int64_t n = 8;
+  for (auto [update, slice] : {std::pair{2, 2}, std::pair{3, 3}, std::pair{2, 4}, std::pair{3, 2}, std::pair{1, 8}}) {
+    const std::string text =
+        "HloModule dusds\n%fused {\n  %b = f32[8]{0} parameter(0)\n  %u = f32[" + std::to_string(update) +
+        "]{0} parameter(1)\n  %o = s32[] parameter(2)\n"
+        "  %dus = f32[8]{0} dynamic-update-slice(%b, %u, %o)\n"
+        "  ROOT %ds = f32[" +
+        std::to_string(slice) + "]{0} dynamic-slice(%dus, %o), dynamic_slice_sizes={" + std::to_string(slice) +
+        "}\n}\nENTRY %main {\n  %e0 = f32[8]{0} parameter(0)\n  %e1 = f32[" + std::to_string(update) +
+        "]{0} parameter(1)\n  %e2 = s32[] parameter(2)\n  ROOT %f = f32[" + std::to_string(slice) +
+        "]{0} fusion(%e0, %e1, %e2), kind=kLoop, calls=%fused\n}\n";
+    INFO(text);
+    const Analysed a = analyse(text);
+    const std::vector<MapSet> o2i = a.analysis->output_to_input(a.computation, a.instruction, 0);
+    std::vector<MapSet> i2o;
+    for (std::size_t p = 0; p < 2; ++p)
+      i2o.push_back(a.analysis->input_to_output(a.computation, a.instruction, p).at(0));
+    std::array<TupleSet, 2> all;
+    for (std::int64_t o = -3; o <= n + 3; ++o) {
+      INFO("o = " << o);
+      const std::int64_t at_u = clamp_to(o, n - update), at_s = clamp_to(o, n - slice);
+      std::array<TupleSet, 2> reads;
+      for (std::int64_t d = 0; d < slice; ++d) {
+        const std::int64_t x = d + at_s;
+        if (x - at_u >= 0 && x - at_u < update) {
+          reads[1].insert({d, x - at_u});
+        } else {
+          reads[0].insert({d, x});
+        }
+      }
+      const auto raw = [o](const indexing::RuntimeSource&, const Tuple&) { return o; };
+      for (std::size_t p = 0; p < 2; ++p) {
+        INFO("operand " << p << ":\n" << print_set(o2i[p]) << "operand -> output:\n" << print_set(i2o[p]));
+        CHECK(differs_with_values(o2i[p], raw, reads[p]) == "");
+        CHECK(differs_with_values(i2o[p], raw, inverse(reads[p], 1)) == "");
+        all[p].insert(reads[p].begin(), reads[p].end());
+      }
+    }
+    for (std::size_t p = 0; p < 2; ++p) {
+      INFO("operand " << p << ":\n" << print_set(o2i[p]) << "operand -> output:\n" << print_set(i2o[p]));
+      const TupleSet o2i_points = projection(o2i[p]), i2o_points = projection(i2o[p]);
+      CHECK(std::includes(o2i_points.begin(), o2i_points.end(), all[p].begin(), all[p].end()));
+      const TupleSet inverse_all = inverse(all[p], 1);
+      CHECK(std::includes(i2o_points.begin(), i2o_points.end(), inverse_all.begin(), inverse_all.end()));
+      if (update == slice) {
+        // One clamp: one value, one variable; the maps are the reads over all values.
+        CHECK(max_runtime_variables(o2i[p]) <= 1);
+        CHECK_FALSE((any_approximate(o2i[p]) || any_approximate(i2o[p])));
+        CHECK(o2i_points == all[p]);
+        CHECK(i2o_points == inverse_all);
+      } else if (update < n && slice < n) {
+        // Two clamps of one offset: two values, kept apart.
+        CHECK(max_runtime_variables(o2i[1]) == 2);
+      }
+    }
+    if (update == slice) CHECK(all[0].empty());
+  }
+}
+
+// dynamic-slice(x, i, i): one offset for both dimensions. Equal clamps
+// (a square slice of a square operand) make one variable; a slice of
+// another width clamps the second start to another range: two.
+TEST_CASE("one offset read twice by one dynamic-slice is one runtime variable when clamped alike", "[op-bruteforce]") {
+  for (auto [rows, columns] : {std::pair{2, 2}, std::pair{2, 3}, std::pair{6, 1}}) {
+    const std::string sizes = std::to_string(rows) + "," + std::to_string(columns);
+    std::string text =
+        "HloModule dsii\nENTRY %main {\n  %x = f32[6,6]{1,0} parameter(0)\n"
+        "  %i = s32[] parameter(1)\n  ROOT %ds = f32[";
+    text.append(sizes).append("]{1,0} dynamic-slice(%x, %i, %i), dynamic_slice_sizes={").append(sizes).append("}\n}\n");
+    const Analysed a = analyse(text);
+    const MapSet o2i = a.analysis->output_to_input(a.computation, a.instruction, 0).at(0);
+    const MapSet i2o = a.analysis->input_to_output(a.computation, a.instruction, 0).at(0);
+    INFO("maps:\n" << print_set(o2i) << "operand -> output:\n" << print_set(i2o));
+    TupleSet all;
+    for (std::int64_t i = -2; i <= 8; ++i) {
+      INFO("i = " << i);
+      TupleSet reads;
+      for (std::int64_t r = 0; r < rows; ++r) {
+        for (std::int64_t c = 0; c < columns; ++c)
+          reads.insert({r, c, r + clamp_to(i, 6 - rows), c + clamp_to(i, 6 - columns)});
+      }
+      const auto raw = [i](const indexing::RuntimeSource&, const Tuple&) { return i; };
+      CHECK(differs_with_values(o2i, raw, reads) == "");
+      CHECK(differs_with_values(i2o, raw, inverse(reads, 2)) == "");
+      all.insert(reads.begin(), reads.end());
+    }
+    const TupleSet points = projection(o2i);
+    CHECK(std::includes(points.begin(), points.end(), all.begin(), all.end()));
+    if (6 - rows == 6 - columns) {
+      CHECK(max_runtime_variables(o2i) == 1);
+      CHECK_FALSE((any_approximate(o2i) || any_approximate(i2o)));
+      CHECK(points == all);
+      CHECK(projection(i2o) == inverse(all, 2));
+    } else if (rows < 6 && columns < 6) {
+      CHECK(max_runtime_variables(o2i) == 2);
+    }
+  }
+}
+
+// Two starts from two elements of one index vector are two values: a
+// gather reading idx[0] and idx[1] keeps two variables, exact for each pair.
+TEST_CASE("different elements of one index array stay different runtime variables", "[op-bruteforce]") {
+  const Analysed a = analyse(R"(HloModule g2
+%fused {
+  %t = f32[5,5]{1,0} parameter(0)
+  %idx = s32[2]{0} parameter(1)
+  %g = f32[2,2]{1,0} gather(%t, %idx), offset_dims={0,1}, collapsed_slice_dims={}, start_index_map={0,1}, index_vector_dim=0, slice_sizes={2,2}
+  %one = s32[1]{0} slice(%idx), slice={[1:2]}
+  %j = s32[] reshape(%one)
+  %zero = s32[] constant(0)
+  ROOT %ds = f32[2,1]{1,0} dynamic-slice(%g, %zero, %j), dynamic_slice_sizes={2,1}
+}
+ENTRY %main {
+  %e0 = f32[5,5]{1,0} parameter(0)
+  %e1 = s32[2]{0} parameter(1)
+  ROOT %f = f32[2,1]{1,0} fusion(%e0, %e1), kind=kLoop, calls=%fused
+})");
+  const MapSet set = a.analysis->output_to_input(a.computation, a.instruction, 0).at(0);
+  INFO("maps:\n" << print_set(set));
+  CHECK(max_runtime_variables(set) >= 2);
+  for (std::int64_t i0 = -1; i0 <= 5; ++i0) {
+    for (std::int64_t i1 = -1; i1 <= 5; ++i1) {
+      INFO("idx = {" << i0 << ", " << i1 << "}");
+      TupleSet reads;
+      for (std::int64_t r = 0; r < 2; ++r) reads.insert({r, 0, r + clamp_to(i0, 3), clamp_to(i1, 1) + clamp_to(i1, 3)});
+      const auto raw = [&](const indexing::RuntimeSource&, const Tuple& element) {
+        // Sources read idx directly (an element of it) or through %j (a scalar: idx[1]).
+        return element.empty() || element.at(0) == 1 ? i1 : i0;
+      };
+      CHECK(differs_with_values(set, raw, reads) == "");
+    }
+  }
+}
+
+// Gathers and dynamic-slices whose starts a fusion computes from constants
+// and iotas: random modules of five kinds, each evaluated directly on the
+// values (clamped as XLA clamps starts). The maps must read exactly those
+// elements; without runtime variables where the values fold (an iota
+// expression, or a table of at most 64 runs of equal clamped values), else
+// with one narrowed to the clamped values' range. Operand -> output maps are
+// exact where the starts fold, a superset otherwise.
+namespace {
+
+struct KnownStartsCase {
+  std::string text;
+  /// The reads of the fusion's operand 0: (output index..., operand index...).
+  TupleSet reads;
+  /// Integer arrays of the body by name: dims and row-major values.
+  std::map<std::string, std::pair<Tuple, Tuple>> arrays;
+  bool folds = true;  // no runtime variable expected
+  std::size_t output_rank = 1;
+};
+
+std::string int_literal(const Tuple& values, std::int64_t row) {
+  std::string out = "{";
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (row > 0 && i % static_cast<std::size_t>(row) == 0) out += (i == 0 ? "{" : "}, {");
+    out += (row > 0 && i % static_cast<std::size_t>(row) != 0) || (row == 0 && i > 0) ? ", " : "";
+    out += std::to_string(values[i]);
+  }
+  return out + (row > 0 ? "}}" : "}");
+}
+
+KnownStartsCase known_starts_case(std::uint64_t seed) {
+  Rng r(seed * 31 + 5);
+  KnownStartsCase k;
+  const std::int64_t rows = r.uniform(3, 10);
+  const std::string l = std::to_string(rows);
+  std::string body, entry_operand = "f32[" + l + ",3]{1,0}";
+  const int kind = static_cast<int>(seed % 5);
+  std::string root;
+  auto random_values = [&](std::int64_t count, std::int64_t hi) {
+    Tuple v;
+    for (std::int64_t i = 0; i < count; ++i) v.push_back(r.uniform(-3, hi + 3));
+    return v;
+  };
+  if (kind == 0 || kind == 1) {
+    // gather(t, reshape(values)): output (b, j) reads t[clamp(values[b]), j].
+    const std::int64_t n = kind == 0 ? r.uniform(1, 90) : r.uniform(1, 200);
+    const std::string ns = std::to_string(n);
+    Tuple values;
+    if (kind == 0) {
+      values = random_values(n, rows - 1);
+      body += "  %c = s32[" + ns + "]{0} constant(" + int_literal(values, 0) + ")\n";
+      // Runs of equal clamped values decide whether the table folds.
+      std::size_t runs = 0;
+      for (std::int64_t b = 0; b < n; ++b) {
+        runs += b == 0 || clamp_to(values[static_cast<std::size_t>(b)], rows - 1) !=
+                              clamp_to(values[static_cast<std::size_t>(b - 1)], rows - 1);
+      }
+      k.folds = runs <= 64;
+    } else {
+      const std::int64_t m = r.uniform(-2, 3), c = r.uniform(-4, rows);
+      for (std::int64_t b = 0; b < n; ++b) values.push_back(m * b + c);
+      body += "  %i = s32[" + ns + "]{0} iota(), iota_dimension=0\n  %m = s32[] constant(" + std::to_string(m) +
+              ")\n  %mb = s32[" + ns + "]{0} broadcast(%m), dimensions={}\n  %k = s32[] constant(" + std::to_string(c) +
+              ")\n  %kb = s32[" + ns + "]{0} broadcast(%k), dimensions={}\n  %im = s32[" + ns +
+              "]{0} multiply(%i, %mb)\n  %c = s32[" + ns + "]{0} add(%im, %kb)\n";
+    }
+    body += "  %r = s32[" + ns + ",1]{1,0} reshape(%c)\n";
+    k.arrays["r"] = {{n, 1}, values};
+    root = "  ROOT %g = f32[" + ns +
+           ",3]{1,0} gather(%t, %r), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, "
+           "index_vector_dim=1, slice_sizes={1,3}\n";
+    for (std::int64_t b = 0; b < n; ++b) {
+      for (std::int64_t j = 0; j < 3; ++j)
+        k.reads.insert({b, j, clamp_to(values[static_cast<std::size_t>(b)], rows - 1), j});
+    }
+    k.text = "f32[" + ns + ",3]{1,0}";
+    k.output_rank = 2;
+  } else if (kind == 2) {
+    // dynamic-slice(t, reshape(slice(values)), 0): a scalar start from one element.
+    const std::int64_t n = r.uniform(1, 6), q = r.uniform(0, n - 1), size = r.uniform(1, rows);
+    const Tuple values = random_values(n, rows - size);
+    const std::string ns = std::to_string(n), ss = std::to_string(size);
+    body += "  %c = s32[" + ns + "]{0} constant(" + int_literal(values, 0) +
+            ")\n  %one = s32[1]{0} slice(%c), slice={[" + std::to_string(q) + ":" + std::to_string(q + 1) +
+            "]}\n  %o = s32[] reshape(%one)\n  %z = s32[] constant(0)\n";
+    k.arrays["o"] = {{}, {values[static_cast<std::size_t>(q)]}};
+    root = "  ROOT %ds = f32[" + ss + ",3]{1,0} dynamic-slice(%t, %o, %z), dynamic_slice_sizes={" + ss + ",3}\n";
+    const std::int64_t start = clamp_to(values[static_cast<std::size_t>(q)], rows - size);
+    for (std::int64_t a = 0; a < size; ++a) {
+      for (std::int64_t j = 0; j < 3; ++j) k.reads.insert({a, j, a + start, j});
+    }
+    k.text = "f32[" + ss + ",3]{1,0}";
+    k.output_rank = 2;
+  } else {
+    // A two-entry index vector per batch position: a converted s64 table
+    // (kind 3) or one value broadcast to both entries (kind 4).
+    const std::int64_t n = r.uniform(1, kind == 3 ? 12 : 40), columns = r.uniform(2, 6);
+    const std::string ns = std::to_string(n);
+    entry_operand = "f32[" + l + "," + std::to_string(columns) + "]{1,0}";
+    Tuple values;
+    if (kind == 3) {
+      values = random_values(2 * n, std::max(rows, columns) - 1);
+      body += "  %c = s64[" + ns + ",2]{1,0} constant(" + int_literal(values, 2) + ")\n  %cv = s32[" + ns +
+              ",2]{1,0} convert(%c)\n";
+    } else {
+      const Tuple one = random_values(n, std::min(rows, columns) - 1);
+      for (std::int64_t v : one) values.insert(values.end(), {v, v});
+      body += "  %c = s32[" + ns + "]{0} constant(" + int_literal(one, 0) + ")\n  %cv = s32[" + ns +
+              ",2]{1,0} broadcast(%c), dimensions={0}\n";
+    }
+    k.arrays["cv"] = {{n, 2}, values};
+    root = "  ROOT %g = f32[" + ns +
+           "]{0} gather(%t, %cv), offset_dims={}, collapsed_slice_dims={0,1}, start_index_map={0,1}, "
+           "index_vector_dim=1, slice_sizes={1,1}\n";
+    for (std::int64_t b = 0; b < n; ++b) {
+      k.reads.insert({b, clamp_to(values[static_cast<std::size_t>(2 * b)], rows - 1),
+                      clamp_to(values[static_cast<std::size_t>(2 * b + 1)], columns - 1)});
+    }
+    k.text = "f32[" + ns + "]{0}";
+  }
+  const std::string result = k.text;
+  k.text = "HloModule known\n%fused {\n  %t = " + entry_operand + " parameter(0)\n" + body + root +
+           "}\nENTRY %main {\n  %e0 = " + entry_operand + " parameter(0)\n  ROOT %f = " + result +
+           " fusion(%e0), kind=kLoop, calls=%fused\n}\n";
+  return k;
+}
+
+}  // namespace
+
+TEST_CASE("gathers and dynamic-slices on starts computed from constants and iotas read what the values select",
+          "[op-bruteforce]") {
+  std::array<int, 5> folded{}, narrowed{};
+  for (std::uint64_t seed = 0; seed < 150; ++seed) {
+    const KnownStartsCase k = known_starts_case(seed);
+    INFO("seed " << seed << ":\n" << k.text);
+    const Analysed a = analyse(k.text);
+    const MapSet o2i = a.analysis->output_to_input(a.computation, a.instruction, 0).at(0);
+    const MapSet i2o = a.analysis->input_to_output(a.computation, a.instruction, 0).at(0);
+    INFO("maps:\n" << print_set(o2i) << "operand -> output:\n" << print_set(i2o));
+    const auto raw = [&](const indexing::RuntimeSource& s, const Tuple& element) -> std::int64_t {
+      const std::string name = s.source.substr(s.source.find('/') + 1);
+      const auto& [dims, values] = k.arrays.at(name);
+      return values.at(static_cast<std::size_t>(linear(element, dims)));
+    };
+    CHECK(differs_with_values(o2i, raw, k.reads) == "");
+    CHECK_FALSE(any_approximate(o2i));
+    const TupleSet points = projection(o2i), inverse_reads = inverse(k.reads, k.output_rank);
+    const TupleSet i2o_points = projection(i2o);
+    CHECK(std::includes(i2o_points.begin(), i2o_points.end(), inverse_reads.begin(), inverse_reads.end()));
+    if (k.folds) {
+      CHECK(max_runtime_variables(o2i) == 0);
+      CHECK(points == k.reads);
+      // Exact both ways (a gather's operand -> output maps are the inverses of its pieces).
+      CHECK_FALSE(any_approximate(i2o));
+      CHECK(i2o_points == inverse_reads);
+      ++folded[seed % 5];
+    } else {
+      CHECK(std::includes(points.begin(), points.end(), k.reads.begin(), k.reads.end()));
+      ++narrowed[seed % 5];
+    }
+  }
+  for (int kind = 0; kind < 5; ++kind) CHECK(folded[static_cast<std::size_t>(kind)] > 0);
+  CHECK(narrowed[0] > 0);
+}
+
+// A bitcast to an element type of another width reinterprets bits: s64
+// {0, 1} read as s32[2,2] is {0, 0, 1, 0} (low word first), not the s64
+// values at (d0). The starts are not folded; the runtime variable reads
+// the bitcast's elements.
+TEST_CASE("starts through a bitcast between element widths are not folded as values", "[op-bruteforce]") {
+  const Analysed a = analyse(R"(HloModule bitcast_starts
+%fused {
+  %t = f32[64]{0} parameter(0)
+  %i = s64[2]{0} iota(), iota_dimension=0
+  %b = s32[2,2]{1,0} bitcast(%i)
+  ROOT %g = f32[2,2]{1,0} gather(%t, %b), offset_dims={}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=2, slice_sizes={1}
+}
+ENTRY %main {
+  %e0 = f32[64]{0} parameter(0)
+  ROOT %f = f32[2,2]{1,0} fusion(%e0), kind=kLoop, calls=%fused
+})");
+  const MapSet set = a.analysis->output_to_input(a.computation, a.instruction, 0).at(0);
+  INFO("maps:\n" << print_set(set));
+  const Tuple words = {0, 0, 1, 0};
+  const TupleSet reads = {{0, 0, 0}, {0, 1, 0}, {1, 0, 1}, {1, 1, 0}};
+  const auto raw = [&](const indexing::RuntimeSource&, const Tuple& element) {
+    return words.at(static_cast<std::size_t>(linear(element, {2, 2})));
+  };
+  CHECK(differs_with_values(set, raw, reads) == "");
 }
