@@ -1,7 +1,9 @@
 // custom-call: maps for the targets whose semantics are published, by
 // custom_call_target. Every other target is UNDEFINED with its name.
 #include <algorithm>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "indexing/op_maps_internal.hpp"
 
@@ -17,6 +19,8 @@ enum class TargetMaps {
   kElementwise,             // an elementwise function (scalar operands read by every element)
   kSoftmax,                 // softmax along the last dimension: the whole last dimension of operand 0
   kLayerNorm,               // normalised along the last dimension, scale/shift per element of it
+  kEinsum,                  // the einsum equation in backend_config ("ij,jk->ik")
+  kWholeOperands,           // every output element is a function of every operand element
   kFusedAttentionForward,   // Transformer Engine (op_maps_fused_attention.cpp)
   kFusedAttentionBackward,  // likewise
   // A kernel with no published per-element semantics that can only read its
@@ -59,6 +63,10 @@ constexpr KnownTarget k_targets[] = {
     {"xla_builder.math.Asinh", TargetMaps::kElementwise, "XLA client library (xla/hlo/builder/lib/math.h): Asinh"},
     {"xla_builder.math.Polygamma", TargetMaps::kElementwise,
      "XLA client library (xla/hlo/builder/lib/math.h): Polygamma(n, x), elementwise"},
+    {"xla_builder.matrix.Einsum", TargetMaps::kEinsum,
+     "XLA client library (xla/hlo/builder/lib/matrix.h): Einsum with the equation as backend_config"},
+    {"xla_builder.prng.ScramblePhiloxKey", TargetMaps::kWholeOperands,
+     "XLA client library (xla/hlo/builder/lib/prng.cc): ScramblePhiloxKey, a hash of the whole key"},
 };
 
 std::string_view target_of(const OpContext& op) {
@@ -108,6 +116,117 @@ std::vector<MapSet> o2i_layer_norm(const OpContext& op, std::size_t output) {
   return one_each(std::move(maps));
 }
 
+// The operands' and the output's subscripts of an einsum equation
+// "ab,bc->ac" (or "ab,bc", the output then numpy's implicit one): one letter
+// per dimension; a letter repeated in one operand is its diagonal (in the
+// output: the values go on the diagonal), a letter missing from the output is
+// summed over.
+struct EinsumEquation {
+  std::vector<std::string_view> operands;
+  std::string_view output;
+};
+
+[[noreturn]] void bad_einsum(std::string_view equation, std::string_view why) {
+  throw Unsupported(std::string("einsum equation '").append(equation).append("': ").append(why));
+}
+
+// The letters of `e`'s operands that appear exactly once, sorted: the
+// output of an equation without "->" (numpy's implicit mode).
+std::string implicit_output(const std::vector<std::string_view>& operands) {
+  std::string once;
+  for (char c = 'A'; c <= 'z'; ++c) {
+    std::size_t count = 0;
+    for (std::string_view o : operands) count += static_cast<std::size_t>(std::count(o.begin(), o.end(), c));
+    if (count == 1) once.push_back(c);
+  }
+  return once;
+}
+
+EinsumEquation einsum_equation(const OpContext& op, std::string& implicit) {
+  std::string_view config = op.attribute("backend_config").value_or("");
+  if (config.size() >= 2 && config.front() == '"' && config.back() == '"') config = config.substr(1, config.size() - 2);
+  const std::size_t arrow = config.find("->");
+  EinsumEquation e;
+  std::string_view inputs = config.substr(0, arrow);
+  for (std::size_t start = 0;;) {
+    const std::size_t comma = inputs.find(',', start);
+    e.operands.push_back(
+        inputs.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  auto letters_only = [&](std::string_view subscripts) {
+    for (char c : subscripts)
+      if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) bad_einsum(config, "only letters are supported");
+  };
+  for (std::string_view o : e.operands) letters_only(o);
+  if (arrow == std::string_view::npos) {
+    implicit = implicit_output(e.operands);
+    e.output = implicit;
+  } else {
+    e.output = config.substr(arrow + 2);
+  }
+  letters_only(e.output);
+  if (e.operands.size() != op.operand_count()) bad_einsum(config, "not one subscript list per operand");
+  for (std::size_t k = 0; k < op.operand_count(); ++k)
+    if (e.operands[k].size() != op.operand_dims(k).size()) bad_einsum(config, "a subscript list of the wrong length");
+  for (char letter : e.output) {
+    bool read = false;
+    for (std::string_view o : e.operands) read = read || o.find(letter) != std::string_view::npos;
+    if (!read) bad_einsum(config, "an output letter no operand has");
+  }
+  return e;
+}
+
+// Output letters are the output's dimensions; every other letter is a range
+// variable over its extent, shared by all operands (so that contracted
+// dimensions meet), in order of first appearance.
+std::vector<MapSet> o2i_einsum(const OpContext& op, std::size_t output) {
+  if (op.shape().is_tuple) throw Unsupported("an einsum has one array result");
+  std::string implicit;
+  const EinsumEquation e = einsum_equation(op, implicit);
+  const std::vector<std::int64_t> out = op.output_dims(output);
+  if (e.output.size() != out.size()) bad_einsum(op.attribute("backend_config").value_or(""), "wrong output rank");
+  std::vector<char> summed;
+  std::vector<std::int64_t> summed_sizes;
+  auto variable_of = [&](char letter, std::int64_t size) {
+    const std::size_t in_output = e.output.find(letter);
+    if (in_output != std::string_view::npos) {
+      for (std::size_t p = in_output; p < e.output.size(); ++p)
+        if (e.output[p] == letter && out[p] != size) throw Unsupported("einsum: a letter with two sizes");
+      return Expr::dim(u32(in_output));
+    }
+    const auto it = std::find(summed.begin(), summed.end(), letter);
+    if (it != summed.end()) {
+      if (summed_sizes[static_cast<std::size_t>(it - summed.begin())] != size)
+        throw Unsupported("einsum: a letter with two sizes");
+      return Expr::range(u32(static_cast<std::size_t>(it - summed.begin())));
+    }
+    summed.push_back(letter);
+    summed_sizes.push_back(size);
+    return Expr::range(u32(summed.size() - 1));
+  };
+  std::vector<std::vector<Expr>> results(op.operand_count());
+  for (std::size_t k = 0; k < op.operand_count(); ++k) {
+    const std::vector<std::int64_t> dims = op.operand_dims(k);
+    for (std::size_t i = 0; i < dims.size(); ++i) results[k].push_back(variable_of(e.operands[k][i], dims[i]));
+  }
+  std::vector<IndexingMap> maps;
+  maps.reserve(results.size());
+  for (std::vector<Expr>& r : results) {
+    IndexingMap m = build::map(out, std::move(r), summed_sizes);
+    // A letter repeated in the output puts the values on that diagonal;
+    // elements off it are zero and read nothing.
+    for (std::size_t p = 0; p < e.output.size(); ++p) {
+      const std::size_t first = e.output.find(e.output[p]);
+      if (first < p && !m.domain().add_constraint(Expr::dim(u32(p)) - Expr::dim(u32(first)), {0, 0}))
+        m.set_known_empty();
+    }
+    maps.push_back(std::move(m));
+  }
+  return one_each(std::move(maps));
+}
+
 }  // namespace
 
 std::vector<MapSet> o2i_custom_call(const OpContext& op, std::size_t output) {
@@ -123,6 +242,8 @@ std::vector<MapSet> o2i_custom_call(const OpContext& op, std::size_t output) {
     case TargetMaps::kElementwise: return o2i_elementwise(op);
     case TargetMaps::kSoftmax: return o2i_sort(op, require_one_operand(op, output));
     case TargetMaps::kLayerNorm: return o2i_layer_norm(op, output);
+    case TargetMaps::kEinsum: return o2i_einsum(op, output);
+    case TargetMaps::kWholeOperands: return o2i_whole_operands(op, output);
     case TargetMaps::kFusedAttentionForward: return o2i_fused_attention(op, output, false);
     case TargetMaps::kFusedAttentionBackward: return o2i_fused_attention(op, output, true);
     case TargetMaps::kKernelReadsWholeOperands: {
@@ -150,6 +271,8 @@ std::vector<MapSet> i2o_custom_call(const OpContext& op, std::size_t operand) {
       return i2o_elementwise(op, operand, MapStyle::kExact);
     case TargetMaps::kSoftmax: return i2o_sort(op, require_one_operand(op, operand));
     case TargetMaps::kLayerNorm: return maps_by_inverse(op, operand, o2i_layer_norm);
+    case TargetMaps::kEinsum: return maps_by_inverse(op, operand, o2i_einsum);
+    case TargetMaps::kWholeOperands: return i2o_whole_operands(op, operand);
     case TargetMaps::kFusedAttentionForward: return i2o_fused_attention(op, operand, false);
     case TargetMaps::kFusedAttentionBackward: return i2o_fused_attention(op, operand, true);
     case TargetMaps::kKernelReadsWholeOperands: {

@@ -630,3 +630,76 @@ TEST_CASE("scan: equal shapes, a to_apply on scalars and one on slices, are told
   CHECK(relation_of(elementwise[0], false).size() == (1 + 2 + 3 + 4) * 3);
   CHECK(relation_of(on_slices[0], false).size() == 12 * 12);
 }
+
+TEST_CASE("custom-call xla_builder.matrix.Einsum: every assignment of the summed letters",
+          "[op-bruteforce][custom-call]") {
+  // Random equations over letters a..d of random sizes: one or two operands,
+  // letters repeated within an operand (diagonals), contracted letters, and
+  // explicit or implicit outputs, an output letter twice (a diagonal result).
+  // The reference evaluates the einsum's sum
+  // directly: output element o reads, for every value of the letters not in
+  // the output, each operand at its letters' values.
+  test::Rng rng(3141);
+  for (int round = 0; round < 40; ++round) {
+    std::map<char, std::int64_t> size;
+    for (char c = 'a'; c <= 'd'; ++c) size[c] = rng.uniform(1, 3);
+    const std::size_t operand_count = static_cast<std::size_t>(rng.uniform(1, 2));
+    std::vector<std::string> subscripts(operand_count);
+    for (std::string& s : subscripts) {
+      const auto rank = rng.uniform(1, 3);
+      for (std::int64_t i = 0; i < rank; ++i) s.push_back(static_cast<char>('a' + rng.uniform(0, 3)));
+    }
+    std::string letters;
+    for (const std::string& s : subscripts)
+      for (char c : s)
+        if (letters.find(c) == std::string::npos) letters.push_back(c);
+    const bool implicit = round % 4 == 3;
+    std::string output;
+    if (implicit) {
+      for (char c = 'a'; c <= 'd'; ++c) {
+        std::size_t n = 0;
+        for (const std::string& s : subscripts) n += static_cast<std::size_t>(std::count(s.begin(), s.end(), c));
+        if (n == 1) output.push_back(c);
+      }
+    } else {
+      for (char c : letters)
+        if (rng.uniform(0, 1) == 1) output.push_back(c);
+      std::reverse(output.begin(), output.end());
+      // Sometimes a letter twice: the result is zero off that diagonal.
+      if (!output.empty() && output.size() < 3 && round % 5 == 1) output.push_back(output[0]);
+    }
+    auto dims_of = [&](const std::string& s) {
+      std::vector<std::int64_t> dims;
+      for (char c : s) dims.push_back(size[c]);
+      return dims;
+    };
+    std::vector<Operand> operands;
+    for (std::size_t k = 0; k < operand_count; ++k)
+      operands.push_back({fmt::format("x{}", k), shape_text("f32", dims_of(subscripts[k]))});
+    const std::string equation = fmt::format("{}{}", fmt::join(subscripts, ","), implicit ? "" : "->" + output);
+    const std::string op = fmt::format(
+        "custom-call({{}}), custom_call_target=\"xla_builder.matrix.Einsum\", backend_config=\"{}\"", equation);
+    std::string summed;
+    for (char c : letters)
+      if (output.find(c) == std::string::npos) summed.push_back(c);
+    INFO(equation);
+    const Reference reference = [&](std::size_t, const Point& o) {
+      Deps d;
+      std::map<char, std::int64_t> value;
+      for (std::size_t i = 0; i < output.size(); ++i) {
+        if (value.contains(output[i]) && value[output[i]] != o[i]) return Reads{};  // off the diagonal
+        value[output[i]] = o[i];
+      }
+      for (const Point& s : all_points(dims_of(summed))) {
+        for (std::size_t i = 0; i < summed.size(); ++i) value[summed[i]] = s[i];
+        for (std::size_t k = 0; k < operand_count; ++k) {
+          Point at;
+          for (char c : subscripts[k]) at.push_back(value[c]);
+          d.insert({k, at});
+        }
+      }
+      return Reads{d, d};
+    };
+    check_root(module_text("", operands, shape_text("f32", dims_of(output)), op, round % 3 == 2), reference);
+  }
+}
