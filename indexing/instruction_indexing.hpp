@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -23,6 +24,7 @@
 
 #include "indexing/map_memo.hpp"
 #include "indexing/op_maps.hpp"
+#include "indexing/output_dependence.hpp"
 #include "indexing/simplify_map.hpp"
 #include "parser/hlo_module.hpp"
 
@@ -176,6 +178,10 @@ private:
   };
   std::unordered_map<BodyOpKey, std::vector<MapSet>, BodyOpKeyHash> m_body_op_maps;
   FinalMapMemo m_final_memo;
+  // The simplification between composition steps, memoised the same way: the walks of a
+  // wide call's outputs compose the same maps along the paths they share.
+  FinalMapMemo m_step_memo;
+  std::unique_ptr<OutputDependence> m_dependence;  // the fallback past the walk bounds; made when first needed
   std::optional<std::chrono::steady_clock::time_point> m_deadline;  // of the instruction being analysed
   int m_depth = 0;
   std::size_t m_memo_hits = 0;
