@@ -59,8 +59,10 @@ public:
 };
 
 /// Map compositions one walk of a called computation (one output, or one
-/// operand) may take. A walk past it gives UNDEFINED maps for that output with
-/// the reason: a count, so the answer does not depend on the machine. Far
+/// operand) may take. Past it an output's maps are the dependence fallback
+/// (OutputDependence: what it may depend on, read whole, approximate), an
+/// operand's UNDEFINED with the reason: a count, so the answer does not depend
+/// on the machine. Far
 /// above what any call of the corpus needs but the wide ones (a main loop's
 /// state of hundreds of elements read through a conditional's branch).
 inline constexpr std::size_t k_max_compositions_per_walk = 8192;
@@ -74,7 +76,7 @@ public:
 
 /// Elements of its state one output of a while in a conditional's branch may
 /// read (wholly, an approximation) for a walk of the branch to go on; past it
-/// the walk's maps are UNDEFINED with the reason. A program's main loop inside
+/// the walk's maps are the dependence fallback (OutputDependence). A program's main loop inside
 /// a conditional (torax) otherwise makes every output of the conditional read
 /// hundreds of tuple elements, composed once per output.
 inline constexpr std::size_t k_max_while_reads_per_walk = 64;

@@ -73,7 +73,8 @@ private:
 
   const hlo::Computation& named(const hlo::Computation& c, const hlo::Instruction& instr, std::string_view key) {
     const std::uint32_t callee = m_module.find_computation(unquoted(c.attribute(instr, key).value_or("")));
-    if (callee == hlo::k_none) throw Unsupported(std::string("a while without its ").append(key).append(" computation"));
+    if (callee == hlo::k_none)
+      throw Unsupported(std::string("a while without its ").append(key).append(" computation"));
     return m_module.computations[callee];
   }
 
@@ -167,7 +168,8 @@ private:
         // Ops whose maps may be UNDEFINED (unknown ones, custom-calls of unknown
         // targets): the parameters an UNDEFINED map's operand reaches get it too.
         const OpContext op{m_module, c, item.instruction};
-        const std::vector<MapSet> sets = output_to_input(op, item.element == k_all ? 0 : item.element, MapStyle::kExact);
+        const std::vector<MapSet> sets =
+            output_to_input(op, item.element == k_all ? 0 : item.element, MapStyle::kExact);
         for (std::size_t j = 0; j < operands.size(); ++j) {
           push(operands[j], k_all, reason);
           if (j >= sets.size()) continue;

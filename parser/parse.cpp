@@ -151,6 +151,7 @@ private:
   std::vector<std::pair<std::uint32_t, std::uint32_t>> m_calls;
   std::uint32_t m_roots = 0;                 // instructions written ROOT in the current computation
   std::uint32_t m_first_root = hlo::k_none;  // the first of them
+  std::vector<std::pair<std::int64_t, std::uint32_t>> m_parameters;  // (number, instruction) in the computation
   InstructionChecker m_checker;
   ast::Instruction m_instruction;                // reused: its vectors keep their capacity
   hlo::Computation m_computation;                // the one being parsed; reused likewise
@@ -306,6 +307,7 @@ const char* ModuleBuilder::parse_computation(const char* p, const char* end) {
   m_instruction_ids.clear();
   m_roots = 0;
   m_first_root = hlo::k_none;
+  m_parameters.clear();
   while (true) {
     p = scan::skip_blank(p, end);
     if (p == end && m_options.allow_truncated) {
@@ -472,6 +474,8 @@ std::uint32_t ModuleBuilder::add_instruction(const ast::Instruction& a, hlo::Com
   if (!m_instruction_ids.insert(a.name, id, name_of()))
     error(where, fmt::format("redefinition of '{}' in computation '{}'", a.name, computation.name));
   if (ins.is_root && m_roots++ == 0) m_first_root = id;
+  if (ins.opcode == hlo::Opcode::kParameter && ins.parameter_number >= 0)
+    m_parameters.emplace_back(ins.parameter_number, id);
   if (ins.opcode == hlo::Opcode::kFusion || ins.opcode == hlo::Opcode::kCall)
     m_calls.emplace_back(computation_index, id);
   computation.instructions.push_back(ins);
@@ -656,11 +660,7 @@ void ModuleBuilder::check_shape(const hlo::Shape& shape, const char* where) {
 // Parameter numbers are distinct. (A signature may list fewer parameters than the
 // body uses: XLA's parser accepts that, and published dumps contain it.)
 void ModuleBuilder::check_parameters(const hlo::Computation& computation) {
-  std::vector<std::pair<std::int64_t, std::uint32_t>> numbers;  // (parameter number, instruction)
-  for (std::uint32_t k = 0; k < computation.instructions.size(); ++k) {
-    const hlo::Instruction& i = computation.instructions[k];
-    if (i.opcode == hlo::Opcode::kParameter && i.parameter_number >= 0) numbers.emplace_back(i.parameter_number, k);
-  }
+  std::vector<std::pair<std::int64_t, std::uint32_t>>& numbers = m_parameters;  // recorded as they were added
   std::sort(numbers.begin(), numbers.end());
   for (std::size_t n = 1; n < numbers.size(); ++n) {
     if (numbers[n].first != numbers[n - 1].first) continue;
@@ -753,7 +753,14 @@ void parse_hlo_each(const SourceFilePtr& source, DiagnosticEngine& diagnostics, 
   std::size_t errors_before = diagnostics.error_count();
   ModuleBuilder builder(source, diagnostics, options, use);
   try {
-    for (std::string_view region : hlo_regions(source->text())) {
+    std::size_t nul = std::string_view::npos;
+    const std::vector<std::string_view> regions =
+        hlo_regions(source->text(), source->binary_unchecked() ? &nul : nullptr);
+    if (nul != std::string_view::npos) {
+      diagnostics.error(source->name(), fmt::format("binary file, not HLO text (a NUL byte at offset {})", nul));
+      return;
+    }
+    for (std::string_view region : regions) {
       builder.parse_region(region);
       if (diagnostics.too_many_errors()) break;
     }

@@ -38,7 +38,8 @@ void parse_hlo_each(const SourceFilePtr& source, DiagnosticEngine& diagnostics, 
                     const ModuleSink& use);
 
 /// Reads `path` ("-" for standard input) into a SourceFile named `path`, or
-/// reports why it could not and returns nullptr.
+/// reports why it could not and returns nullptr. A binary file (one with a NUL
+/// byte) read from a pipe is reported here; one mapped from disk, by parse_hlo.
 SourceFilePtr read_source(const std::string& path, DiagnosticEngine& diagnostics);
 
 /// Parses one shape such as `bf16[128,256]{1,0:T(8,128)(2,1)}`. On failure returns
