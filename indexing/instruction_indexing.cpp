@@ -129,15 +129,34 @@ using StateKey = std::pair<std::uint32_t, std::size_t>;  // instruction, output
 // through wide tuples (torax's main conditional).
 class WalkState {
 public:
+  /// The sets of one instruction by output element, sorted by element (one, for an array).
+  using Outputs = std::vector<std::pair<std::size_t, MapSet>>;
+
   explicit WalkState(std::size_t instructions) : m_slot(instructions, k_no_slot) {}
 
-  MapSet& operator[](const StateKey& key) { return outputs(key.first)[key.second]; }
-  /// The sets of `instruction` by output element, in element order, or null when none was reached.
-  std::map<std::size_t, MapSet>* reached(std::uint32_t instruction) {
+  MapSet& operator[](const StateKey& key) {
+    Outputs& sets = outputs(key.first);
+    auto it = std::lower_bound(sets.begin(), sets.end(), key.second,
+                               [](const auto& entry, std::size_t element) { return entry.first < element; });
+    if (it == sets.end() || it->first != key.second) it = sets.emplace(it, key.second, MapSet{});
+    return it->second;
+  }
+  /// The sets of `instruction`, or null when none was reached.
+  Outputs* reached(std::uint32_t instruction) {
     const std::uint32_t slot = m_slot.at(instruction);
     return slot == k_no_slot ? nullptr : &m_outputs[slot];
   }
-  std::map<std::size_t, MapSet>& outputs(std::uint32_t instruction) {
+  /// The set of `key`, or null when the walk did not reach it.
+  MapSet* find(const StateKey& key) {
+    Outputs* sets = reached(key.first);
+    if (sets == nullptr) return nullptr;
+    for (auto& [element, set] : *sets)
+      if (element == key.second) return &set;
+    return nullptr;
+  }
+
+private:
+  Outputs& outputs(std::uint32_t instruction) {
     std::uint32_t& slot = m_slot.at(instruction);
     if (slot == k_no_slot) {
       slot = static_cast<std::uint32_t>(m_outputs.size());
@@ -145,18 +164,10 @@ public:
     }
     return m_outputs[slot];
   }
-  /// The set of `key`, or null when the walk did not reach it.
-  MapSet* find(const StateKey& key) {
-    const std::uint32_t slot = m_slot.at(key.first);
-    if (slot == k_no_slot) return nullptr;
-    auto it = m_outputs[slot].find(key.second);
-    return it == m_outputs[slot].end() ? nullptr : &it->second;
-  }
 
-private:
   static constexpr std::uint32_t k_no_slot = ~std::uint32_t{0};
-  std::vector<std::uint32_t> m_slot;                    // by instruction: its index in m_outputs
-  std::deque<std::map<std::size_t, MapSet>> m_outputs;  // stable under growth
+  std::vector<std::uint32_t> m_slot;  // by instruction: its index in m_outputs
+  std::deque<Outputs> m_outputs;      // stable under growth
 };
 
 // XLA's composition of replica ids: two collectives on one path give no
@@ -435,10 +446,15 @@ const std::vector<MapSet>& IndexingAnalysis::body_op_maps(std::uint32_t callee, 
     scratch = op_maps(callee, instruction, index, forward);
     return scratch;
   }
-  const BodyOpKey key{callee, instruction, index, forward};
-  if (auto it = m_body_op_maps.find(key); it != m_body_op_maps.end()) return it->second;
-  std::vector<MapSet> sets = op_maps(callee, instruction, index, forward);
-  return m_body_op_maps.emplace(key, std::move(sets)).first->second;
+  std::vector<std::vector<BodyOpMaps>>& by_instruction = m_body_op_maps[callee];
+  if (by_instruction.empty()) by_instruction.resize(m_module.computations[callee].instructions.size());
+  for (BodyOpMaps& known : by_instruction.at(instruction))
+    if (known.index == index && known.forward == forward) return known.sets;
+  std::vector<MapSet> sets = op_maps(callee, instruction, index, forward);  // may walk other computations
+  // A reference into this vector lives only until the caller asks again.
+  std::vector<BodyOpMaps>& known = m_body_op_maps[callee].at(instruction);
+  known.push_back({index, forward, std::move(sets)});
+  return known.back().sets;
 }
 
 // The semantic deduplication of a composed set: a wide call asks the same
@@ -572,7 +588,7 @@ std::vector<MapSet> IndexingAnalysis::walk_output_to_input(std::uint32_t callee,
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const std::uint32_t i = *it;
     const hlo::Instruction& instr = body.instructions[i];
-    std::map<std::size_t, MapSet>* reached = state.reached(i);
+    WalkState::Outputs* reached = state.reached(i);
     if (reached == nullptr) continue;  // not on this output's paths
     check_deadline();
     for (auto s = reached->begin(); s != reached->end(); ++s) {
@@ -668,7 +684,7 @@ std::vector<MapSet> IndexingAnalysis::walk_input_to_output(std::uint32_t callee,
     m_step_memo.simplify(m, policy);
   };
   for (std::uint32_t i : body_order(callee)) {
-    std::map<std::size_t, MapSet>* reached = state.reached(i);
+    WalkState::Outputs* reached = state.reached(i);
     if (reached == nullptr) continue;  // not reached from this operand
     check_deadline();
     for (auto s = reached->begin(); s != reached->end(); ++s) {

@@ -166,19 +166,15 @@ private:
   std::map<std::pair<std::uint32_t, std::size_t>, std::vector<MapSet>> m_fused_o2i, m_fused_i2o;
   std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> m_body_order;
   std::vector<char> m_is_branch;  // by computation; empty until asked
-  struct BodyOpKey {
-    std::uint32_t computation, instruction;
+  struct BodyOpMaps {
     std::size_t index;
     bool forward;
-    bool operator==(const BodyOpKey&) const = default;
+    std::vector<MapSet> sets;
   };
-  struct BodyOpKeyHash {
-    std::size_t operator()(const BodyOpKey& k) const {
-      return (static_cast<std::size_t>(k.computation) * 0x9e3779b97f4a7c15ULL) ^ (k.instruction * 1000003ULL) ^
-             (k.index << 1) ^ static_cast<std::size_t>(k.forward);
-    }
-  };
-  std::unordered_map<BodyOpKey, std::vector<MapSet>, BodyOpKeyHash> m_body_op_maps;
+  // By called computation, then by instruction: a walk asks for every instruction it reaches,
+  // once per output, and a lookup by (computation, instruction, index) in one hash table cost
+  // a cache miss each.
+  std::unordered_map<std::uint32_t, std::vector<std::vector<BodyOpMaps>>> m_body_op_maps;
   FinalMapMemo m_final_memo;
   // The simplification between composition steps, memoised the same way: the walks of a
   // wide call's outputs compose the same maps along the paths they share.
