@@ -19,6 +19,7 @@ namespace hlo_index::app {
 namespace {
 
 struct ModuleStats {
+  std::string file;  // the file the module was read from (a directory argument: the file in it)
   std::string name;
   std::size_t computations = 0, instructions = 0, fusions = 0;
   std::map<std::string_view, std::size_t> fusion_kinds;  // kLoop -> n; views into the module's text
@@ -52,8 +53,8 @@ ModuleStats stats_of(const hlo::Module& module) {
   return s;
 }
 
-void print_text(std::ostream& out, const std::string& file, const ModuleStats& s) {
-  out << fmt::format("{}: module {}: {} computations, {} instructions, {} fusions\n", file, s.name, s.computations,
+void print_text(std::ostream& out, const ModuleStats& s) {
+  out << fmt::format("{}: module {}: {} computations, {} instructions, {} fusions\n", s.file, s.name, s.computations,
                      s.instructions, s.fusions);
   for (const auto& [kind, n] : s.fusion_kinds) out << fmt::format("  fusion {}: {}\n", kind, n);
   for (const auto& [op, n] : s.opcodes) out << fmt::format("  {:<28} {}\n", op, n);
@@ -103,12 +104,32 @@ void setup_parse_command(CLI::App& app, int& exit_code) {
 
 namespace {
 
-// The distinct source files the modules come from.
-std::size_t files_of(const std::vector<hlo::Module>& modules) {
-  std::set<std::string_view> names;
-  for (const hlo::Module& m : modules)
-    if (m.source) names.insert(m.source->name());
-  return names.size();
+// What one file argument gave: each module's statistics (or its canonical print with
+// --print), taken as the module is parsed. The module itself is not kept: memory holds one
+// module at a time, which on a dump of many modules also saves the kernel zeroing fresh pages
+// for each of them (a third of the time of `hlo-index parse` when all were kept).
+struct FileResult {
+  std::vector<ModuleStats> modules;
+  std::vector<std::string> printed;  // --print
+  std::set<std::string> sources;     // the distinct files the modules come from
+  // Their text, which the statistics' names point into, kept when the modules are not.
+  std::vector<parser::SourceFilePtr> texts;
+  std::size_t errors = 0;
+};
+
+FileResult read_file(const std::string& file, const ParseOptions& options, std::ostream& err) {
+  FileResult result;
+  result.errors = analysis::stream_file(file, options.allow_truncated, err, [&](hlo::Module&& module) {
+    if (module.source && (result.texts.empty() || result.texts.back() != module.source)) {
+      result.sources.insert(module.source->name());
+      result.texts.push_back(module.source);
+    }
+    if (options.print) result.printed.push_back(parser::print_module(module));
+    ModuleStats s = stats_of(module);
+    s.file = module.source ? module.source->name() : file;
+    result.modules.push_back(std::move(s));
+  });
+  return result;
 }
 
 }  // namespace
@@ -117,23 +138,23 @@ int run_parse_command(const ParseOptions& options, std::ostream& out, std::ostre
   std::size_t modules = 0, instructions = 0, failed_files = 0, printed = 0, files_read = 0;
   nlohmann::ordered_json json_files = nlohmann::ordered_json::array();
   for (const std::string& file : options.files) {
-    const analysis::LoadedFile loaded = analysis::load_file(file, options.allow_truncated, err);
-    if (loaded.errors != 0) ++failed_files;
-    files_read += std::max<std::size_t>(1, files_of(loaded.modules));  // a directory: the files in it
+    // Diagnostics go to `err` once the file is parsed, before any of its output, as before.
+    const FileResult result = read_file(file, options, err);
+    if (result.errors != 0) ++failed_files;
+    files_read += std::max<std::size_t>(1, result.sources.size());  // a directory: the files in it
     nlohmann::ordered_json json_modules = nlohmann::ordered_json::array();
-    for (const hlo::Module& module : loaded.modules) {
-      ModuleStats s = stats_of(module);
+    for (const std::string& text : result.printed) out << (printed++ ? "\n// -----\n\n" : "") << text;
+    for (const ModuleStats& s : result.modules) {
       ++modules;
       instructions += s.instructions;
-      if (options.print)
-        out << (printed++ ? "\n// -----\n\n" : "") << parser::print_module(module);
-      else if (options.format == "json")
+      if (options.print) continue;
+      if (options.format == "json")
         json_modules.push_back(to_json(s));
       else
-        print_text(out, module.source ? module.source->name() : file, s);  // a directory argument: the file read
+        print_text(out, s);
     }
     if (options.format == "json" && !options.print)
-      json_files.push_back({{"file", file}, {"errors", loaded.errors}, {"modules", json_modules}});
+      json_files.push_back({{"file", file}, {"errors", result.errors}, {"modules", json_modules}});
   }
   if (options.format == "json" && !options.print) {
     out << nlohmann::ordered_json{{"files", json_files}}.dump(2) << "\n";

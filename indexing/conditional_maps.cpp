@@ -10,6 +10,7 @@
 
 #include "indexing/instruction_indexing.hpp"
 #include "indexing/map_builders.hpp"
+#include "indexing/output_dependence.hpp"
 #include "parser/op_traits.hpp"
 
 namespace hlo_index::indexing {
@@ -20,20 +21,6 @@ std::string_view unquoted_name(std::string_view text) {
   while (!text.empty() && (text.front() == '%' || text.front() == ' ')) text.remove_prefix(1);
   while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
   return text;
-}
-
-// The computation of each branch, in branch-index order.
-std::vector<std::uint32_t> branches(const hlo::Module& module, const hlo::Computation& c,
-                                    const hlo::Instruction& instr) {
-  const auto callees = c.callees_of(instr);
-  if (c.attribute(instr, "branch_computations")) return {callees.begin(), callees.end()};
-  const auto on_true = c.attribute(instr, "true_computation");
-  const auto on_false = c.attribute(instr, "false_computation");
-  if (!on_true || !on_false) throw Unsupported("a conditional without branch computations");
-  const std::uint32_t t = module.find_computation(unquoted_name(*on_true));
-  const std::uint32_t f = module.find_computation(unquoted_name(*on_false));
-  if (t == hlo::k_none || f == hlo::k_none) throw Unsupported("a branch computation that does not exist");
-  return {t, f};
 }
 
 // The selector as a runtime variable of `map`, restricted to the values that
@@ -87,11 +74,24 @@ void from_branch_operand(IndexingMap& map, std::size_t operand, std::uint32_t pr
 
 }  // namespace
 
+std::vector<std::uint32_t> conditional_branches(const hlo::Module& module, const hlo::Computation& c,
+                                                const hlo::Instruction& instr) {
+  const auto callees = c.callees_of(instr);
+  if (c.attribute(instr, "branch_computations")) return {callees.begin(), callees.end()};
+  const auto on_true = c.attribute(instr, "true_computation");
+  const auto on_false = c.attribute(instr, "false_computation");
+  if (!on_true || !on_false) throw Unsupported("a conditional without branch computations");
+  const std::uint32_t t = module.find_computation(unquoted_name(*on_true));
+  const std::uint32_t f = module.find_computation(unquoted_name(*on_false));
+  if (t == hlo::k_none || f == hlo::k_none) throw Unsupported("a branch computation that does not exist");
+  return {t, f};
+}
+
 std::vector<MapSet> IndexingAnalysis::conditional_maps(std::uint32_t computation, std::uint32_t instruction,
                                                        std::size_t index, bool forward) {
   const hlo::Computation& c = m_module.computations[computation];
   const hlo::Instruction& instr = c.instructions[instruction];
-  const std::vector<std::uint32_t> branch = branches(m_module, c, instr);
+  const std::vector<std::uint32_t> branch = conditional_branches(m_module, c, instr);
   const auto operands = c.operands_of(instr);
   if (operands.size() != branch.size() + 1) throw Unsupported("a conditional needs one operand per branch");
   const bool pred = m_module.shape_of(c.instructions[operands[0]]).type == hlo::ElementType::kPred;

@@ -1,6 +1,7 @@
 #include "indexing/instruction_indexing.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <exception>
 #include <sstream>
 
@@ -12,6 +13,7 @@
 #include "indexing/map_ops.hpp"
 #include "indexing/map_printer.hpp"
 #include "indexing/map_set_bound.hpp"
+#include "indexing/output_dependence.hpp"
 #include "indexing/simplify_map.hpp"
 #include "parser/attributes.hpp"
 #include "parser/op_traits.hpp"
@@ -119,6 +121,54 @@ void bound_parameter_maps(MapSet& set, const hlo::Shape& shape) {
 }
 
 using StateKey = std::pair<std::uint32_t, std::size_t>;  // instruction, output
+
+// The maps one walk of a called computation has reached so far, per
+// instruction and output element. Held per instruction: a walk asks for the
+// sets of the instruction it is at and of its operands, and one search of a
+// whole walk's state per composition was the largest cost of composing
+// through wide tuples (torax's main conditional).
+class WalkState {
+public:
+  /// The sets of one instruction by output element, sorted by element (one, for an array).
+  using Outputs = std::vector<std::pair<std::size_t, MapSet>>;
+
+  explicit WalkState(std::size_t instructions) : m_slot(instructions, k_no_slot) {}
+
+  MapSet& operator[](const StateKey& key) {
+    Outputs& sets = outputs(key.first);
+    auto it = std::lower_bound(sets.begin(), sets.end(), key.second,
+                               [](const auto& entry, std::size_t element) { return entry.first < element; });
+    if (it == sets.end() || it->first != key.second) it = sets.emplace(it, key.second, MapSet{});
+    return it->second;
+  }
+  /// The sets of `instruction`, or null when none was reached.
+  Outputs* reached(std::uint32_t instruction) {
+    const std::uint32_t slot = m_slot.at(instruction);
+    return slot == k_no_slot ? nullptr : &m_outputs[slot];
+  }
+  /// The set of `key`, or null when the walk did not reach it.
+  MapSet* find(const StateKey& key) {
+    Outputs* sets = reached(key.first);
+    if (sets == nullptr) return nullptr;
+    for (auto& [element, set] : *sets)
+      if (element == key.second) return &set;
+    return nullptr;
+  }
+
+private:
+  Outputs& outputs(std::uint32_t instruction) {
+    std::uint32_t& slot = m_slot.at(instruction);
+    if (slot == k_no_slot) {
+      slot = static_cast<std::uint32_t>(m_outputs.size());
+      m_outputs.emplace_back();
+    }
+    return m_outputs[slot];
+  }
+
+  static constexpr std::uint32_t k_no_slot = ~std::uint32_t{0};
+  std::vector<std::uint32_t> m_slot;  // by instruction: its index in m_outputs
+  std::deque<Outputs> m_outputs;      // stable under growth
+};
 
 // XLA's composition of replica ids: two collectives on one path give no
 // indexing at all, and the element maps of runtime sources carry none.
@@ -392,20 +442,22 @@ const std::vector<std::uint32_t>& IndexingAnalysis::body_order(std::uint32_t cal
 const std::vector<MapSet>& IndexingAnalysis::body_op_maps(std::uint32_t callee, std::uint32_t instruction,
                                                           std::size_t index, bool forward, bool walked_often,
                                                           std::vector<MapSet>& scratch) {
-  const hlo::Instruction& instr = m_module.computations[callee].instructions[instruction];
-  const hlo::OpTraits& traits = hlo::op_traits(instr.opcode);
-  // Ops op_maps memoises by signature are cheap to ask again. Past the
-  // nesting bound a call's maps are UNDEFINED, whatever was seen before.
-  const bool by_signature = !is_call(instr.opcode) && traits.maps != hlo::MapFamily::kConditional &&
-                            !traits.runtime_offsets && instr.operand_count <= 8;
-  if (!walked_often || by_signature || m_depth > 64) {
+  // Also the ops op_maps memoises by signature: asking it again builds the
+  // signature and copies the maps, for every instruction of every walk. Past
+  // the nesting bound a call's maps are UNDEFINED, whatever was seen before.
+  if (!walked_often || m_depth > 64) {
     scratch = op_maps(callee, instruction, index, forward);
     return scratch;
   }
-  const BodyOpKey key{callee, instruction, index, forward};
-  if (auto it = m_body_op_maps.find(key); it != m_body_op_maps.end()) return it->second;
-  std::vector<MapSet> sets = op_maps(callee, instruction, index, forward);
-  return m_body_op_maps.emplace(key, std::move(sets)).first->second;
+  std::vector<std::vector<BodyOpMaps>>& by_instruction = m_body_op_maps[callee];
+  if (by_instruction.empty()) by_instruction.resize(m_module.computations[callee].instructions.size());
+  for (BodyOpMaps& known : by_instruction.at(instruction))
+    if (known.index == index && known.forward == forward) return known.sets;
+  std::vector<MapSet> sets = op_maps(callee, instruction, index, forward);  // may walk other computations
+  // A reference into this vector lives only until the caller asks again.
+  std::vector<BodyOpMaps>& known = m_body_op_maps[callee].at(instruction);
+  known.push_back({index, forward, std::move(sets)});
+  return known.back().sets;
 }
 
 // The semantic deduplication of a composed set: a wide call asks the same
@@ -506,7 +558,14 @@ std::vector<MapSet> IndexingAnalysis::fused_output_to_input(std::uint32_t callee
   try {
     result = walk_output_to_input(callee, output);
   } catch (const CompositionLimitReached& e) {
-    result.assign(parameter_count(m_module.computations[callee]), undefined_set(e.what()));
+    // Past the bound: what the output may depend on, read whole (approximate), instead of UNDEFINED.
+    try {
+      if (!m_dependence) m_dependence = std::make_unique<OutputDependence>(m_module);
+      result = m_dependence->maps(callee, output);
+    } catch (const Unsupported& why) {
+      result.assign(parameter_count(m_module.computations[callee]),
+                    undefined_set(std::string(e.what()).append("; ").append(why.what())));
+    }
   }
   m_fused_o2i.emplace(std::make_pair(callee, output), result);
   return result;
@@ -518,7 +577,7 @@ std::vector<MapSet> IndexingAnalysis::walk_output_to_input(std::uint32_t callee,
   const hlo::Shape& root_shape = m_module.shape_of(body.instructions[body.root]);
   const hlo::Shape& out_shape = root_shape.is_tuple ? root_shape.elements.at(output) : root_shape;
 
-  std::map<StateKey, MapSet> state;
+  WalkState state(body.instructions.size());
   state[{body.root, output}].push_back(IndexingMap::identity(dimension_sizes(out_shape)));
   ParameterMaps into_parameters(parameter_count(body));
   const std::vector<std::uint32_t>& order = body_order(callee);
@@ -527,14 +586,16 @@ std::vector<MapSet> IndexingAnalysis::walk_output_to_input(std::uint32_t callee,
   auto step = [this, &compositions, policy = step_policy()](IndexingMap& m) {
     check_deadline();
     if (++compositions > k_max_compositions_per_walk) throw CompositionLimitReached();
-    simplify(m, policy);
+    m_step_memo.simplify(m, policy);
   };
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
-    check_deadline();
     const std::uint32_t i = *it;
     const hlo::Instruction& instr = body.instructions[i];
-    for (auto s = state.lower_bound({i, 0}); s != state.end() && s->first.first == i; ++s) {
-      bound_element_maps(s->second, m_module.shape_of(instr), s->first.second);
+    WalkState::Outputs* reached = state.reached(i);
+    if (reached == nullptr) continue;  // not on this output's paths
+    check_deadline();
+    for (auto s = reached->begin(); s != reached->end(); ++s) {
+      bound_element_maps(s->second, m_module.shape_of(instr), s->first);
       const MapSet& consumer = s->second;
       if (instr.opcode == Opcode::kParameter) {
         const auto parameter = static_cast<std::size_t>(instr.parameter_number);
@@ -543,14 +604,13 @@ std::vector<MapSet> IndexingAnalysis::walk_output_to_input(std::uint32_t callee,
           if (!shape.is_tuple) {
             into_parameters.add(parameter, 0, m);
           } else {
-            into_parameters.add(parameter, static_cast<std::int64_t>(s->first.second),
-                                into_tuple_element(m, shape, s->first.second));
+            into_parameters.add(parameter, static_cast<std::int64_t>(s->first), into_tuple_element(m, shape, s->first));
           }
         }
         continue;
       }
       std::vector<MapSet> scratch;
-      const std::vector<MapSet>& producer = body_op_maps(callee, i, s->first.second, false, walked_often, scratch);
+      const std::vector<MapSet>& producer = body_op_maps(callee, i, s->first, false, walked_often, scratch);
       if (instr.opcode == Opcode::kWhile && is_branch(callee) && !producer.empty() &&
           producer[0].size() > k_max_while_reads_per_walk) {
         throw CompositionLimitReached(fmt::format(
@@ -570,7 +630,7 @@ std::vector<MapSet> IndexingAnalysis::walk_output_to_input(std::uint32_t callee,
           }
         } else {
           // The op reads the element its output passes on (get-tuple-element's index=, ...).
-          const std::size_t element = operand_tuple_element(OpContext{m_module, body, i}, s->first.second).value_or(0);
+          const std::size_t element = operand_tuple_element(OpContext{m_module, body, i}, s->first).value_or(0);
           compose_into(consumer, producer[j], state[{operands[j], element}], m_options.style, step);
         }
       }
@@ -612,7 +672,7 @@ std::vector<MapSet> IndexingAnalysis::walk_input_to_output(std::uint32_t callee,
     auto operands = body.operands_of(body.instructions[i]);
     for (std::size_t j = 0; j < operands.size(); ++j) users[operands[j]].push_back({i, j});
   }
-  std::map<StateKey, MapSet> state;
+  WalkState state(body.instructions.size());
   for (std::uint32_t i = 0; i < body.instructions.size(); ++i) {
     const hlo::Instruction& instr = body.instructions[i];
     if (instr.opcode == Opcode::kParameter && static_cast<std::size_t>(instr.parameter_number) == operand) {
@@ -624,14 +684,16 @@ std::vector<MapSet> IndexingAnalysis::walk_input_to_output(std::uint32_t callee,
   auto step = [this, &compositions, policy = step_policy()](IndexingMap& m) {
     check_deadline();
     if (++compositions > k_max_compositions_per_walk) throw CompositionLimitReached();
-    simplify(m, policy);
+    m_step_memo.simplify(m, policy);
   };
   for (std::uint32_t i : body_order(callee)) {
+    WalkState::Outputs* reached = state.reached(i);
+    if (reached == nullptr) continue;  // not reached from this operand
     check_deadline();
-    for (auto s = state.lower_bound({i, 0}); s != state.end() && s->first.first == i; ++s) {
-      bound_element_maps(s->second, m_module.shape_of(body.instructions[i]), s->first.second);
+    for (auto s = reached->begin(); s != reached->end(); ++s) {
+      bound_element_maps(s->second, m_module.shape_of(body.instructions[i]), s->first);
       const MapSet& producer = s->second;  // insertions below are under other keys
-      const std::size_t element = s->first.second;
+      const std::size_t element = s->first;
       for (const auto& [user, position] : users[i]) {
         const hlo::Instruction& u = body.instructions[user];
         if (u.opcode == Opcode::kGetTupleElement) {
@@ -670,11 +732,11 @@ std::vector<MapSet> IndexingAnalysis::walk_input_to_output(std::uint32_t callee,
   std::vector<MapSet> result(root_shape.is_tuple ? root_shape.elements.size() : 1);
   for (std::size_t q = 0; q < result.size(); ++q) {
     check_deadline();
-    auto it = state.find({body.root, q});
-    if (it == state.end()) continue;
-    bound_element_maps(it->second, root_shape, q);
+    MapSet* reached = state.find({body.root, q});
+    if (reached == nullptr) continue;
+    bound_element_maps(*reached, root_shape, q);
     std::vector<std::uint32_t> ids;
-    for (IndexingMap m : it->second) {
+    for (IndexingMap m : *reached) {
       m_final_memo.simplify(m, final_policy());
       insert_final(result[q], ids, std::move(m));
     }
@@ -704,6 +766,7 @@ InstructionIndexing IndexingAnalysis::analyze(std::uint32_t computation, std::ui
   // for a whole module they would hold every map of every call.
   auto forget = [this] {
     m_final_memo.clear();
+    m_step_memo.clear();
     if (!m_body_op_maps.empty()) m_body_op_maps = {};
   };
   // isl computations stop at the deadline too: one long call would otherwise

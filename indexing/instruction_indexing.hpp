@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -23,6 +24,7 @@
 
 #include "indexing/map_memo.hpp"
 #include "indexing/op_maps.hpp"
+#include "indexing/output_dependence.hpp"
 #include "indexing/simplify_map.hpp"
 #include "parser/hlo_module.hpp"
 
@@ -57,8 +59,10 @@ public:
 };
 
 /// Map compositions one walk of a called computation (one output, or one
-/// operand) may take. A walk past it gives UNDEFINED maps for that output with
-/// the reason: a count, so the answer does not depend on the machine. Far
+/// operand) may take. Past it an output's maps are the dependence fallback
+/// (OutputDependence: what it may depend on, read whole, approximate), an
+/// operand's UNDEFINED with the reason: a count, so the answer does not depend
+/// on the machine. Far
 /// above what any call of the corpus needs but the wide ones (a main loop's
 /// state of hundreds of elements read through a conditional's branch).
 inline constexpr std::size_t k_max_compositions_per_walk = 8192;
@@ -72,7 +76,7 @@ public:
 
 /// Elements of its state one output of a while in a conditional's branch may
 /// read (wholly, an approximation) for a walk of the branch to go on; past it
-/// the walk's maps are UNDEFINED with the reason. A program's main loop inside
+/// the walk's maps are the dependence fallback (OutputDependence). A program's main loop inside
 /// a conditional (torax) otherwise makes every output of the conditional read
 /// hundreds of tuple elements, composed once per output.
 inline constexpr std::size_t k_max_while_reads_per_walk = 64;
@@ -165,20 +169,20 @@ private:
   std::map<std::pair<std::uint32_t, std::size_t>, std::vector<MapSet>> m_fused_o2i, m_fused_i2o;
   std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> m_body_order;
   std::vector<char> m_is_branch;  // by computation; empty until asked
-  struct BodyOpKey {
-    std::uint32_t computation, instruction;
+  struct BodyOpMaps {
     std::size_t index;
     bool forward;
-    bool operator==(const BodyOpKey&) const = default;
+    std::vector<MapSet> sets;
   };
-  struct BodyOpKeyHash {
-    std::size_t operator()(const BodyOpKey& k) const {
-      return (static_cast<std::size_t>(k.computation) * 0x9e3779b97f4a7c15ULL) ^ (k.instruction * 1000003ULL) ^
-             (k.index << 1) ^ static_cast<std::size_t>(k.forward);
-    }
-  };
-  std::unordered_map<BodyOpKey, std::vector<MapSet>, BodyOpKeyHash> m_body_op_maps;
+  // By called computation, then by instruction: a walk asks for every instruction it reaches,
+  // once per output, and a lookup by (computation, instruction, index) in one hash table cost
+  // a cache miss each.
+  std::unordered_map<std::uint32_t, std::vector<std::vector<BodyOpMaps>>> m_body_op_maps;
   FinalMapMemo m_final_memo;
+  // The simplification between composition steps, memoised the same way: the walks of a
+  // wide call's outputs compose the same maps along the paths they share.
+  FinalMapMemo m_step_memo;
+  std::unique_ptr<OutputDependence> m_dependence;  // the fallback past the walk bounds; made when first needed
   std::optional<std::chrono::steady_clock::time_point> m_deadline;  // of the instruction being analysed
   int m_depth = 0;
   std::size_t m_memo_hits = 0;

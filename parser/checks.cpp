@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <functional>
 
 #include "parser/attributes.hpp"
@@ -47,12 +48,16 @@ bool is_one_of(std::string_view text, std::initializer_list<std::string_view> ch
 class Checker {
 public:
   Checker(const hlo::Module& module, DiagnosticEngine& diagnostics, std::vector<std::int64_t>& scratch,
-          std::vector<const hlo::Shape*>& operand_shapes, const char* where)
+          std::vector<const hlo::Shape*>& operand_shapes, NameTable& passed, std::deque<std::string>& passed_keys,
+          std::string& key, const char* where)
       : m_module(module),
         m_source(*module.source),
         m_diagnostics(diagnostics),
         m_scratch(scratch),
         m_operand_shapes(operand_shapes),
+        m_passed(passed),
+        m_passed_keys(passed_keys),
+        m_key(key),
         m_where(where) {}
 
   void check(const hlo::Computation& c, const hlo::Instruction& i, std::size_t errors_before) {
@@ -309,12 +314,43 @@ private:
     return k_rules[static_cast<std::size_t>(r)].rule;
   }
 
+  // What check_result_shape's answer depends on: the opcode, the result and operand shapes (by
+  // interned id: equal ids, equal shapes) and the attributes, but for those its rules never read
+  // (they look attributes up by name: "dimensions", "window", "channel_id", ...), which differ
+  // from one instruction to the next.
+  const std::string& result_key(const hlo::Computation& c, const hlo::Instruction& i) {
+    auto append = [&](std::uint32_t v) {
+      char bytes[sizeof v];
+      std::memcpy(bytes, &v, sizeof v);
+      m_key.append(bytes, sizeof v);
+    };
+    m_key.clear();
+    append(static_cast<std::uint32_t>(i.opcode));
+    append(i.shape);
+    append(i.operand_count);
+    for (std::uint32_t k : c.operands_of(i)) append(k == hlo::k_none ? hlo::k_none : c.instructions[k].shape);
+    for (const hlo::Attribute& a : c.attributes_of(i)) {
+      if (is_one_of(a.name, {"metadata", "backend_config", "frontend_attributes", "sharding", "to_apply", "calls",
+                             "statistics"}))
+        continue;
+      append(static_cast<std::uint32_t>(a.name.size()));
+      m_key.append(a.name);
+      append(static_cast<std::uint32_t>(a.value.size()));
+      m_key.append(a.value);
+    }
+    return m_key;
+  }
+
   void check_result(const hlo::Computation& c, const hlo::Instruction& i) {
+    if (m_passed.find(result_key(c, i)) != NameTable::k_absent) return;  // a pure function of the key: passed
     m_operand_shapes.clear();
     for (std::uint32_t k : c.operands_of(i))
       m_operand_shapes.push_back(k == hlo::k_none ? nullptr : &m_module.shape_of(c.instructions[k]));
     auto problem = check_result_shape(i.opcode, m_module.shape_of(i), m_operand_shapes, c.attributes_of(i));
-    if (!problem) return;
+    if (!problem) {
+      m_passed.insert(m_passed_keys.emplace_back(m_key), 0);
+      return;
+    }
     if (problem->at.empty())
       error(std::move(problem->message));
     else
@@ -326,6 +362,9 @@ private:
   DiagnosticEngine& m_diagnostics;
   std::vector<std::int64_t>& m_scratch;              // reused by integer-list parses
   std::vector<const hlo::Shape*>& m_operand_shapes;  // reused by check_result
+  NameTable& m_passed;                               // result checks that passed, by result_key
+  std::deque<std::string>& m_passed_keys;            // their keys' text
+  std::string& m_key;                                // reused by result_key
   const char* m_where;                               // where the instruction is, for errors about all of it
 };
 
@@ -333,7 +372,8 @@ private:
 
 void InstructionChecker::check(const hlo::Module& module, const hlo::Computation& c, const hlo::Instruction& i,
                                const char* where, std::size_t errors_before) {
-  Checker(module, m_diagnostics, m_scratch, m_operand_shapes, where).check(c, i, errors_before);
+  Checker(module, m_diagnostics, m_scratch, m_operand_shapes, m_passed, m_passed_keys, m_key, where)
+      .check(c, i, errors_before);
 }
 
 }  // namespace hlo_index::parser

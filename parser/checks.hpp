@@ -5,10 +5,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
+#include <string>
 #include <vector>
 
 #include "parser/diagnostics.hpp"
 #include "parser/hlo_module.hpp"
+#include "parser/name_table.hpp"
 
 namespace hlo_index::parser {
 
@@ -27,9 +30,20 @@ public:
   /// inline operands included): one mistake, one error.
   void check(const hlo::Module& module, const hlo::Computation& c, const hlo::Instruction& i, const char* where,
              std::size_t errors_before);
+  /// Forgets the result shapes checked so far: they are keyed by the module's shape ids.
+  void start_module() {
+    m_passed.clear();
+    m_passed_keys.clear();
+  }
 
 private:
   DiagnosticEngine& m_diagnostics;
+  // Result-shape checks that passed, by what they depend on (opcode, result and operand shape
+  // ids, the attributes but those the rules never read): a module repeats its layers, and
+  // inferring each instruction's shape again was a tenth of the parse.
+  NameTable m_passed;                               // key -> nothing (0)
+  std::deque<std::string> m_passed_keys;            // the keys' text, which m_passed points into (stable)
+  std::string m_key;                                // reused
   std::vector<std::int64_t> m_scratch;              // reused by integer-list parses
   std::vector<const hlo::Shape*> m_operand_shapes;  // reused by result-shape checks
 };

@@ -26,8 +26,9 @@ struct Marker {
 // Calls `at(offset)` for each line of `text` that starts with '#' or '/', in order: the only
 // lines that can be markers. A 41 MB dump has half a million lines and a handful of such
 // ones, so this looks for "\n#" and "\n/" 16 bytes at a time instead of visiting each line.
+// Also tells whether `text` holds a NUL byte (`saw_nul`), in the same pass.
 template <typename At>
-void for_each_hash_or_slash_line(std::string_view text, At at) {
+void for_each_hash_or_slash_line(std::string_view text, At at, bool& saw_nul) {
   using Bytes = unsigned char __attribute__((vector_size(16)));
   const char* base = text.data();
   const std::size_t size = text.size();
@@ -39,41 +40,55 @@ void for_each_hash_or_slash_line(std::string_view text, At at) {
     std::memcpy(&here, base + i, sizeof here);
     std::memcpy(&next, base + i + 1, sizeof next);
     const auto hits = (here == '\n') & ((next == '#') | (next == '/'));
-    std::uint64_t halves[2];
+    const auto nuls = here == 0;
+    std::uint64_t halves[2], zeros[2];
     std::memcpy(halves, &hits, sizeof halves);
+    std::memcpy(zeros, &nuls, sizeof zeros);
+    saw_nul = saw_nul || (zeros[0] | zeros[1]) != 0;
     if ((halves[0] | halves[1]) == 0) continue;
     for (std::size_t k = 0; k < 16; ++k)
       if (hits[k]) at(i + k + 1);
   }
+  if (i < size && std::memchr(base + i, 0, size - i) != nullptr) saw_nul = true;
   for (; i + 1 < size; ++i)
     if (base[i] == '\n' && starts_candidate(i + 1)) at(i + 1);
 }
 
 // The marker lines of `text`, in order.
-std::vector<Marker> find_markers(std::string_view text) {
+std::vector<Marker> find_markers(std::string_view text, bool& saw_nul) {
   std::vector<Marker> markers;
   const char* base = text.data();
   const char* end = base + text.size();
-  for_each_hash_or_slash_line(text, [&](std::size_t offset) {
-    const char* line = base + offset;
-    const char* nl = static_cast<const char*>(std::memchr(line, '\n', static_cast<std::size_t>(end - line)));
-    const char* line_end = nl ? nl : end;
-    std::string_view content(line, static_cast<std::size_t>(line_end - line));
-    auto at = [&](Marker::Kind kind) { markers.push_back({kind, offset, static_cast<std::size_t>(line_end - base)}); };
-    if (content.starts_with(k_begin_graph))
-      at(Marker::kBegin);
-    else if (content.starts_with(k_end_graph))
-      at(Marker::kEnd);
-    else if (is_separator_line(content))
-      at(Marker::kSeparator);
-  });
+  for_each_hash_or_slash_line(
+      text,
+      [&](std::size_t offset) {
+        const char* line = base + offset;
+        const char* nl = static_cast<const char*>(std::memchr(line, '\n', static_cast<std::size_t>(end - line)));
+        const char* line_end = nl ? nl : end;
+        std::string_view content(line, static_cast<std::size_t>(line_end - line));
+        auto at = [&](Marker::Kind kind) {
+          markers.push_back({kind, offset, static_cast<std::size_t>(line_end - base)});
+        };
+        if (content.starts_with(k_begin_graph))
+          at(Marker::kBegin);
+        else if (content.starts_with(k_end_graph))
+          at(Marker::kEnd);
+        else if (is_separator_line(content))
+          at(Marker::kSeparator);
+      },
+      saw_nul);
   return markers;
 }
 
 }  // namespace
 
-std::vector<std::string_view> hlo_regions(std::string_view text) {
-  std::vector<Marker> markers = find_markers(text);
+std::vector<std::string_view> hlo_regions(std::string_view text, std::size_t* nul) {
+  bool saw_nul = false;
+  std::vector<Marker> markers = find_markers(text, saw_nul);
+  if (nul != nullptr) {
+    const void* first = saw_nul ? std::memchr(text.data(), 0, text.size()) : nullptr;
+    *nul = first ? static_cast<std::size_t>(static_cast<const char*>(first) - text.data()) : std::string_view::npos;
+  }
   std::vector<std::string_view> regions;
   bool wrapped = false;
   for (const Marker& m : markers) wrapped = wrapped || m.kind == Marker::kBegin;

@@ -45,6 +45,13 @@ public:
 
   std::size_t size() const { return m_count; }
 
+  /// The hash the table indexes by (also IndexTable's).
+  static std::uint64_t hash_of(std::string_view name) { return hash(name); }
+  /// memcmp(a, b, n) == 0 for short names, inlined.
+  static bool same(std::string_view a, std::string_view b) {
+    return a.size() == b.size() && same_bytes(a.data(), b.data(), a.size());
+  }
+
   /// Starts loading the slot `name` hashes to, so a later insert or find of it
   /// does not wait for memory (large computations' tables do not fit in cache).
   void prefetch(std::string_view name) const {
@@ -134,6 +141,90 @@ private:
   std::vector<Slot> m_slots;  // size is a power of two
   std::size_t m_count = 0;
   std::uint32_t m_generation = 1;
+};
+
+/// Names -> indices into an array that holds the names itself (the instructions of the
+/// computation being parsed): a slot is a fingerprint and the index, 8 bytes, and the name is
+/// read from the array (`name_of(index)`) only to confirm a fingerprint match. The largest
+/// computation's table (tens of thousands of instructions) is then a third of NameTable's and
+/// mostly stays in cache while the text streams through; the parser looks it up for every
+/// operand and inserts every instruction.
+class IndexTable {
+public:
+  static constexpr std::uint32_t k_absent = NameTable::k_absent;
+
+  /// Empties the table, keeping its capacity: O(size) (the slots it filled), or one sweep when
+  /// it is fuller than that is worth.
+  void clear() {
+    if (m_used.size() * 8 > m_slots.size()) {
+      m_slots.assign(m_slots.size(), Slot{});
+    } else {
+      for (std::uint32_t i : m_used) m_slots[i] = Slot{};
+    }
+    m_used.clear();
+  }
+
+  /// The value of `name`, or k_absent.
+  template <typename NameOf>
+  std::uint32_t find(std::string_view name, const NameOf& name_of) const {
+    if (m_slots.empty()) return k_absent;
+    return m_slots[probe(name, NameTable::hash_of(name), name_of)].value;
+  }
+
+  /// Adds `name` -> `value`; returns false (and changes nothing) if `name` is there already.
+  /// `name_of(v)` must give the name of every value already in the table.
+  template <typename NameOf>
+  bool insert(std::string_view name, std::uint32_t value, const NameOf& name_of) {
+    if ((m_used.size() + 1) * 2 > m_slots.size()) grow(name_of);
+    const std::uint64_t h = NameTable::hash_of(name);
+    const std::size_t i = probe(name, h, name_of);
+    if (m_slots[i].value != k_absent) return false;
+    m_slots[i] = {fingerprint(h), value};
+    m_used.push_back(static_cast<std::uint32_t>(i));
+    return true;
+  }
+
+  void prefetch(std::string_view name) const {
+    if (!m_slots.empty()) __builtin_prefetch(&m_slots[NameTable::hash_of(name) & (m_slots.size() - 1)]);
+  }
+
+private:
+  struct Slot {
+    std::uint32_t fingerprint = 0;
+    std::uint32_t value = k_absent;  // k_absent: empty
+  };
+
+  static std::uint32_t fingerprint(std::uint64_t h) { return static_cast<std::uint32_t>(h >> 32); }
+
+  // The slot holding `name`, or the empty slot where it would go. Needs a non-empty table.
+  template <typename NameOf>
+  std::size_t probe(std::string_view name, std::uint64_t h, const NameOf& name_of) const {
+    const std::size_t mask = m_slots.size() - 1;
+    const std::uint32_t print = fingerprint(h);
+    for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+      const Slot& slot = m_slots[i];
+      if (slot.value == k_absent) return i;
+      if (slot.fingerprint == print && NameTable::same(name_of(slot.value), name)) return i;
+    }
+  }
+
+  template <typename NameOf>
+  void grow(const NameOf& name_of) {
+    std::vector<Slot> old = std::move(m_slots);
+    m_slots.assign(old.empty() ? 64 : old.size() * 2, Slot{});
+    m_used.clear();
+    for (const Slot& slot : old) {
+      if (slot.value == k_absent) continue;
+      const std::uint64_t h = NameTable::hash_of(name_of(slot.value));
+      std::size_t i = h & (m_slots.size() - 1);
+      while (m_slots[i].value != k_absent) i = (i + 1) & (m_slots.size() - 1);
+      m_slots[i] = slot;
+      m_used.push_back(static_cast<std::uint32_t>(i));
+    }
+  }
+
+  std::vector<Slot> m_slots;          // size is a power of two
+  std::vector<std::uint32_t> m_used;  // the slots filled since the last clear
 };
 
 }  // namespace hlo_index::parser

@@ -77,8 +77,11 @@ struct TooManyErrors {};
 class ModuleBuilder {
 public:
   ModuleBuilder(const SourceFilePtr& source, DiagnosticEngine& diagnostics, const ParseOptions& options,
-                std::vector<hlo::Module>& out)
+                const ModuleSink& out)
       : m_source(source), m_diagnostics(diagnostics), m_options(options), m_out(out), m_checker(diagnostics) {}
+
+  /// Modules handed to the sink so far.
+  std::size_t modules_parsed() const { return m_modules_parsed; }
 
   void parse_region(std::string_view region);
 
@@ -125,18 +128,30 @@ private:
   const SourceFilePtr& m_source;
   DiagnosticEngine& m_diagnostics;
   const ParseOptions& m_options;
-  std::vector<hlo::Module>& m_out;
+  const ModuleSink& m_out;
+  std::size_t m_modules_parsed = 0;
   bool m_truncated = false;  // the current module ended inside a computation (allow_truncated)
 
   hlo::Module m_module;
   bool m_module_open = false;
   const char* m_module_start = nullptr;
   std::size_t m_errors_at_start = 0;
-  NameTable m_shape_ids;           // shape text -> ShapeId
-  NameTable m_computation_ids;     // computation name -> index
-  NameTable m_instruction_ids;     // instruction name -> index in the current computation
+  NameTable m_shape_ids;         // shape text -> ShapeId
+  NameTable m_computation_ids;   // computation name -> index
+  IndexTable m_instruction_ids;  // instruction name -> index in the current computation
+  // The name of instruction `id` of the computation being parsed, for m_instruction_ids.
+  std::string_view instruction_name(std::uint32_t id) const { return m_computation.instructions[id].name; }
+  auto name_of() const {
+    return [this](std::uint32_t id) { return instruction_name(id); };
+  }
   NameTable m_unknown_opcode_ids;  // unknown opcode -> index in m_module.unknown_opcodes
   std::vector<PendingCallee> m_pending_callees;
+  // The fusions and calls of the module (computation, instruction), for check_call_operands:
+  // a second pass over every instruction of the module would cost more than the check.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> m_calls;
+  std::uint32_t m_roots = 0;                 // instructions written ROOT in the current computation
+  std::uint32_t m_first_root = hlo::k_none;  // the first of them
+  std::vector<std::pair<std::int64_t, std::uint32_t>> m_parameters;  // (number, instruction) in the computation
   InstructionChecker m_checker;
   ast::Instruction m_instruction;                // reused: its vectors keep their capacity
   hlo::Computation m_computation;                // the one being parsed; reused likewise
@@ -173,6 +188,8 @@ void ModuleBuilder::start_module() {
   m_computation_ids.clear();
   m_unknown_opcode_ids.clear();
   m_pending_callees.clear();
+  m_calls.clear();
+  m_checker.start_module();
   m_truncated = false;
 }
 
@@ -288,6 +305,9 @@ const char* ModuleBuilder::parse_computation(const char* p, const char* end) {
   if (header.has_signature) computation.signature_result = intern_shape(header.result);
 
   m_instruction_ids.clear();
+  m_roots = 0;
+  m_first_root = hlo::k_none;
+  m_parameters.clear();
   while (true) {
     p = scan::skip_blank(p, end);
     if (p == end && m_options.allow_truncated) {
@@ -361,7 +381,7 @@ Count ModuleBuilder::narrow_count(std::size_t count, const char* where, const ch
 hlo::Shape ModuleBuilder::infer_by_rule(const ast::Instruction& a, const hlo::Computation& computation) {
   std::vector<hlo::ShapeId> ids;
   for (const ast::Operand& operand : a.operands) {
-    std::uint32_t id = operand.name.empty() ? NameTable::k_absent : m_instruction_ids.find(operand.name);
+    std::uint32_t id = operand.name.empty() ? NameTable::k_absent : m_instruction_ids.find(operand.name, name_of());
     if (!operand.shape.empty())
       ids.push_back(intern_shape(operand.shape));
     else if (id != NameTable::k_absent)
@@ -387,7 +407,7 @@ hlo::Shape ModuleBuilder::infer_by_rule(const ast::Instruction& a, const hlo::Co
 
 hlo::ShapeId ModuleBuilder::infer_shape(const ast::Instruction& a, const hlo::Computation& computation) {
   auto operand_shape = [&](const ast::Operand& operand) -> const hlo::Shape* {
-    std::uint32_t id = m_instruction_ids.find(operand.name);
+    std::uint32_t id = m_instruction_ids.find(operand.name, name_of());
     if (operand.name.empty() || id == NameTable::k_absent) return nullptr;
     return &m_module.shapes[computation.instructions[id].shape];
   };
@@ -451,8 +471,13 @@ std::uint32_t ModuleBuilder::add_instruction(const ast::Instruction& a, hlo::Com
   if (a.has_literal) set_literal(a.literal, ins);
 
   auto id = static_cast<std::uint32_t>(computation.instructions.size());
-  if (!m_instruction_ids.insert(a.name, id))
+  if (!m_instruction_ids.insert(a.name, id, name_of()))
     error(where, fmt::format("redefinition of '{}' in computation '{}'", a.name, computation.name));
+  if (ins.is_root && m_roots++ == 0) m_first_root = id;
+  if (ins.opcode == hlo::Opcode::kParameter && ins.parameter_number >= 0)
+    m_parameters.emplace_back(ins.parameter_number, id);
+  if (ins.opcode == hlo::Opcode::kFusion || ins.opcode == hlo::Opcode::kCall)
+    m_calls.emplace_back(computation_index, id);
   computation.instructions.push_back(ins);
   m_checker.check(m_module, computation, computation.instructions.back(), where, errors_before);
   return id;
@@ -480,7 +505,7 @@ void ModuleBuilder::add_operands(const ast::Instruction& a, const std::vector<st
       computation.operands.push_back(inline_ids[k]);
       continue;
     }
-    std::uint32_t operand_id = m_instruction_ids.find(operand.name);
+    std::uint32_t operand_id = m_instruction_ids.find(operand.name, name_of());
     if (operand_id == NameTable::k_absent) {
       error(operand.name.data(), fmt::format("use of undefined value '{}'", operand.name));
       computation.operands.push_back(hlo::k_none);
@@ -559,7 +584,9 @@ void ModuleBuilder::complete(hlo::Computation& computation, const char* open_bra
     error(open_brace, fmt::format("computation '{}' has no instructions; it needs a ROOT", computation.name));
     return;
   }
-  for (std::uint32_t i = 0; i < computation.instructions.size(); ++i) {
+  // One ROOT (the usual case) needs no search; more are each reported.
+  if (m_roots == 1) computation.root = m_first_root;
+  for (std::uint32_t i = 0; m_roots > 1 && i < computation.instructions.size(); ++i) {
     if (!computation.instructions[i].is_root) continue;
     if (computation.root != hlo::k_none)
       error(computation.instructions[i].name.data(),
@@ -633,11 +660,7 @@ void ModuleBuilder::check_shape(const hlo::Shape& shape, const char* where) {
 // Parameter numbers are distinct. (A signature may list fewer parameters than the
 // body uses: XLA's parser accepts that, and published dumps contain it.)
 void ModuleBuilder::check_parameters(const hlo::Computation& computation) {
-  std::vector<std::pair<std::int64_t, std::uint32_t>> numbers;  // (parameter number, instruction)
-  for (std::uint32_t k = 0; k < computation.instructions.size(); ++k) {
-    const hlo::Instruction& i = computation.instructions[k];
-    if (i.opcode == hlo::Opcode::kParameter && i.parameter_number >= 0) numbers.emplace_back(i.parameter_number, k);
-  }
+  std::vector<std::pair<std::int64_t, std::uint32_t>>& numbers = m_parameters;  // recorded as they were added
   std::sort(numbers.begin(), numbers.end());
   for (std::size_t n = 1; n < numbers.size(); ++n) {
     if (numbers[n].first != numbers[n - 1].first) continue;
@@ -668,30 +691,28 @@ void ModuleBuilder::resolve_callees() {
 // verifier requires it; a fuzzed module that broke it made the analysis compose maps of
 // different ranks).
 void ModuleBuilder::check_call_operands() {
-  for (const hlo::Computation& c : m_module.computations) {
-    for (const hlo::Instruction& i : c.instructions) {
-      if (i.opcode != hlo::Opcode::kFusion && i.opcode != hlo::Opcode::kCall) continue;
-      const auto callees = c.callees_of(i);
-      if (callees.size() != 1 || callees[0] == hlo::k_none) continue;
-      const hlo::Computation& body = m_module.computations[callees[0]];
-      const auto operands = c.operands_of(i);
-      for (const hlo::Instruction& p : body.instructions) {
-        if (p.opcode != hlo::Opcode::kParameter || p.parameter_number < 0) continue;
-        const auto n = static_cast<std::size_t>(p.parameter_number);
-        if (n >= operands.size()) {
-          error(i.name.data(),
-                fmt::format("'{}' has {} operand{} but the computation it calls, '{}', has parameter({})", i.name,
-                            operands.size(), operands.size() == 1 ? "" : "s", body.name, n));
-          break;
-        }
-        if (operands[n] == hlo::k_none) continue;
-        const hlo::Shape& given = m_module.shape_of(c.instructions[operands[n]]);
-        const hlo::Shape& wanted = m_module.shape_of(p);
-        if (same_dimensions(given, wanted)) continue;
-        error(i.name.data(), fmt::format("operand {} of '{}' is {} but parameter({}) of '{}' is {}", n, i.name,
-                                         hlo::to_string(given), n, body.name, hlo::to_string(wanted)));
+  for (const auto& [computation, instruction] : m_calls) {
+    const hlo::Computation& c = m_module.computations[computation];
+    const hlo::Instruction& i = c.instructions[instruction];
+    const auto callees = c.callees_of(i);
+    if (callees.size() != 1 || callees[0] == hlo::k_none) continue;
+    const hlo::Computation& body = m_module.computations[callees[0]];
+    const auto operands = c.operands_of(i);
+    for (const hlo::Instruction& p : body.instructions) {
+      if (p.opcode != hlo::Opcode::kParameter || p.parameter_number < 0) continue;
+      const auto n = static_cast<std::size_t>(p.parameter_number);
+      if (n >= operands.size()) {
+        error(i.name.data(), fmt::format("'{}' has {} operand{} but the computation it calls, '{}', has parameter({})",
+                                         i.name, operands.size(), operands.size() == 1 ? "" : "s", body.name, n));
         break;
       }
+      if (operands[n] == hlo::k_none) continue;
+      const hlo::Shape& given = m_module.shape_of(c.instructions[operands[n]]);
+      const hlo::Shape& wanted = m_module.shape_of(p);
+      if (same_dimensions(given, wanted)) continue;
+      error(i.name.data(), fmt::format("operand {} of '{}' is {} but parameter({}) of '{}' is {}", n, i.name,
+                                       hlo::to_string(given), n, body.name, hlo::to_string(wanted)));
+      break;
     }
   }
 }
@@ -720,29 +741,43 @@ void ModuleBuilder::finish_module() {
   if (!m_module.has_header) m_module.name = m_module.computations[m_module.entry].name;
   resolve_callees();
   if (m_diagnostics.error_count() == m_errors_at_start) check_call_operands();
-  if (m_diagnostics.error_count() == m_errors_at_start) m_out.push_back(std::move(m_module));
+  if (m_diagnostics.error_count() != m_errors_at_start) return;
+  ++m_modules_parsed;
+  m_out(std::move(m_module));
 }
 
 }  // namespace
 
-std::vector<hlo::Module> parse_hlo(const SourceFilePtr& source, DiagnosticEngine& diagnostics,
-                                   const ParseOptions& options) {
-  std::vector<hlo::Module> modules;
+void parse_hlo_each(const SourceFilePtr& source, DiagnosticEngine& diagnostics, const ParseOptions& options,
+                    const ModuleSink& use) {
   std::size_t errors_before = diagnostics.error_count();
-  ModuleBuilder builder(source, diagnostics, options, modules);
+  ModuleBuilder builder(source, diagnostics, options, use);
   try {
-    for (std::string_view region : hlo_regions(source->text())) {
+    std::size_t nul = std::string_view::npos;
+    const std::vector<std::string_view> regions =
+        hlo_regions(source->text(), source->binary_unchecked() ? &nul : nullptr);
+    if (nul != std::string_view::npos) {
+      diagnostics.error(source->name(), fmt::format("binary file, not HLO text (a NUL byte at offset {})", nul));
+      return;
+    }
+    for (std::string_view region : regions) {
       builder.parse_region(region);
       if (diagnostics.too_many_errors()) break;
     }
   } catch (const TooManyErrors&) {
   }
-  if (modules.empty() && diagnostics.error_count() == errors_before) {
+  if (builder.modules_parsed() == 0 && diagnostics.error_count() == errors_before) {
     std::string_view text = source->text();
     const char* p = scan::skip_blank(text.data(), text.data() + text.size());
     diagnostics.error_at(*source, p == text.data() + text.size() ? text.data() : p,
                          text.empty() ? "empty input: no HLO module found" : "no HLO module found");
   }
+}
+
+std::vector<hlo::Module> parse_hlo(const SourceFilePtr& source, DiagnosticEngine& diagnostics,
+                                   const ParseOptions& options) {
+  std::vector<hlo::Module> modules;
+  parse_hlo_each(source, diagnostics, options, [&modules](hlo::Module&& m) { modules.push_back(std::move(m)); });
   return modules;
 }
 

@@ -2,6 +2,7 @@
 // Nothing here (or in any header other folders include) pulls in Spirit X3.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,8 +28,18 @@ struct ParseOptions {
 std::vector<hlo::Module> parse_hlo(const SourceFilePtr& source, DiagnosticEngine& diagnostics,
                                    const ParseOptions& options = {});
 
+/// Receives each module parse_hlo_each parses, as soon as it is complete.
+using ModuleSink = std::function<void(hlo::Module&&)>;
+
+/// parse_hlo, but each module goes to `use` as soon as it is complete instead of into a
+/// vector: a caller that is done with a module before the next one (hlo-index parse's
+/// statistics) keeps one module in memory at a time, and its memory is reused for the next.
+void parse_hlo_each(const SourceFilePtr& source, DiagnosticEngine& diagnostics, const ParseOptions& options,
+                    const ModuleSink& use);
+
 /// Reads `path` ("-" for standard input) into a SourceFile named `path`, or
-/// reports why it could not and returns nullptr.
+/// reports why it could not and returns nullptr. A binary file (one with a NUL
+/// byte) read from a pipe is reported here; one mapped from disk, by parse_hlo.
 SourceFilePtr read_source(const std::string& path, DiagnosticEngine& diagnostics);
 
 /// Parses one shape such as `bf16[128,256]{1,0:T(8,128)(2,1)}`. On failure returns

@@ -24,10 +24,14 @@ public:
   SourceFile(std::string name, std::string text);
   /// Text the SourceFile does not own (a file mapped into memory): `keep_alive`
   /// holds it for as long as the SourceFile and its copies live.
+  /// read_source has not looked for NUL bytes in such text: parse_hlo does (binary_unchecked).
   SourceFile(std::string name, std::string_view text, std::shared_ptr<const void> keep_alive);
 
   const std::string& name() const { return m_name; }
   std::string_view text() const { return m_keep_alive ? m_borrowed : std::string_view(m_text); }
+  /// Whether the text may still be a binary file's (a mapped file, not yet looked through for
+  /// a NUL byte): parse_hlo then reports a NUL byte as read_source does for other input.
+  bool binary_unchecked() const { return m_keep_alive != nullptr; }
 
   std::size_t offset_of(const char* p) const { return static_cast<std::size_t>(p - text().data()); }
 

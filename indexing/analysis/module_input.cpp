@@ -34,36 +34,39 @@ std::vector<std::string> hlo_files_under(const std::string& dir, parser::Diagnos
   return files;
 }
 
-LoadedFile load_one_file(const std::string& path, bool allow_truncated, std::ostream& err) {
+std::size_t stream_one_file(const std::string& path, bool allow_truncated, std::ostream& err,
+                            const parser::ModuleSink& use) {
   parser::DiagnosticEngine diagnostics;
-  LoadedFile loaded;
   auto source = parser::read_source(path, diagnostics);
-  if (source) loaded.modules = parser::parse_hlo(source, diagnostics, {allow_truncated});
+  if (source) parser::parse_hlo_each(source, diagnostics, {allow_truncated}, use);
   err << parser::render(diagnostics);
-  loaded.errors = diagnostics.error_count();
-  return loaded;
+  return diagnostics.error_count();
 }
 
-LoadedFile load_directory(const std::string& dir, bool allow_truncated, std::ostream& err) {
+std::size_t stream_directory(const std::string& dir, bool allow_truncated, std::ostream& err,
+                             const parser::ModuleSink& use) {
   parser::DiagnosticEngine diagnostics;
   const std::vector<std::string> files = hlo_files_under(dir, diagnostics);
   err << parser::render(diagnostics);
-  LoadedFile loaded;
-  loaded.errors = diagnostics.error_count();
-  for (const std::string& file : files) {
-    LoadedFile one = load_one_file(file, allow_truncated, err);
-    for (hlo::Module& m : one.modules) loaded.modules.push_back(std::move(m));
-    loaded.errors += one.errors;
-  }
-  return loaded;
+  std::size_t errors = diagnostics.error_count();
+  for (const std::string& file : files) errors += stream_one_file(file, allow_truncated, err, use);
+  return errors;
 }
 
 }  // namespace
 
-LoadedFile load_file(const std::string& path, bool allow_truncated, std::ostream& err) {
+std::size_t stream_file(const std::string& path, bool allow_truncated, std::ostream& err,
+                        const parser::ModuleSink& use) {
   std::error_code ec;
-  if (path != "-" && fs::is_directory(path, ec)) return load_directory(path, allow_truncated, err);
-  return load_one_file(path, allow_truncated, err);
+  if (path != "-" && fs::is_directory(path, ec)) return stream_directory(path, allow_truncated, err, use);
+  return stream_one_file(path, allow_truncated, err, use);
+}
+
+LoadedFile load_file(const std::string& path, bool allow_truncated, std::ostream& err) {
+  LoadedFile loaded;
+  loaded.errors =
+      stream_file(path, allow_truncated, err, [&loaded](hlo::Module&& m) { loaded.modules.push_back(std::move(m)); });
+  return loaded;
 }
 
 std::optional<std::vector<hlo::Module>> load_modules(const std::vector<std::string>& paths, bool allow_truncated,

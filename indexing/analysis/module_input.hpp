@@ -10,6 +10,7 @@
 
 #include "indexing/analysis/instruction_filter.hpp"
 #include "parser/hlo_module.hpp"
+#include "parser/parse.hpp"
 
 namespace hlo_index::analysis {
 
@@ -22,6 +23,11 @@ struct LoadedFile {
 /// A directory stands for the .hlo, .txt and .hlotxt files under it, at any
 /// depth, in sorted order (each module keeps its own file's name).
 LoadedFile load_file(const std::string& path, bool allow_truncated, std::ostream& err);
+/// load_file without keeping the modules: each goes to `use` as soon as it is parsed, so
+/// memory holds one module at a time. The file's diagnostics go to `err` after its last
+/// module (as load_file's do before it returns). Returns the number of errors.
+std::size_t stream_file(const std::string& path, bool allow_truncated, std::ostream& err,
+                        const parser::ModuleSink& use);
 /// Every module of every file, or nullopt when some file had errors (all
 /// files are read and reported either way).
 std::optional<std::vector<hlo::Module>> load_modules(const std::vector<std::string>& paths, bool allow_truncated,

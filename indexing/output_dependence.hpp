@@ -1,0 +1,51 @@
+// Which parameter elements one output of a called computation may depend
+// on, by dataflow alone: the fallback when composing its maps exactly is past
+// a bound (k_max_compositions_per_walk, k_max_while_reads_per_walk). Every
+// element of each array (or tuple element) the output may depend on, read
+// for every index of the output: a sound superset, marked approximate.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "indexing/op_maps.hpp"
+#include "parser/hlo_module.hpp"
+
+namespace hlo_index::indexing {
+
+/// The computation of each branch of conditional `instr` of `c`, in
+/// branch-index order (true_computation first for a pred selector). Throws
+/// Unsupported when they are not named. (conditional_maps.cpp)
+std::vector<std::uint32_t> conditional_branches(const hlo::Module& module, const hlo::Computation& c,
+                                                const hlo::Instruction& instr);
+
+/// What outputs of called computations may depend on, memoised per
+/// (computation, output element) for one module.
+class OutputDependence {
+public:
+  explicit OutputDependence(const hlo::Module& module);
+  ~OutputDependence();
+  OutputDependence(const OutputDependence&) = delete;
+  OutputDependence& operator=(const OutputDependence&) = delete;
+
+  /// Output `output` of called computation `callee` (its root, or element
+  /// `output` of a tuple root) to each parameter: for each array or tuple
+  /// element it may depend on, one approximate map reading all of it at every
+  /// output index (maps into a tuple parameter name the element in their
+  /// first result, as composed ones do); a parameter reached through an op
+  /// whose maps are UNDEFINED also gets that UNDEFINED map. Dependence
+  /// follows get-tuple-element and tuple by element, a while by the state
+  /// elements its output may read (that element and those the condition
+  /// reads, through the body, to a fixed point; only the element itself when
+  /// the body passes it on), a call or conditional through its computations,
+  /// and any other op to every element of every operand. Throws Unsupported
+  /// for a nested tuple output.
+  std::vector<MapSet> maps(std::uint32_t callee, std::size_t output);
+
+private:
+  class Walker;
+  std::unique_ptr<Walker> m_walker;
+};
+
+}  // namespace hlo_index::indexing
