@@ -20,6 +20,7 @@
 #include "indexing/map_ops.hpp"
 #include "indexing/map_parser.hpp"
 #include "indexing/map_printer.hpp"
+#include "indexing/non_affine.hpp"
 #include "indexing/simplify_map.hpp"
 
 namespace hlo_index::app {
@@ -50,12 +51,14 @@ nlohmann::ordered_json count_json(const indexing::Count& c) {
   return j;
 }
 
-std::string count_text(const indexing::Count& c) {
-  return c.exact
-             ? std::to_string(c.value)
-             : fmt::format(
-                   "<= {} (upper bound: isl was stopped by its budget, the time limit or too deeply nested divisions)",
-                   c.value);
+// Why an answer is not exact.
+const char* k_isl_stopped = "isl was stopped by its budget, the time limit or too deeply nested divisions";
+const char* k_non_affine_too_large =
+    "isl cannot represent products of variables or divisions by variables, and the domain is too large to "
+    "enumerate";
+
+std::string count_text(const indexing::Count& c, const char* reason) {
+  return c.exact ? std::to_string(c.value) : fmt::format("<= {} (upper bound: {})", c.value, reason);
 }
 
 }  // namespace
@@ -111,6 +114,7 @@ struct MapResult {
   };
   std::optional<Counts> counts;
   std::optional<std::optional<bool>> equal;  // inner nullopt: the isl budget ran out
+  bool non_affine = false;                   // an input map is beyond isl
 };
 
 // The maps of the command line or standard input, parsed; errors reported.
@@ -148,6 +152,7 @@ MapResult apply(const MapOptions& options, std::vector<IndexingMap> maps) {
   indexing::MapSimplifyOptions simplify_options;
   simplify_options.verify = options.verify;
   MapResult result;
+  for (const IndexingMap& m : maps) result.non_affine = result.non_affine || indexing::has_non_affine(m);
   if (options.operation == "simplify") {
     indexing::simplify(maps[0], simplify_options);
     result.maps = std::vector<IndexingMap>{maps[0]};
@@ -172,18 +177,19 @@ void render_text(const MapResult& result, const MapOptions& options, std::ostrea
   for (std::size_t i = 0; result.maps && i < result.maps->size(); ++i) {
     out << (i > 0 ? "\n" : "") << indexing::print_map((*result.maps)[i], print_options) << "\n";
   }
+  const char* reason = result.non_affine ? k_non_affine_too_large : k_isl_stopped;
   if (result.counts) {
-    out << "domain points: " << count_text(result.counts->domain) << "\n";
-    out << "image points: " << count_text(result.counts->image) << "\n";
-    out << "relation pairs: " << count_text(result.counts->relation) << "\n";
+    out << "domain points: " << count_text(result.counts->domain, reason) << "\n";
+    out << "image points: " << count_text(result.counts->image, reason) << "\n";
+    out << "relation pairs: " << count_text(result.counts->relation, reason) << "\n";
   }
   if (result.equal) {
     const std::optional<bool>& equal = *result.equal;
-    out << (!equal.has_value()
-                ? "unknown (isl was stopped by its budget, the time limit or too deeply nested divisions)"
-            : *equal ? "equal"
-                     : "not equal")
-        << "\n";
+    if (!equal.has_value()) {
+      out << "unknown (" << reason << ")\n";
+    } else {
+      out << (*equal ? "equal" : "not equal") << "\n";
+    }
   }
 }
 
