@@ -255,17 +255,17 @@ private:
     while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
     return std::string(text);
   }
-  void check_divisions(std::size_t first, const Domain& domain, const std::vector<Constraint>& constraints) {
-    Domain with_constraints = domain;
-    for (const Constraint& c : constraints) (void)with_constraints.add_constraint(c.expr, c.interval);
-    const simplify::RangeEvaluator ranges(with_constraints, /*use_constraints=*/true);
+  // Over the variables' intervals only, not the constraints: counting and
+  // equality evaluate expressions at every point of that box.
+  void check_divisions(std::size_t first, const Domain& domain) {
+    const simplify::RangeEvaluator ranges(domain, /*use_constraints=*/false);
     for (std::size_t i = first; i < m_divisions.size(); ++i) {
       const PendingDivision& d = m_divisions[i];
       Interval r = ranges(d.divisor);
       if (r.lo > 0) continue;
       fail_at(d.start, "`" + term_text(d.start, d.end) + "` is not supported: its divisor `" +
                            term_text(d.divisor_at, d.end) + "` ranges over " + simplify::to_string(r) +
-                           " in the domain, which is not positive (" + d.what +
+                           " over the variables' intervals, which is not positive (" + d.what +
                            " by an expression is defined only where the divisor is positive)");
     }
     m_divisions.resize(first);
@@ -473,7 +473,7 @@ private:
       }
     }
     (void)start;
-    check_divisions(first_division, Domain(vars[0], vars[1], vars[2]), constraints);
+    check_divisions(first_division, Domain(vars[0], vars[1], vars[2]));
     IndexingMap map(Domain(vars[0], vars[1], vars[2]), std::move(results));
     for (const Constraint& c : constraints) map.add_constraint(c.expr, c.interval);
     if (accept("(approximate)")) map.mark_approximate();
