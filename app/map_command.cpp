@@ -55,7 +55,7 @@ nlohmann::ordered_json count_json(const indexing::Count& c) {
 const char* k_isl_stopped = "isl was stopped by its budget, the time limit or too deeply nested divisions";
 const char* k_non_affine_too_large =
     "isl cannot represent products of variables or divisions by variables, and the domain is too large to "
-    "enumerate";
+    "enumerate or its values overflow 64 bits";
 
 std::string count_text(const indexing::Count& c, const char* reason) {
   return c.exact ? std::to_string(c.value) : fmt::format("<= {} (upper bound: {})", c.value, reason);
@@ -181,7 +181,8 @@ void render_text(const MapResult& result, const MapOptions& options, std::ostrea
   }
   const char* reason = result.non_affine ? k_non_affine_too_large : k_isl_stopped;
   if (result.counts) {
-    out << "domain points: " << count_text(result.counts->domain, reason) << "\n";
+    // The domain is counted by evaluating its constraints, non-affine or not.
+    out << "domain points: " << count_text(result.counts->domain, k_isl_stopped) << "\n";
     out << "image points: " << count_text(result.counts->image, reason) << "\n";
     out << "relation pairs: " << count_text(result.counts->relation, reason) << "\n";
   }
