@@ -1,5 +1,9 @@
 #include "indexing/non_affine.hpp"
 
+#include <map>
+
+#include "simplify/range.hpp"
+
 namespace hlo_index::indexing {
 
 bool has_non_affine(const IndexingMap& map) {
@@ -14,6 +18,56 @@ bool has_non_affine(const IndexingMap& map) {
     if (simplify::has_non_affine(c.expr)) return true;
   }
   return false;
+}
+
+namespace {
+
+// `e` with each non-affine node replaced by its variable in `vars`.
+Expr replace_nodes(const Expr& e, const std::map<Expr, Expr>& vars) {
+  switch (e.kind()) {
+    case Expr::Kind::kConstant:
+    case Expr::Kind::kVariable: return e;
+    case Expr::Kind::kSum: {
+      std::vector<simplify::Term> terms;
+      for (const simplify::Term& t : e.terms()) terms.push_back({replace_nodes(t.atom, vars), t.coefficient});
+      return simplify::linear_combination(terms, e.sum_constant());
+    }
+    case Expr::Kind::kFloorDiv: return simplify::floor_div(replace_nodes(e.operand(), vars), e.divisor());
+    case Expr::Kind::kMod: return simplify::mod(replace_nodes(e.operand(), vars), e.divisor());
+    case Expr::Kind::kNonAffine: return vars.at(e);
+  }
+  return e;
+}
+
+}  // namespace
+
+IndexingMap abstract_non_affine(const IndexingMap& map) {
+  const Domain& domain = map.domain();
+  const simplify::RangeEvaluator ranges(domain, /*use_constraints=*/true);
+  std::vector<Variable> new_ranges = domain.variables(VarKind::kRange);
+  std::map<Expr, Expr> vars;
+  const auto add = [&](const Expr& node) {
+    if (vars.count(node) != 0) return;
+    vars.emplace(node, Expr::range(static_cast<std::uint32_t>(new_ranges.size())));
+    new_ranges.push_back({ranges(node), ""});
+  };
+  for (const Expr& r : map.results()) simplify::for_each_non_affine(r, add);
+  for (const Expr& r : map.replica_id()) simplify::for_each_non_affine(r, add);
+  for (const Constraint& c : domain.constraints()) simplify::for_each_non_affine(c.expr, add);
+
+  std::vector<Expr> results;
+  for (const Expr& r : map.results()) results.push_back(replace_nodes(r, vars));
+  IndexingMap out(Domain(domain.variables(VarKind::kDim), new_ranges, domain.variables(VarKind::kRuntime)),
+                  std::move(results));
+  for (const Constraint& c : domain.constraints()) {
+    if (out.is_defined()) out.add_constraint(replace_nodes(c.expr, vars), c.interval);
+  }
+  if (out.is_defined()) {
+    for (const Expr& r : map.replica_id()) out.replica_id().push_back(replace_nodes(r, vars));
+    out.runtime_sources() = map.runtime_sources();
+  }
+  out.mark_approximate();
+  return out;
 }
 
 namespace {

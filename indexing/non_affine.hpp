@@ -20,6 +20,12 @@ namespace hlo_index::indexing {
 /// a non-affine node.
 bool has_non_affine(const IndexingMap& map);
 
+/// An over-approximation isl can represent: each distinct non-affine term
+/// becomes a new range variable (existential) bounded by the term's sound
+/// interval, appended after the map's range variables. Marked approximate.
+/// Requires a defined map.
+IndexingMap abstract_non_affine(const IndexingMap& map);
+
 /// Domains with more points than this (in the box of variable intervals)
 /// are not enumerated.
 inline constexpr std::int64_t k_max_enumerated_points = std::int64_t{1} << 20;
