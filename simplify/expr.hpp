@@ -37,9 +37,8 @@ struct Var {
   auto operator<=>(const Var&) const = default;
 };
 
-/// Thrown for expressions outside the quasi-affine fragment: a product of
-/// two non-constant expressions, a division or modulo by a non-constant or
-/// by zero.
+/// Thrown for a division or modulo by the constant zero (products and
+/// divisions by non-constants build non-affine nodes instead).
 class NotQuasiAffine : public std::invalid_argument {
 public:
   using std::invalid_argument::invalid_argument;
