@@ -20,6 +20,7 @@
 #include "indexing/map_ops.hpp"
 #include "indexing/map_parser.hpp"
 #include "indexing/map_printer.hpp"
+#include "indexing/non_affine.hpp"
 #include "indexing/simplify_map.hpp"
 
 namespace hlo_index::app {
@@ -50,12 +51,14 @@ nlohmann::ordered_json count_json(const indexing::Count& c) {
   return j;
 }
 
-std::string count_text(const indexing::Count& c) {
-  return c.exact
-             ? std::to_string(c.value)
-             : fmt::format(
-                   "<= {} (upper bound: isl was stopped by its budget, the time limit or too deeply nested divisions)",
-                   c.value);
+// Why an answer is not exact.
+const char* k_isl_stopped = "isl was stopped by its budget, the time limit or too deeply nested divisions";
+const char* k_non_affine_too_large =
+    "isl cannot represent products of variables or divisions by variables, and the domain is too large to "
+    "enumerate or its values overflow 64 bits";
+
+std::string count_text(const indexing::Count& c, const char* reason) {
+  return c.exact ? std::to_string(c.value) : fmt::format("<= {} (upper bound: {})", c.value, reason);
 }
 
 }  // namespace
@@ -75,11 +78,13 @@ void setup_map_command(CLI::App& app, int& exit_code) {
       "Every variable needs an interval. Variables may have any names (a letter or '_', then letters, digits,\n"
       "'_' or '.'), as XLA prints the names it was given: '(th_x, bl_x)[chunk_id]{r0} -> ...'; they print back.\n"
       "Results and constraints use + and -, '*', floordiv (or '/'), ceildiv and mod (floor semantics),\n"
-      "100d0 for 100 * d0, integers and parentheses. Maps are quasi-affine: one factor of every product and\n"
-      "every divisor and modulus must fold to an integer constant. Products of variables ('s0 * s2') and\n"
-      "divisions by a variable ('d0 floordiv s1'), which XLA accepts, are refused with an error naming the\n"
-      "term. Maps come from the arguments or, when there are none (or '-'), from standard input, separated\n"
-      "by lines holding only '---'. Errors are reported as file:line:col with a caret, and exit code 2.\n\n"
+      "100d0 for 100 * d0, integers and parentheses. Products of variables ('s0 * s2') and floordiv,\n"
+      "ceildiv or mod by a variable ('d0 floordiv s1'), which XLA accepts, are read as non-affine terms: exact\n"
+      "and printed back as written, but beyond isl, so for maps holding them count and equal enumerate the\n"
+      "domain (up to 2^20 points; past that, upper bounds and unknown) and inverse is approximate. A division\n"
+      "by an expression whose range over its variables' intervals is not positive is refused, naming the term.\n"
+      "Maps come from the arguments or, when there are none (or '-'), from standard input, separated by\n"
+      "lines holding only '---'. Errors are reported as file:line:col with a caret, and exit code 2.\n\n"
       "Examples:\n"
       "  hlo-index map simplify '(d0, d1) -> (d0 + d1 floordiv 16, d1 mod 16), domain: d0 in [0, 6], d1 in [0, 14]'\n"
       "  hlo-index map count '(d0)[s0] -> (s0), domain: d0 in [0, 9], s0 in [0, 4]' --format json");
@@ -111,6 +116,7 @@ struct MapResult {
   };
   std::optional<Counts> counts;
   std::optional<std::optional<bool>> equal;  // inner nullopt: the isl budget ran out
+  bool non_affine = false;                   // an input map is beyond isl
 };
 
 // The maps of the command line or standard input, parsed; errors reported.
@@ -148,6 +154,7 @@ MapResult apply(const MapOptions& options, std::vector<IndexingMap> maps) {
   indexing::MapSimplifyOptions simplify_options;
   simplify_options.verify = options.verify;
   MapResult result;
+  for (const IndexingMap& m : maps) result.non_affine = result.non_affine || indexing::has_non_affine(m);
   if (options.operation == "simplify") {
     indexing::simplify(maps[0], simplify_options);
     result.maps = std::vector<IndexingMap>{maps[0]};
@@ -172,18 +179,20 @@ void render_text(const MapResult& result, const MapOptions& options, std::ostrea
   for (std::size_t i = 0; result.maps && i < result.maps->size(); ++i) {
     out << (i > 0 ? "\n" : "") << indexing::print_map((*result.maps)[i], print_options) << "\n";
   }
+  const char* reason = result.non_affine ? k_non_affine_too_large : k_isl_stopped;
   if (result.counts) {
-    out << "domain points: " << count_text(result.counts->domain) << "\n";
-    out << "image points: " << count_text(result.counts->image) << "\n";
-    out << "relation pairs: " << count_text(result.counts->relation) << "\n";
+    // The domain is counted by evaluating its constraints, non-affine or not.
+    out << "domain points: " << count_text(result.counts->domain, k_isl_stopped) << "\n";
+    out << "image points: " << count_text(result.counts->image, reason) << "\n";
+    out << "relation pairs: " << count_text(result.counts->relation, reason) << "\n";
   }
   if (result.equal) {
     const std::optional<bool>& equal = *result.equal;
-    out << (!equal.has_value()
-                ? "unknown (isl was stopped by its budget, the time limit or too deeply nested divisions)"
-            : *equal ? "equal"
-                     : "not equal")
-        << "\n";
+    if (!equal.has_value()) {
+      out << "unknown (" << reason << ")\n";
+    } else {
+      out << (*equal ? "equal" : "not equal") << "\n";
+    }
   }
 }
 

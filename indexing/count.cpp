@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "indexing/isl_bridge.hpp"
+#include "indexing/non_affine.hpp"
 #include "simplify/range.hpp"
 
 namespace hlo_index::indexing {
@@ -63,6 +64,9 @@ std::int64_t period_in(const Expr& e, Var v) {
       if (__builtin_mul_overflow(inner, e.divisor(), &r) || r > k_max_period) return k_max_period + 1;
       return r;
     }
+    case Expr::Kind::kNonAffine:
+      // No period in general (s0 * s1, d0 floordiv s0).
+      return simplify::uses_variable(e, v) ? k_max_period + 1 : 1;
   }
   return 1;
 }
@@ -327,6 +331,10 @@ Count count_image(const IndexingMap& map) {
     out = {count_points(map.domain()).value > 0 ? 1 : 0, true};
   } else if (auto projection = count_projection_image(map)) {
     out = *projection;
+  } else if (has_non_affine(map)) {
+    // Beyond isl: enumerated when small, else bounded.
+    auto image = enumerate_relation(map, /*with_inputs=*/false);
+    out = image ? Count{static_cast<std::int64_t>(image->size()), true} : upper_bound_image(map);
   } else if (map.range_count() + map.runtime_count() > k_max_exact_image_symbols) {
     out = upper_bound_image(map);
   } else {

@@ -7,6 +7,7 @@
 
 #include "indexing/isl_bridge.hpp"
 #include "indexing/map_ops.hpp"
+#include "indexing/non_affine.hpp"
 #include "simplify/range.hpp"
 
 namespace hlo_index::indexing {
@@ -140,6 +141,13 @@ std::optional<bool> are_equal(const IndexingMap& a, const IndexingMap& b) {
   if (a == b) return true;
   // A cheap proof of inequality before asking isl.
   if (differ_at_a_corner(a, b, 256)) return false;
+  if (has_non_affine(a) || has_non_affine(b)) {
+    // Beyond isl: compared point by point when small, else unknown.
+    auto pa = enumerate_relation(a, /*with_inputs=*/true);
+    auto pb = pa ? enumerate_relation(b, /*with_inputs=*/true) : std::nullopt;
+    if (!pa || !pb) return std::nullopt;
+    return *pa == *pb;
+  }
   return within_isl_budget([&] { return std::optional<bool>(relation_set(a).is_equal(relation_set(b))); },
                            [] { return std::optional<bool>(); });
 }

@@ -4,6 +4,7 @@
 #include "indexing/isl_bridge.hpp"
 #include "indexing/isl_context.hpp"
 #include "indexing/map_ops.hpp"
+#include "indexing/non_affine.hpp"
 #include "indexing/simplify_map.hpp"
 #include "simplify/range.hpp"
 
@@ -99,6 +100,13 @@ std::vector<IndexingMap> inverse_within_budget(const IndexingMap& map) {
 
 std::vector<IndexingMap> inverse(const IndexingMap& map, bool simplify_pieces) {
   if (map.is_undefined()) return {IndexingMap::undefined(map.undefined_reason())};
+  if (has_non_affine(map)) {
+    // isl cannot represent the map: the inverse of an over-approximation it
+    // can, approximate.
+    std::vector<IndexingMap> out = inverse(abstract_non_affine(map), simplify_pieces);
+    for (IndexingMap& m : out) m.mark_approximate();
+    return out;
+  }
   std::vector<IndexingMap> out;
   if (!map.is_known_empty()) {
     out = within_isl_budget([&] { return inverse_within_budget(map); },

@@ -131,6 +131,11 @@ isl::aff to_aff(const Expr& e, const LocalSpace& ls, const Domain& domain, int d
       isl::aff operand = to_aff(e.operand(), ls, domain, division_depth + 1);
       return e.kind() == Expr::Kind::kMod ? operand.mod(e.divisor()) : operand.scale_down(e.divisor()).floor();
     }
+    case Expr::Kind::kNonAffine:
+      // isl has no such term; callers abstract the node first
+      // (abstract_non_affine), and a path that does not is answered as when
+      // isl's budget runs out: soundly, marked approximate.
+      throw IslLimitReached();
   }
   return constant_aff(ls, 0);
 }

@@ -12,6 +12,7 @@
 
 #include "indexing/map_parser.hpp"
 #include "simplify/expr_print.hpp"
+#include "simplify/range.hpp"
 
 namespace hlo_index::indexing {
 
@@ -228,31 +229,46 @@ private:
       // Each floordiv, ceildiv or mod of a chain nests the expression one level deeper
       // (sums and constant factors stay flat), as parentheses do.
       if (what != nullptr) enter_level();
+      const std::size_t divisor_at = (skip_space(), m_pos);
       Expr f = factor();
-      if (what == nullptr && !e.is_constant() && !f.is_constant()) refuse_product(start);
-      if (what != nullptr && !f.is_constant()) refuse_division(start, what);
+      // A division by a non-constant is checked once the domain gives its range.
+      if (what != nullptr && !f.is_constant()) m_divisions.push_back({start, divisor_at, m_pos, f, what});
       e = guarded_at(at, [&] { return op(e, f); });
     }
   }
 
   // XLA's parser reads any affine expression of MLIR, so it accepts
-  // products of variables and divisions by variables; hlo-index's maps are
-  // quasi-affine (what isl represents and decides exactly), so it refuses
-  // them and names the term, with the caret at its start.
-  std::string term_text(std::size_t start) {
-    std::string_view text = m_text.substr(start, m_pos - start);
+  // products of variables and divisions by variables; they are kept as
+  // non-affine nodes. A floordiv, ceildiv or mod by an expression is
+  // defined (XLA and MLIR) only where the divisor is positive, so one whose
+  // range over the domain is not positive is refused, naming the term with
+  // the caret at its start.
+  struct PendingDivision {
+    std::size_t start;       // the term
+    std::size_t divisor_at;  // the divisor
+    std::size_t end;
+    Expr divisor;
+    const char* what;
+  };
+  std::string term_text(std::size_t start, std::size_t end) {
+    std::string_view text = m_text.substr(start, end - start);
     while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
     return std::string(text);
   }
-  [[noreturn]] void refuse_product(std::size_t start) {
-    fail_at(start, "`" + term_text(start) +
-                       "` is not supported: a product of two non-constant expressions is not quasi-affine (isl, "
-                       "which decides hlo-index's maps, cannot represent it; one factor must be an integer constant)");
-  }
-  [[noreturn]] void refuse_division(std::size_t start, const char* what) {
-    fail_at(start, "`" + term_text(start) + "` is not supported: " + what +
-                       " by a non-constant expression is not quasi-affine, even where the divisor's range is "
-                       "positive (isl, which decides hlo-index's maps, divides only by integer constants)");
+  // Over the variables' intervals only, not the constraints: counting and
+  // equality evaluate expressions at every point of that box.
+  void check_divisions(std::size_t first, const Domain& domain) {
+    const simplify::RangeEvaluator ranges(domain, /*use_constraints=*/false);
+    for (std::size_t i = first; i < m_divisions.size(); ++i) {
+      const PendingDivision& d = m_divisions[i];
+      Interval r = ranges(d.divisor);
+      if (r.lo > 0) continue;
+      fail_at(d.start, "`" + term_text(d.start, d.end) + "` is not supported: its divisor `" +
+                           term_text(d.divisor_at, d.end) + "` ranges over " + simplify::to_string(r) +
+                           " over the variables' intervals, which is not positive (" + d.what +
+                           " by an expression is defined only where the divisor is positive)");
+    }
+    m_divisions.resize(first);
   }
 
   Expr factor() {
@@ -421,6 +437,7 @@ private:
     m_bound_set.clear();
     m_flat.clear();
     std::vector<Variable> vars[3];
+    const std::size_t first_division = m_divisions.size();
     expect("(", "'(' to start a map such as (d0, d1) -> (d1, d0)");
     name_list(VarKind::kDim, ')', vars[0]);
     if (accept("[")) name_list(VarKind::kRange, ']', vars[1]);
@@ -456,6 +473,7 @@ private:
       }
     }
     (void)start;
+    check_divisions(first_division, Domain(vars[0], vars[1], vars[2]));
     IndexingMap map(Domain(vars[0], vars[1], vars[2]), std::move(results));
     for (const Constraint& c : constraints) map.add_constraint(c.expr, c.interval);
     if (accept("(approximate)")) map.mark_approximate();
@@ -502,7 +520,8 @@ private:
 
   std::string_view m_text;
   std::size_t m_pos = 0;
-  int m_depth = 0;  // expression nesting, see Nesting
+  int m_depth = 0;                           // expression nesting, see Nesting
+  std::vector<PendingDivision> m_divisions;  // of the maps being parsed
   std::map<std::string, Var> m_names;
   std::vector<bool> m_bound_set;
   std::vector<Var> m_flat;

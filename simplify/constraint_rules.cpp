@@ -182,6 +182,17 @@ std::optional<Term> solvable_range_term(const Constraint& c) {
   return std::nullopt;
 }
 
+// `s` occurs inside a non-affine term of the results or the constraints:
+// substituting there could turn a divisor positive on the domain into one
+// that is zero at points outside it (which evaluation still visits).
+bool inside_non_affine(const std::vector<Expr>& results, const Domain& domain, Var s) {
+  bool found = false;
+  const auto check = [&](const Expr& node) { found = found || uses_variable(node, s); };
+  for (const Expr& r : results) for_each_non_affine(r, check);
+  for (const Constraint& c : domain.constraints()) for_each_non_affine(c.expr, check);
+  return found;
+}
+
 }  // namespace
 
 bool solve_range_equality(std::vector<Expr>& results, Domain& domain, bool& changed) {
@@ -190,6 +201,7 @@ bool solve_range_equality(std::vector<Expr>& results, Domain& domain, bool& chan
     const std::optional<Term> term = solvable_range_term(constraints[k]);
     if (!term) continue;
     const Var s = term->atom.variable();
+    if (inside_non_affine(results, domain, s)) continue;
     // coefficient * s + rest = c, coefficient = +-1: s = coefficient * (c - rest).
     const Expr rest = constraints[k].expr - term->atom * term->coefficient;
     const Expr value = (Expr::constant(constraints[k].interval.lo) - rest) * term->coefficient;

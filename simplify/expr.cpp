@@ -11,11 +11,12 @@ public:
   std::int64_t value = 0;  // constant value, sum constant, or divisor
   Var var{};
   std::vector<Term> terms;  // kSum
-  Expr operand;             // kFloorDiv, kMod
+  Expr operand;             // kFloorDiv, kMod, kNonAffine (its lhs)
+  Expr rhs;                 // kNonAffine
   std::size_t hash = 0;
   std::size_t nodes = 1;
 
-  explicit ExprNode(Expr::Kind k) : kind(k), operand(nullptr_expr()) {}
+  explicit ExprNode(Expr::Kind k) : kind(k), operand(nullptr_expr()), rhs(nullptr_expr()) {}
 
 private:
   static Expr nullptr_expr();
@@ -57,12 +58,24 @@ Expr make_division(Expr::Kind kind, Expr operand, std::int64_t divisor) {
   return ExprFactory::wrap(std::move(n));
 }
 
-// XLA's order of node kinds: add, mul, mod, floordiv, ..., variable, constant.
+Expr make_non_affine(Expr::NonAffineOp op, Expr lhs, Expr rhs) {
+  auto n = std::make_shared<ExprNode>(Expr::Kind::kNonAffine);
+  n->value = static_cast<std::int64_t>(op);
+  n->hash = mix(mix(mix(11, static_cast<std::size_t>(op)), lhs.hash()), rhs.hash());
+  n->nodes = lhs.node_count() + rhs.node_count() + 1;
+  n->operand = std::move(lhs);
+  n->rhs = std::move(rhs);
+  return ExprFactory::wrap(std::move(n));
+}
+
+// XLA's order of node kinds: add, mul, mod, floordiv, ..., variable, constant
+// (non-affine nodes after the quasi-affine divisions).
 int rank(const Expr& e) {
   switch (e.kind()) {
     case Expr::Kind::kSum: return e.is_scaled_atom() ? 1 : 0;
     case Expr::Kind::kMod: return 2;
     case Expr::Kind::kFloorDiv: return 3;
+    case Expr::Kind::kNonAffine: return 4;
     case Expr::Kind::kVariable: return 7;
     case Expr::Kind::kConstant: return 8;
   }
@@ -156,6 +169,8 @@ std::int64_t Expr::sum_constant() const { return m_node->value; }
 bool Expr::is_scaled_atom() const { return kind() == Kind::kSum && m_node->terms.size() == 1 && m_node->value == 0; }
 const Expr& Expr::operand() const { return m_node->operand; }
 std::int64_t Expr::divisor() const { return m_node->value; }
+Expr::NonAffineOp Expr::non_affine_op() const { return static_cast<NonAffineOp>(m_node->value); }
+const Expr& Expr::rhs() const { return m_node->rhs; }
 std::size_t Expr::hash() const { return m_node->hash; }
 std::size_t Expr::node_count() const { return m_node->nodes; }
 
@@ -170,6 +185,7 @@ bool operator==(const Expr& a, const Expr& b) {
     case Expr::Kind::kSum: return x.terms == y.terms;
     case Expr::Kind::kFloorDiv:
     case Expr::Kind::kMod: return x.operand == y.operand;
+    case Expr::Kind::kNonAffine: return x.operand == y.operand && x.rhs == y.rhs;
   }
   return false;
 }
@@ -185,6 +201,10 @@ std::strong_ordering operator<=>(const Expr& a, const Expr& b) {
     case Expr::Kind::kMod:
       if (auto c = a.operand() <=> b.operand(); c != 0) return c;
       return a.divisor() <=> b.divisor();
+    case Expr::Kind::kNonAffine:
+      if (a.non_affine_op() != b.non_affine_op()) return a.non_affine_op() <=> b.non_affine_op();
+      if (auto c = a.operand() <=> b.operand(); c != 0) return c;
+      return a.rhs() <=> b.rhs();
     case Expr::Kind::kSum: {
       auto ta = a.terms(), tb = b.terms();
       for (std::size_t i = 0; i < ta.size() && i < tb.size(); ++i) {
@@ -255,7 +275,13 @@ Expr operator*(const Expr& a, std::int64_t k) {
 Expr operator*(const Expr& a, const Expr& b) {
   if (b.is_constant()) return a * b.constant_value();
   if (a.is_constant()) return b * a.constant_value();
-  throw NotQuasiAffine("a product of two non-constant expressions is not quasi-affine");
+  // Constant factors move out (`(d0 * 2) * s0` is `(d0 * s0) * 2`), and the
+  // operands go in canonical order, so equal products are equal trees.
+  if (a.is_scaled_atom()) return (a.terms()[0].atom * b) * a.terms()[0].coefficient;
+  if (b.is_scaled_atom()) return (a * b.terms()[0].atom) * b.terms()[0].coefficient;
+  // Commutative: the operands in canonical order, so `s1 * s0 == s0 * s1`.
+  if ((b <=> a) < 0) return make_non_affine(Expr::NonAffineOp::kMul, b, a);
+  return make_non_affine(Expr::NonAffineOp::kMul, a, b);
 }
 
 Expr floor_div(const Expr& a, std::int64_t divisor) {
@@ -328,16 +354,45 @@ Expr mod(const Expr& a, std::int64_t modulus) {
   return make_division(Expr::Kind::kMod, inner, modulus);
 }
 
+Expr floor_div(const Expr& a, const Expr& d) {
+  if (d.is_constant()) return floor_div(a, d.constant_value());
+  if (a.is_constant(0)) return a;
+  return make_non_affine(Expr::NonAffineOp::kFloorDiv, a, d);
+}
+Expr ceil_div(const Expr& a, const Expr& d) {
+  if (d.is_constant()) return ceil_div(a, d.constant_value());
+  if (a.is_constant(0)) return a;
+  return make_non_affine(Expr::NonAffineOp::kCeilDiv, a, d);
+}
+Expr mod(const Expr& a, const Expr& m) {
+  if (m.is_constant()) return mod(a, m.constant_value());
+  if (a.is_constant(0)) return a;
+  return make_non_affine(Expr::NonAffineOp::kMod, a, m);
+}
+
 namespace {
-std::int64_t require_constant(const Expr& e, const char* what) {
-  if (!e.is_constant()) throw NotQuasiAffine(std::string(what) + " by a non-constant expression is not quasi-affine");
-  return e.constant_value();
+Expr apply(Expr::NonAffineOp op, const Expr& a, const Expr& b) {
+  switch (op) {
+    case Expr::NonAffineOp::kMul: return a * b;
+    case Expr::NonAffineOp::kFloorDiv: return floor_div(a, b);
+    case Expr::NonAffineOp::kCeilDiv: return ceil_div(a, b);
+    case Expr::NonAffineOp::kMod: return mod(a, b);
+  }
+  return a;
+}
+
+std::int64_t apply(Expr::NonAffineOp op, std::int64_t a, std::int64_t b) {
+  if (op == Expr::NonAffineOp::kMul) return checked_mul(a, b);
+  // The map parser refuses divisors whose range is not positive; a zero
+  // here is a map built some other way.
+  if (b == 0) throw ArithmeticOverflow("division by zero in a non-affine expression");
+  switch (op) {
+    case Expr::NonAffineOp::kFloorDiv: return simplify::floor_div(a, b);
+    case Expr::NonAffineOp::kCeilDiv: return simplify::ceil_div(a, b);
+    default: return floor_mod(a, b);
+  }
 }
 }  // namespace
-
-Expr floor_div(const Expr& a, const Expr& d) { return floor_div(a, require_constant(d, "floordiv")); }
-Expr ceil_div(const Expr& a, const Expr& d) { return ceil_div(a, require_constant(d, "ceildiv")); }
-Expr mod(const Expr& a, const Expr& m) { return mod(a, require_constant(m, "mod")); }
 
 std::int64_t VarValues::operator[](Var v) const {
   switch (v.kind) {
@@ -359,6 +414,8 @@ std::int64_t evaluate(const Expr& e, const VarValues& values) {
     }
     case Expr::Kind::kFloorDiv: return simplify::floor_div(evaluate(e.operand(), values), e.divisor());
     case Expr::Kind::kMod: return floor_mod(evaluate(e.operand(), values), e.divisor());
+    case Expr::Kind::kNonAffine:
+      return apply(e.non_affine_op(), evaluate(e.operand(), values), evaluate(e.rhs(), values));
   }
   return 0;
 }
@@ -375,6 +432,8 @@ Expr substitute(const Expr& e, const std::function<Expr(Var)>& replacement) {
     }
     case Expr::Kind::kFloorDiv: return floor_div(substitute(e.operand(), replacement), e.divisor());
     case Expr::Kind::kMod: return mod(substitute(e.operand(), replacement), e.divisor());
+    case Expr::Kind::kNonAffine:
+      return apply(e.non_affine_op(), substitute(e.operand(), replacement), substitute(e.rhs(), replacement));
   }
   return e;
 }
@@ -388,6 +447,10 @@ void for_each_variable(const Expr& e, const std::function<void(Var)>& fn) {
       return;
     case Expr::Kind::kFloorDiv:
     case Expr::Kind::kMod: for_each_variable(e.operand(), fn); return;
+    case Expr::Kind::kNonAffine:
+      for_each_variable(e.operand(), fn);
+      for_each_variable(e.rhs(), fn);
+      return;
   }
 }
 
@@ -403,6 +466,7 @@ bool any_variable(const Expr& e, const std::function<bool(Var)>& pred) {
       return false;
     case Expr::Kind::kFloorDiv:
     case Expr::Kind::kMod: return any_variable(e.operand(), pred);
+    case Expr::Kind::kNonAffine: return any_variable(e.operand(), pred) || any_variable(e.rhs(), pred);
   }
   return false;
 }
@@ -425,9 +489,29 @@ bool has_division(const Expr& e) {
       }
       return false;
     case Expr::Kind::kFloorDiv:
-    case Expr::Kind::kMod: return true;
+    case Expr::Kind::kMod:
+    case Expr::Kind::kNonAffine: return true;
   }
   return false;
+}
+
+void for_each_non_affine(const Expr& e, const std::function<void(const Expr&)>& fn) {
+  switch (e.kind()) {
+    case Expr::Kind::kConstant:
+    case Expr::Kind::kVariable: return;
+    case Expr::Kind::kSum:
+      for (const Term& t : e.terms()) for_each_non_affine(t.atom, fn);
+      return;
+    case Expr::Kind::kFloorDiv:
+    case Expr::Kind::kMod: for_each_non_affine(e.operand(), fn); return;
+    case Expr::Kind::kNonAffine: fn(e); return;
+  }
+}
+
+bool has_non_affine(const Expr& e) {
+  bool found = false;
+  for_each_non_affine(e, [&found](const Expr&) { found = true; });
+  return found;
 }
 
 }  // namespace hlo_index::simplify

@@ -1,6 +1,10 @@
-// Quasi-affine expressions over dimension, range and runtime variables:
-// integer constants, variables, linear combinations, and floordiv / mod by
-// positive constants. Values are immutable trees of shared nodes; every
+// Expressions over dimension, range and runtime variables: integer
+// constants, variables, linear combinations, floordiv / mod by positive
+// constants (the quasi-affine fragment), and non-affine nodes for the rest
+// of what XLA's maps may hold: products of two non-constant expressions and
+// floordiv / ceildiv / mod by a non-constant one. A non-affine node is an
+// atom to the simplifier (rules simplify inside its operands, never across
+// it) and to isl (which cannot express it). Values are immutable trees of shared nodes; every
 // constructor folds what holds for all integers (like terms, constants,
 // multiples of the divisor, common factors, nested divisions), so equal
 // expressions built in different ways usually end up as equal trees.
@@ -33,9 +37,8 @@ struct Var {
   auto operator<=>(const Var&) const = default;
 };
 
-/// Thrown for expressions outside the quasi-affine fragment: a product of
-/// two non-constant expressions, a division or modulo by a non-constant or
-/// by zero.
+/// Thrown for a division or modulo by the constant zero (products and
+/// divisions by non-constants build non-affine nodes instead).
 class NotQuasiAffine : public std::invalid_argument {
 public:
   using std::invalid_argument::invalid_argument;
@@ -46,7 +49,9 @@ struct Term;
 
 class Expr {
 public:
-  enum class Kind : std::uint8_t { kConstant, kVariable, kSum, kFloorDiv, kMod };
+  enum class Kind : std::uint8_t { kConstant, kVariable, kSum, kFloorDiv, kMod, kNonAffine };
+  /// The operation of a kNonAffine node, as written.
+  enum class NonAffineOp : std::uint8_t { kMul, kFloorDiv, kCeilDiv, kMod };
 
   Expr();  // the constant 0
   static Expr constant(std::int64_t value);
@@ -76,6 +81,11 @@ public:
   const Expr& operand() const;
   std::int64_t divisor() const;
 
+  /// kNonAffine: the operation and its operands `lhs() op rhs()` (neither a
+  /// constant; lhs() is operand()).
+  NonAffineOp non_affine_op() const;
+  const Expr& rhs() const;
+
   std::size_t hash() const;
   /// Nodes in the tree (a measure of how complex an expression prints).
   std::size_t node_count() const;
@@ -103,12 +113,15 @@ Expr operator-(const Expr& a, const Expr& b);
 Expr operator-(const Expr& a, std::int64_t c);
 Expr operator-(const Expr& a);
 Expr operator*(const Expr& a, std::int64_t k);
-/// Allowed when either side is a constant; otherwise NotQuasiAffine.
+/// A product with a constant side folds into a linear combination;
+/// otherwise a kNonAffine node.
 Expr operator*(const Expr& a, const Expr& b);
 Expr floor_div(const Expr& a, std::int64_t divisor);
 Expr ceil_div(const Expr& a, std::int64_t divisor);
 Expr mod(const Expr& a, std::int64_t modulus);
-/// Divisor and modulus given as expressions: must be constants.
+/// Divisor and modulus given as expressions: a constant one folds as above,
+/// a non-constant one makes a kNonAffine node (the caller makes sure the
+/// divisor is positive wherever it is evaluated).
 Expr floor_div(const Expr& a, const Expr& divisor);
 Expr ceil_div(const Expr& a, const Expr& divisor);
 Expr mod(const Expr& a, const Expr& modulus);
@@ -143,8 +156,12 @@ Expr substitute(const Expr& e, const std::function<Expr(Var)>& replacement);
 void for_each_variable(const Expr& e, const std::function<void(Var)>& fn);
 bool uses_kind(const Expr& e, VarKind kind);
 bool uses_variable(const Expr& e, Var v);
-/// True if the tree has a floordiv or mod node.
+/// True if the tree has a floordiv, mod or non-affine node.
 bool has_division(const Expr& e);
+/// True if the tree has a kNonAffine node.
+bool has_non_affine(const Expr& e);
+/// Calls `fn` for each kNonAffine node, outermost first (not inside one).
+void for_each_non_affine(const Expr& e, const std::function<void(const Expr&)>& fn);
 
 struct ExprHash {
   std::size_t operator()(const Expr& e) const { return e.hash(); }

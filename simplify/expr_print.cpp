@@ -40,10 +40,27 @@ public:
         if (strong) m_out += ')';
         return;
       case Expr::Kind::kSum: sum(e, strong); return;
+      case Expr::Kind::kNonAffine:
+        if (strong) m_out += '(';
+        expr(e.operand(), true);
+        m_out += non_affine_op(e.non_affine_op());
+        expr(e.rhs(), true);
+        if (strong) m_out += ')';
+        return;
     }
   }
 
 private:
+  static const char* non_affine_op(Expr::NonAffineOp op) {
+    switch (op) {
+      case Expr::NonAffineOp::kMul: return " * ";
+      case Expr::NonAffineOp::kFloorDiv: return " floordiv ";
+      case Expr::NonAffineOp::kCeilDiv: return " ceildiv ";
+      case Expr::NonAffineOp::kMod: return " mod ";
+    }
+    return " ? ";
+  }
+
   void scaled(const Term& t) {
     if (t.coefficient == 1) {
       expr(t.atom, false);

@@ -15,6 +15,8 @@ public:
 
   Interval operator()(const Expr& e) const;
   const Domain& domain() const { return m_domain; }
+  /// A sound interval of `x op y` for x and y in the given intervals.
+  static Interval non_affine(const Interval& x, const Interval& y, Expr::NonAffineOp op);
 
 private:
   const Domain& m_domain;

@@ -67,6 +67,18 @@ private:
         Expr x = rewrite(e.operand());
         return x == e.operand() ? e : mod(x, e.divisor());
       }
+      case Expr::Kind::kNonAffine: {
+        // Inside the operands only: no rule rewrites across the node.
+        Expr x = rewrite(e.operand()), y = rewrite(e.rhs());
+        if (x == e.operand() && y == e.rhs()) return e;
+        switch (e.non_affine_op()) {
+          case Expr::NonAffineOp::kMul: return x * y;
+          case Expr::NonAffineOp::kFloorDiv: return floor_div(x, y);
+          case Expr::NonAffineOp::kCeilDiv: return ceil_div(x, y);
+          case Expr::NonAffineOp::kMod: return mod(x, y);
+        }
+        return e;
+      }
     }
     return e;
   }

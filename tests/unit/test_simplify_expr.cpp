@@ -31,7 +31,11 @@ TEST_CASE("construction folds identities that hold for all integers", "[simplify
   CHECK(to_string(floor_div(d(1) - 3, 7)) == "(d1 - 3) floordiv 7");
   CHECK(to_string(mod(d(1) - 3, 7)) == "(d1 - 3) mod 7");
   CHECK(to_string(floor_div(d(0) + 20, 8)) == "(d0 + 4) floordiv 8 + 2");
-  CHECK_THROWS_AS(d(0) * d(1), NotQuasiAffine);
+  // Beyond the quasi-affine fragment: a non-affine node, operands in order.
+  CHECK((d(1) * d(0)).kind() == Expr::Kind::kNonAffine);
+  CHECK(d(1) * d(0) == d(0) * d(1));
+  CHECK(to_string(floor_div(d(0), d(1) + 1)) == "d0 floordiv (d1 + 1)");
+  CHECK(to_string(mod(d(0) * 2, d(1)) * 3) == "((d0 * 2) mod d1) * 3");
   CHECK_THROWS_AS(floor_div(d(0), 0), NotQuasiAffine);
   CHECK_THROWS_AS(Expr::constant(INT64_MAX) + 1, ArithmeticOverflow);
 }
