@@ -24,6 +24,7 @@
 
 #include "indexing/instruction_indexing.hpp"
 #include "indexing/map_set_bound.hpp"
+#include "map_relation.hpp"
 #include "parse_helpers.hpp"
 #include "test_rng.hpp"
 
@@ -54,34 +55,7 @@ std::vector<Point> all_points(const std::vector<std::int64_t>& dims) {
   return points;
 }
 
-// The pairs (dimension point, result) of one map, over every value of its
-// range and runtime variables.
-Relation relation_of_any_runtime(const IndexingMap& map) {
-  Relation out;
-  REQUIRE(map.is_defined());
-  const auto vars = map.domain().all_variables();
-  const std::size_t nd = map.dim_count(), nr = map.range_count();
-  std::vector<std::int64_t> values(vars.size());
-  std::function<void(std::size_t)> walk = [&](std::size_t v) {
-    if (v == vars.size()) {
-      simplify::VarValues at{std::span(values).subspan(0, nd), std::span(values).subspan(nd, nr),
-                             std::span(values).subspan(nd + nr)};
-      for (const auto& c : map.domain().constraints())
-        if (!c.interval.contains(simplify::evaluate(c.expr, at))) return;
-      Point result;
-      for (const auto& e : map.results()) result.push_back(simplify::evaluate(e, at));
-      out.insert({Point(values.begin(), values.begin() + static_cast<long>(nd)), result});
-      return;
-    }
-    const auto bounds = map.domain().bounds(vars[v]);
-    for (std::int64_t x = bounds.lo; x <= bounds.hi; ++x) {
-      values[v] = x;
-      walk(v + 1);
-    }
-  };
-  walk(0);
-  return out;
-}
+using test::relation_of_any_runtime;
 
 // The pairs (domain point, result) of a set of maps without runtime variables.
 Relation relation_of(const MapSet& set) {

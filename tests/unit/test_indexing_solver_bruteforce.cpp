@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "indexing/instruction_indexing.hpp"
+#include "map_relation.hpp"
 #include "parse_helpers.hpp"
 #include "test_rng.hpp"
 
@@ -60,34 +61,7 @@ std::vector<Point> all_points(const std::vector<std::int64_t>& dims) {
   return points;
 }
 
-// The pairs (dimension point, result) of one map without runtime variables.
-Relation relation_of(const IndexingMap& map) {
-  Relation out;
-  REQUIRE(map.is_defined());
-  REQUIRE(map.runtime_count() == 0);
-  const auto vars = map.domain().all_variables();
-  const std::size_t nd = map.dim_count(), nr = map.range_count();
-  std::vector<std::int64_t> values(vars.size());
-  std::function<void(std::size_t)> walk = [&](std::size_t v) {
-    if (v == vars.size()) {
-      simplify::VarValues at{std::span(values).subspan(0, nd), std::span(values).subspan(nd, nr),
-                             std::span(values).subspan(nd + nr)};
-      for (const auto& c : map.domain().constraints())
-        if (!c.interval.contains(simplify::evaluate(c.expr, at))) return;
-      Point result;
-      for (const auto& e : map.results()) result.push_back(simplify::evaluate(e, at));
-      out.insert({Point(values.begin(), values.begin() + static_cast<long>(nd)), result});
-      return;
-    }
-    const auto bounds = map.domain().bounds(vars[v]);
-    for (std::int64_t x = bounds.lo; x <= bounds.hi; ++x) {
-      values[v] = x;
-      walk(v + 1);
-    }
-  };
-  walk(0);
-  return out;
-}
+using test::relation_of;
 
 // The union of a set's maps; `exact_only`: of its maps not marked approximate.
 Relation relation_of(const MapSet& set, bool exact_only) {

@@ -1,0 +1,57 @@
+// The integer relation of an indexing map by enumeration, for brute-force
+// tests: every point of its domain (variable intervals and constraints), the
+// pairs (dimension point, results), with range and runtime variables over
+// every value of their intervals.
+#pragma once
+
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <set>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "indexing/indexing_map.hpp"
+#include "simplify/expr.hpp"
+
+namespace hlo_index::test {
+
+using Point = std::vector<std::int64_t>;
+using Relation = std::set<std::pair<Point, Point>>;
+
+inline Relation relation_of_any_runtime(const indexing::IndexingMap& map) {
+  Relation out;
+  REQUIRE(map.is_defined());
+  const auto vars = map.domain().all_variables();
+  const std::size_t nd = map.dim_count(), nr = map.range_count();
+  std::vector<std::int64_t> values(vars.size());
+  std::function<void(std::size_t)> walk = [&](std::size_t v) {
+    if (v == vars.size()) {
+      simplify::VarValues at{std::span(values).subspan(0, nd), std::span(values).subspan(nd, nr),
+                             std::span(values).subspan(nd + nr)};
+      for (const auto& c : map.domain().constraints())
+        if (!c.interval.contains(simplify::evaluate(c.expr, at))) return;
+      Point result;
+      for (const auto& e : map.results()) result.push_back(simplify::evaluate(e, at));
+      out.insert({Point(values.begin(), values.begin() + static_cast<long>(nd)), result});
+      return;
+    }
+    const auto bounds = map.domain().bounds(vars[v]);
+    for (std::int64_t x = bounds.lo; x <= bounds.hi; ++x) {
+      values[v] = x;
+      walk(v + 1);
+    }
+  };
+  walk(0);
+  return out;
+}
+
+/// The relation of a map without runtime variables.
+inline Relation relation_of(const indexing::IndexingMap& map) {
+  REQUIRE(map.runtime_count() == 0);
+  return relation_of_any_runtime(map);
+}
+
+}  // namespace hlo_index::test
