@@ -1,7 +1,7 @@
 // The integer relation of an indexing map by enumeration, for brute-force
 // tests: every point of its domain (variable intervals and constraints), the
 // pairs (dimension point, results), with range and runtime variables over
-// every value of their intervals.
+// every value of their intervals; and the points of a shape.
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -45,6 +45,30 @@ inline Relation relation_of_any_runtime(const indexing::IndexingMap& map) {
     }
   };
   walk(0);
+  return out;
+}
+
+/// Every index of an array of shape `dims`, in row-major order.
+inline std::vector<Point> all_points(const std::vector<std::int64_t>& dims) {
+  std::vector<Point> points{{}};
+  for (std::int64_t size : dims) {
+    std::vector<Point> next;
+    for (const Point& p : points) {
+      for (std::int64_t x = 0; x < size; ++x) {
+        Point q = p;
+        q.push_back(x);
+        next.push_back(std::move(q));
+      }
+    }
+    points = std::move(next);
+  }
+  return points;
+}
+
+/// The pairs turned around.
+inline Relation inverse(const Relation& r) {
+  Relation out;
+  for (const auto& [a, b] : r) out.insert({b, a});
   return out;
 }
 

@@ -39,21 +39,7 @@ using Relation = std::set<std::pair<Point, Point>>;
 // Whether element `out` of output k reads element `in` of operand j.
 using Reads = std::function<bool(std::size_t k, const Point& out, std::size_t j, const Point& in)>;
 
-std::vector<Point> all_points(const std::vector<std::int64_t>& dims) {
-  std::vector<Point> points{{}};
-  for (std::int64_t size : dims) {
-    std::vector<Point> next;
-    for (const Point& p : points) {
-      for (std::int64_t x = 0; x < size; ++x) {
-        Point q = p;
-        q.push_back(x);
-        next.push_back(std::move(q));
-      }
-    }
-    points = std::move(next);
-  }
-  return points;
-}
+using test::all_points;
 
 using test::relation_of_any_runtime;
 
@@ -68,11 +54,7 @@ Relation relation_of(const MapSet& set) {
   return out;
 }
 
-Relation inverse(const Relation& r) {
-  Relation out;
-  for (const auto& [a, b] : r) out.insert({b, a});
-  return out;
-}
+using test::inverse;
 
 std::vector<std::int64_t> dims_of(const hlo::Shape& shape) { return shape.dims; }
 

@@ -45,21 +45,7 @@ using Relation = std::set<std::pair<Point, Point>>;
 // An element's dependencies: (operand, index) pairs.
 using Deps = std::set<std::pair<std::size_t, Point>>;
 
-std::vector<Point> all_points(const std::vector<std::int64_t>& dims) {
-  std::vector<Point> points{{}};
-  for (std::int64_t size : dims) {
-    std::vector<Point> next;
-    for (const Point& p : points) {
-      for (std::int64_t x = 0; x < size; ++x) {
-        Point q = p;
-        q.push_back(x);
-        next.push_back(std::move(q));
-      }
-    }
-    points = std::move(next);
-  }
-  return points;
-}
+using test::all_points;
 
 using test::relation_of;
 
@@ -74,11 +60,7 @@ Relation relation_of(const MapSet& set, bool exact_only) {
   return out;
 }
 
-Relation inverse(const Relation& r) {
-  Relation out;
-  for (const auto& [a, b] : r) out.insert({b, a});
-  return out;
-}
+using test::inverse;
 
 // What output k's element `out` may read and certainly reads.
 struct Reads {
