@@ -8,6 +8,7 @@
 //   flag: --format json            (repeatable; one flag or flag+value per line)
 //   map: <map text>                (repeatable; each is one argument)
 //   stdin: <line>                  (repeatable; lines of standard input)
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -83,10 +84,10 @@ TEST_CASE("hlo-index map: golden outputs") {
 TEST_CASE("hlo-index map: --time-limit stops isl and says so") {
   // Counting the image of six nested ceildiv/mod pairs runs for many seconds in isl.
   std::string chain = "d0";
-  for (int k = 0; k < 6; ++k) chain = "((" + chain + ") ceildiv 2 * 3 + d0) mod 7";
+  for (int k = 0; k < 6; ++k) chain = fmt::format("(({}) ceildiv 2 * 3 + d0) mod 7", chain);
   app::MapOptions options;
   options.operation = "count";
-  options.maps = {"(d0) -> (" + chain + "), domain: d0 in [0, 100000]"};
+  options.maps = {fmt::format("(d0) -> ({}), domain: d0 in [0, 100000]", chain)};
   options.time_limit = 0.2;
   std::istringstream in;
   std::ostringstream out, err;
