@@ -69,11 +69,14 @@ constexpr KnownTarget k_targets[] = {
      "XLA client library (xla/hlo/builder/lib/prng.cc): ScramblePhiloxKey, a hash of the whole key"},
 };
 
-std::string_view target_of(const OpContext& op) {
-  std::string_view target = op.attribute("custom_call_target").value_or("");
-  if (target.size() >= 2 && target.front() == '"' && target.back() == '"') target = target.substr(1, target.size() - 2);
-  return target;
+// An attribute's value without the quotes around a string.
+std::string_view unquoted_attribute(const OpContext& op, std::string_view name) {
+  std::string_view value = op.attribute(name).value_or("");
+  if (value.size() >= 2 && value.front() == '"' && value.back() == '"') value = value.substr(1, value.size() - 2);
+  return value;
 }
+
+std::string_view target_of(const OpContext& op) { return unquoted_attribute(op, "custom_call_target"); }
 
 const KnownTarget& known_target(const OpContext& op) {
   const std::string_view target = target_of(op);
@@ -143,8 +146,7 @@ std::string implicit_output(const std::vector<std::string_view>& operands) {
 }
 
 EinsumEquation einsum_equation(const OpContext& op, std::string& implicit) {
-  std::string_view config = op.attribute("backend_config").value_or("");
-  if (config.size() >= 2 && config.front() == '"' && config.back() == '"') config = config.substr(1, config.size() - 2);
+  const std::string_view config = unquoted_attribute(op, "backend_config");
   const std::size_t arrow = config.find("->");
   EinsumEquation e;
   std::string_view inputs = config.substr(0, arrow);
@@ -186,7 +188,7 @@ std::vector<MapSet> o2i_einsum(const OpContext& op, std::size_t output) {
   std::string implicit;
   const EinsumEquation e = einsum_equation(op, implicit);
   const std::vector<std::int64_t> out = op.output_dims(output);
-  if (e.output.size() != out.size()) bad_einsum(op.attribute("backend_config").value_or(""), "wrong output rank");
+  if (e.output.size() != out.size()) bad_einsum(unquoted_attribute(op, "backend_config"), "wrong output rank");
   std::vector<char> summed;
   std::vector<std::int64_t> summed_sizes;
   auto variable_of = [&](char letter, std::int64_t size) {

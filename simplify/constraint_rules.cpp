@@ -169,15 +169,21 @@ bool merge_mod_constraints(Domain& domain, bool& changed) {
 
 namespace {
 
-// The range variable `c` can be solved for: a term of coefficient +-1 whose
-// variable appears nowhere else in the constraint.
-std::optional<Term> solvable_range_term(const Constraint& c) {
+// A range variable `c` can be solved for: a term of coefficient +-1 whose
+// variable appears nowhere else in the constraint, and the rest of the sum.
+struct SolvableTerm {
+  Term term;
+  Expr rest;  // c.expr - coefficient * variable
+};
+
+std::optional<SolvableTerm> solvable_range_term(const Constraint& c) {
   if (c.interval.lo != c.interval.hi || c.expr.kind() != Expr::Kind::kSum) return std::nullopt;
   for (const Term& t : c.expr.terms()) {
     if (!t.atom.is_variable() || t.atom.variable().kind != VarKind::kRange) continue;
     if (t.coefficient != 1 && t.coefficient != -1) continue;
-    if (uses_variable(c.expr - t.atom * t.coefficient, t.atom.variable())) continue;
-    return t;
+    Expr rest = c.expr - t.atom * t.coefficient;
+    if (uses_variable(rest, t.atom.variable())) continue;
+    return SolvableTerm{t, std::move(rest)};
   }
   return std::nullopt;
 }
@@ -198,13 +204,12 @@ bool inside_non_affine(const std::vector<Expr>& results, const Domain& domain, V
 bool solve_range_equality(std::vector<Expr>& results, Domain& domain, bool& changed) {
   const std::vector<Constraint>& constraints = domain.constraints();
   for (std::size_t k = 0; k < constraints.size(); ++k) {
-    const std::optional<Term> term = solvable_range_term(constraints[k]);
-    if (!term) continue;
-    const Var s = term->atom.variable();
+    const std::optional<SolvableTerm> solvable = solvable_range_term(constraints[k]);
+    if (!solvable) continue;
+    const Var s = solvable->term.atom.variable();
     if (inside_non_affine(results, domain, s)) continue;
     // coefficient * s + rest = c, coefficient = +-1: s = coefficient * (c - rest).
-    const Expr rest = constraints[k].expr - term->atom * term->coefficient;
-    const Expr value = (Expr::constant(constraints[k].interval.lo) - rest) * term->coefficient;
+    const Expr value = (Expr::constant(constraints[k].interval.lo) - solvable->rest) * solvable->term.coefficient;
     const Interval bounds = domain.bounds(s);
     std::vector<Constraint> others = domain.take_constraints();
     others.erase(others.begin() + static_cast<std::ptrdiff_t>(k));
