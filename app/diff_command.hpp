@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "app/common_options.hpp"
+
 namespace hlo_index::app {
 
 inline constexpr int k_exit_regression = 1;  // diff only: a regression beyond the threshold
@@ -22,8 +24,8 @@ struct DiffOptions {
   bool all_instructions = false;
   bool allow_truncated = false;
   unsigned long isl_max_operations = 0;
-  double time_limit_per_instruction = 60.0;  // seconds; 0: none
-  unsigned jobs = 1;                         // threads (-j); 0: one per hardware thread
+  double time_limit_per_instruction = k_default_time_limit_per_instruction;  // seconds; 0: none
+  unsigned jobs = 1;                                                         // threads (-j); 0: one per hardware thread
 };
 
 /// Adds diff's options to `cmd`, storing into `options` (which must outlive parsing).

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "app/common_options.hpp"
 #include "indexing/analysis/lint_rules.hpp"
 
 namespace hlo_index::app {
@@ -32,7 +33,7 @@ struct LintOptions {
   bool allow_truncated = false;
   unsigned jobs = 1;  // threads (-j); 0: one per hardware thread
   unsigned long isl_max_operations = 0;
-  double time_limit_per_instruction = 60.0;  // seconds; 0: none
+  double time_limit_per_instruction = k_default_time_limit_per_instruction;  // seconds; 0: none
 };
 
 /// Adds lint's options and flags to `cmd`, storing into `options` (which

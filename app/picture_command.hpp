@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "app/common_options.hpp"
 #include "indexing/analysis/module_analysis.hpp"
 #include "indexing/analysis/read_heatmap.hpp"
 
@@ -27,7 +28,7 @@ struct PictureOptions {
   std::int64_t max_cells = 128;        // cells per side of a slice
   bool allow_truncated = false;
   unsigned long isl_max_operations = 0;
-  double time_limit_per_instruction = 60.0;  // seconds; 0: none
+  double time_limit_per_instruction = k_default_time_limit_per_instruction;  // seconds; 0: none
 };
 
 /// Adds picture's options to `cmd`, storing into `options` (which must outlive parsing).

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "app/common_options.hpp"
+
 namespace hlo_index::app {
 
 struct ReportOptions {
@@ -24,7 +26,7 @@ struct ReportOptions {
   bool allow_truncated = false;
   unsigned jobs = 1;  // threads (-j); 0: one per hardware thread
   unsigned long isl_max_operations = 0;
-  double time_limit_per_instruction = 60.0;  // seconds; 0: none
+  double time_limit_per_instruction = k_default_time_limit_per_instruction;  // seconds; 0: none
 };
 
 /// Adds report's options to `cmd`, storing into `options` (which must outlive parsing).

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "app/common_options.hpp"
 #include "app/progress.hpp"
 #include "indexing/analysis/summary.hpp"
 
@@ -28,7 +29,7 @@ struct SummaryOptions {
   bool allow_truncated = false;
   unsigned jobs = 1;  // threads (-j); 0: one per hardware thread
   unsigned long isl_max_operations = 0;
-  double time_limit_per_instruction = 60.0;  // seconds; 0: none
+  double time_limit_per_instruction = k_default_time_limit_per_instruction;  // seconds; 0: none
 };
 
 /// Adds summary's options to `cmd`, storing into `options` (which must outlive parsing).
