@@ -100,12 +100,25 @@ std::vector<MapSet> i2o_all_gather(const OpContext& op, std::size_t operand) {
 
 namespace {
 
-// The devices of each replica group, from replica_groups (equal groups or the iota form).
-std::int64_t group_size(const OpContext& op) {
+// The devices of each replica group, from replica_groups (equal groups or the iota form);
+// none when the text does not give it (`replica_groups={}` or no attribute: every replica).
+std::optional<std::int64_t> group_size(const OpContext& op) {
   const auto groups = op.attribute("replica_groups");
-  const std::optional<std::int64_t> size = groups ? parser::replica_group_size(*groups) : std::nullopt;
-  if (!size) throw Unsupported("the replica group size is not given by replica_groups");
-  return *size;
+  return groups ? parser::replica_group_size(*groups) : std::nullopt;
+}
+
+// all-to-all with dimensions={d} in a group whose size the text does not give: the
+// element moves along d only, to or from a device of the group, so every index along
+// d (a range variable) on some device (a second one) is a sound superset.
+IndexingMap along_unknown_group(const std::vector<std::int64_t>& dims, std::size_t d, bool with_device) {
+  std::vector<Expr> results = build::dims(dims.size());
+  results[d] = Expr::range(0);
+  std::vector<std::int64_t> ranges{dims[d]};
+  if (with_device) ranges.push_back(dims[d]);  // at most one device per index along d
+  IndexingMap map = build::map(dims, std::move(results), ranges);
+  if (with_device) map.replica_id() = {Expr::range(1)};
+  map.mark_approximate();
+  return map;
 }
 
 // The analysing device's position within its replica group: the same for every
@@ -126,10 +139,11 @@ RuntimeSource group_position(std::int64_t group) {
 // size and p this device's position. Without dimensions (the tuple form),
 // output k is operand p of device k.
 std::vector<MapSet> o2i_all_to_all(const OpContext& op, std::size_t output) {
-  const std::int64_t group = group_size(op);
   std::vector<MapSet> sets(op.operand_count());
   const auto out = op.output_dims(output);
   if (!op.attribute("dimensions")) {
+    // One operand per device of the group: the operand count is the group size.
+    const auto group = static_cast<std::int64_t>(op.operand_count());
     for (std::size_t j = 0; j < op.operand_count(); ++j) {
       if (op.operand_dims(j) != out) throw Unsupported("the operands of an all-to-all differ in shape");
       IndexingMap map(Domain(build::variables(out), {}, {Variable{Interval::point(static_cast<std::int64_t>(j)), {}}}),
@@ -144,7 +158,14 @@ std::vector<MapSet> o2i_all_to_all(const OpContext& op, std::size_t output) {
   if (dims.size() != 1 || op.operand_count() != 1 || dims[0] < 0 || static_cast<std::size_t>(dims[0]) >= out.size())
     throw Unsupported("all-to-all needs one operand and one dimension");
   const auto d = static_cast<std::size_t>(dims[0]);
-  if (op.operand_dims(0) != out || out[d] % group != 0) throw Unsupported("all-to-all shapes do not match the group");
+  if (op.operand_dims(0) != out) throw Unsupported("all-to-all shapes do not match");
+  const std::optional<std::int64_t> known = group_size(op);
+  if (!known) {
+    sets[0].push_back(along_unknown_group(out, d, true));
+    return sets;
+  }
+  const std::int64_t group = *known;
+  if (out[d] % group != 0) throw Unsupported("all-to-all shapes do not match the group");
   const std::int64_t chunk = out[d] / group;
   std::vector<Expr> results = build::dims(out.size());
   const Expr x = results[d];
@@ -179,10 +200,10 @@ std::vector<MapSet> o2i_reduce_scatter(const OpContext& op, std::size_t output) 
 }
 
 std::vector<MapSet> i2o_all_to_all(const OpContext& op, std::size_t operand) {
-  const std::int64_t group = group_size(op);
   std::vector<MapSet> sets(op.output_count());
   const auto in = op.operand_dims(operand);
   if (!op.attribute("dimensions")) {
+    const auto group = static_cast<std::int64_t>(op.operand_count());
     // Operand j of this device is output p of device j: output k when p is k.
     for (std::size_t k = 0; k < op.output_count(); ++k) {
       IndexingMap map(Domain(build::variables(in), {}, {Variable{Interval::point(static_cast<std::int64_t>(k)), {}}}),
@@ -193,10 +214,16 @@ std::vector<MapSet> i2o_all_to_all(const OpContext& op, std::size_t operand) {
     return sets;
   }
   const auto dims = op.required_int_list("dimensions");
-  if (dims.size() != 1 || dims[0] < 0 || static_cast<std::size_t>(dims[0]) >= in.size() ||
-      in[static_cast<std::size_t>(dims[0])] % group != 0)
-    throw Unsupported("all-to-all shapes do not match the group");
+  if (dims.size() != 1 || dims[0] < 0 || static_cast<std::size_t>(dims[0]) >= in.size())
+    throw Unsupported("all-to-all needs one operand and one dimension");
   const auto d = static_cast<std::size_t>(dims[0]);
+  const std::optional<std::int64_t> known = group_size(op);
+  if (!known) {
+    sets[0].push_back(along_unknown_group(in, d, false));
+    return sets;
+  }
+  const std::int64_t group = *known;
+  if (in[d] % group != 0) throw Unsupported("all-to-all shapes do not match the group");
   const std::int64_t chunk = in[d] / group;
   // Element y goes to device y floordiv n, at this device's chunk there.
   std::vector<Expr> results = build::dims(in.size());

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "indexing/instruction_indexing.hpp"
+#include "indexing/map_ops.hpp"
 #include "indexing/map_set_bound.hpp"
 #include "map_relation.hpp"
 #include "parse_helpers.hpp"
@@ -785,5 +786,46 @@ TEST_CASE("all-to-all and reduce-scatter: every device's reads, device by device
         }
       }
     }
+  }
+}
+
+TEST_CASE("all-to-all without replica groups: every group size's reads, on every device",
+          "[op-bruteforce][collective]") {
+  // replica_groups={} (or none) means every replica, a count the text does not give: the maps
+  // must hold the reads of every group size that divides the split dimension.
+  for (const std::int64_t size : {1, 4, 6}) {
+    const std::string text = fmt::format(
+        "HloModule a\nENTRY e {{\n  p = f32[2,{0}] parameter(0)\n  ROOT r = f32[2,{0}] all-to-all(p), "
+        "dimensions={{1}}\n}}\n",
+        size);
+    INFO(text);
+    const auto modules = test::parse_ok(text);
+    const hlo::Module& m = modules[0];
+    indexing::IndexingAnalysis analysis(m, {});
+    const auto maps = analysis.analyze(m.entry, m.computations[m.entry].root, true, true);
+    const MapSet& out2in = maps.output_to_input.at(0).at(0);
+    const MapSet& in2out = maps.input_to_output.at(0).at(0);
+    REQUIRE(out2in.size() == 1);
+    REQUIRE(in2out.size() == 1);
+    CHECK(out2in[0].approximate());
+    CHECK(in2out[0].approximate());
+    // (output, (element, source device)) and (element, output) for every group size and device.
+    const Relation reads = relation_of_any_runtime(indexing::replica_id_as_results(out2in[0]));
+    const Relation feeds = relation_of_any_runtime(in2out[0]);
+    for (std::int64_t group = 1; group <= size; ++group) {
+      if (size % group != 0) continue;
+      const std::int64_t chunk = size / group;
+      for (std::int64_t device = 0; device < group; ++device) {
+        for (const Point& x : all_points({2, size})) {
+          // Output x[1] = c * chunk + r holds element r + device * chunk of device c.
+          const Point element{x[0], x[1] % chunk + device * chunk};
+          const Point with_source{element[0], element[1], x[1] / chunk};
+          CHECK(reads.count({x, with_source}) == 1);
+          // Seen from device c, its element feeds output r + c' * chunk of the device it goes to.
+          CHECK(feeds.count({element, x}) == 1);
+        }
+      }
+    }
+    for (const auto& [out, in] : reads) CHECK((in[1] >= 0 && in[1] < size && in[0] == out[0]));
   }
 }
