@@ -46,7 +46,7 @@ const std::array<LintRuleInfo, k_lint_rule_count> k_rules{{
      "A fusion evaluates an expensive fused producer many times per element of its result.",
      "Rationale: fusion saves a round trip through memory by recomputing a producer where its consumer needs it; "
      "when the producer is expensive and the consumer re-reads each of its elements many times, the fusion "
-     "multiplies the producer's work (a dot inside a dot, a reduce under a broadcast). A fused producer is "
+     "multiplies the producer's work (a reduce under a broadcast, a dot under a reduce-window). A fused producer is "
      "expensive when it reads some operand element more than once per result element through a reduction (dot, "
      "convolution, reduce, reduce-window, a nested fusion holding one). Fires when such a producer, inside a fusion "
      "that reads at least --high-multiplicity-min-bytes of operands through it, is evaluated more than "
@@ -54,7 +54,9 @@ const std::array<LintRuleInfo, k_lint_rule_count> k_rules{{
      "elements of its result the fusion uses); a fusion with several outputs evaluates a producer they share once "
      "per element of their loop. Deliberately not flagged: an op that reads each operand element many times by its "
      "semantics (a dot reads each element K times, a reduce-window its window, a broadcast re-reads its operand): "
-     "that is what the op is, not a fusion decision; cheap producers (elementwise ops, slices, transposes) "
+     "that is what the op is, not a fusion decision; producers that only dots and convolutions re-read (a dot "
+     "inside a dot): XLA's matmul emitters stage operands in tiles, evaluating such a producer once per tile, "
+     "which the per-element count does not describe; cheap producers (elementwise ops, slices, transposes) "
      "recomputed under a broadcast or a dot, which XLA duplicates on purpose; maps with runtime offsets or "
      "approximate maps.",
      "--max-multiplicity (8), --high-multiplicity-min-bytes (1MiB)"},

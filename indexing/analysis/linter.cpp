@@ -366,6 +366,47 @@ std::set<std::size_t> parameters_below(const hlo::Computation& body, std::uint32
   return out;
 }
 
+// Whether an instruction's maps to an operand read some element more than once in one
+// execution (a reduction, a broadcast; not a bitcast that adds a unit dimension). Maps
+// with runtime offsets count as re-reading: the answer must not drop a finding on a guess.
+bool re_reads(const MapSet& set) {
+  if (std::any_of(set.begin(), set.end(), [](const IndexingMap& m) { return !m.is_defined() || m.runtime_count(); }))
+    return true;
+  bool exact = true;
+  const std::int64_t reads = reads_of_one_execution(set, exact);
+  const indexing::Count distinct = indexing::count_union_image(set);
+  return !exact || !distinct.exact || reads > distinct.value;
+}
+
+// Whether every instruction of `body` that re-reads `producer`, or a value computed from it,
+// is a dot or a convolution. Matmul emitters (Triton or cuBLAS tiles on GPU, the MXU on TPU)
+// stage their operands in tiles: a fused producer is evaluated once per tile, not once per
+// element of the matmul's result, so counting it per element would report a recomputation
+// that does not happen.
+bool only_matmuls_re_read(indexing::IndexingAnalysis& maps, std::uint32_t callee, const hlo::Computation& body,
+                          std::uint32_t producer) {
+  std::vector<bool> from_producer(body.instructions.size(), false);
+  from_producer[producer] = true;
+  bool any = false, only_matmuls = true;
+  for (bool grew = true; grew;) {  // body order need not be topological
+    grew = false;
+    for (std::uint32_t u = 0; u < body.instructions.size(); ++u) {
+      if (from_producer[u]) continue;
+      const auto ops = body.operands_of(body.instructions[u]);
+      if (std::none_of(ops.begin(), ops.end(), [&](std::uint32_t o) { return from_producer[o]; })) continue;
+      from_producer[u] = grew = true;
+      const std::vector<MapSet> reads = maps.output_to_input(callee, u, 0);
+      for (std::size_t k = 0; k < ops.size() && k < reads.size(); ++k) {
+        if (!from_producer[ops[k]] || !re_reads(reads[k])) continue;
+        any = true;
+        const hlo::Opcode op = body.instructions[u].opcode;
+        if (op != hlo::Opcode::kDot && op != hlo::Opcode::kConvolution) only_matmuls = false;
+      }
+    }
+  }
+  return any && only_matmuls;
+}
+
 }  // namespace
 
 void Linter::recomputation_rule(const hlo::Computation& c, std::uint32_t instruction, const FusedBody& body,
@@ -394,7 +435,7 @@ void Linter::recomputation_rule(const hlo::Computation& c, std::uint32_t instruc
       bool exact = true;
       if (reduces && reads_of_one_execution(set, exact) > elements) costly = true;
     }
-    if (!costly) continue;
+    if (!costly || only_matmuls_re_read(maps, body.callee, callee, producer)) continue;
     // Evaluations per element of its result, the loop shared by the outputs.
     std::int64_t evaluations = 0;
     bool exact = true;
