@@ -147,12 +147,15 @@ bool write_baseline(const std::string& path, const std::vector<LintFinding>& fin
 std::string text_line(const LintFinding& f) {
   std::string out = f.file;
   if (f.line > 0) out += fmt::format(":{}:{}", f.line, f.column);
-  out.append(": warning: [").append(rule_info(f.rule).id).append("] ").append(f.message).append("\n");
+  const LintRuleInfo& rule = rule_info(f.rule);
+  out.append(": ").append(level_name(rule.level)).append(": [").append(rule.id).append("] ");
+  out.append(f.message).append("\n");
   return out;
 }
 
 json finding_json(const LintFinding& f) {
   json j{{"rule", std::string(rule_info(f.rule).id)},
+         {"level", std::string(level_name(rule_info(f.rule).level))},
          {"file", f.file},
          {"line", f.line},
          {"column", f.column},
@@ -166,6 +169,12 @@ json finding_json(const LintFinding& f) {
   j["message"] = f.message;
   j["values"] = f.values;
   return j;
+}
+
+std::size_t note_count(const std::vector<LintFinding>& findings) {
+  return static_cast<std::size_t>(std::count_if(findings.begin(), findings.end(), [](const LintFinding& f) {
+    return rule_info(f.rule).level == analysis::LintLevel::kNote;
+  }));
 }
 
 struct Totals {
@@ -184,6 +193,12 @@ std::string summary_text(const std::vector<LintFinding>& findings, const Totals&
       if (n != 0) parts.push_back(fmt::format("{}: {}", r.id, n));
     }
     out += fmt::format("{} finding{} ({})", findings.size(), findings.size() == 1 ? "" : "s", fmt::join(parts, ", "));
+    const std::size_t notes = note_count(findings);
+    if (notes == findings.size()) {
+      out += notes == 1 ? ", a note" : ", all notes";
+    } else if (notes != 0) {
+      out += notes == 1 ? std::string(", 1 of them a note") : fmt::format(", {} of them notes", notes);
+    }
   }
   const char* what = all_instructions ? "instruction" : "fusion";
   out += fmt::format("; {} {}{} linted in {} module{}", t.linted, what, t.linted == 1 ? "" : "s", t.modules,
@@ -199,6 +214,7 @@ json summary_json(const std::vector<LintFinding>& findings, const Totals& t, con
     if (rules[index]) by_rule[std::string(r.id)] = t.by_rule[index];
   }
   return json{{"findings", findings.size()},
+              {"notes", note_count(findings)},
               {"by_rule", std::move(by_rule)},
               {"suppressed", t.suppressed},
               {"linted", t.linted},
@@ -331,15 +347,16 @@ void setup_lint_command(CLI::App& app, int& exit_code) {
       "                        --max-multiplicity (8) times per element, operands >= --high-multiplicity-min-bytes\n"
       "  duplicated-read       a fusion reads common elements of an operand through >= --duplicated-read-min-maps\n"
       "                        (2) distinct maps, operands >= --duplicated-read-min-bytes\n"
-      "  unknown-indexing      an instruction hlo-index cannot analyse (one finding each, with the reason)\n"
-      "  approximate-indexing  an instruction with approximate maps (counts are upper bounds)\n"
+      "  unknown-indexing      note: an instruction hlo-index cannot analyse (one each, with the reason)\n"
+      "  approximate-indexing  note: an instruction with approximate maps (counts are upper bounds)\n"
       "Size thresholds default to 1MiB (the operand's whole size). --list-rules lists the rules, --explain RULE\n"
       "explains one (what it means, what it does not flag, the usual fix).\n"
-      "Output: `FILE:LINE:COL: warning: [rule] message` lines on stdout, sorted by file, line, column and\n"
+      "Output: `FILE:LINE:COL: warning: [rule] message` lines (`note:` for the two notes, which say what\n"
+      "hlo-index could not judge exactly) on stdout, sorted by file, line, column and\n"
       "rule (or --format json / sarif); diagnostics and a summary line (`hlo-index lint: N findings (rule: n,\n"
       "...)`) on stderr. A baseline file lists findings to ignore by rule, module, computation, instruction\n"
       "and operand (no line numbers, so it survives edits): --write-baseline FILE writes the current ones.\n"
-      "Exit codes: 0 no findings, 1 findings, 2 bad input or command line.\n\n"
+      "Exit codes: 0 no findings or only notes, 1 warnings, 2 bad input or command line.\n\n"
       "Examples:\n"
       "  hlo-index lint model.hlo\n"
       "  hlo-index lint model.hlo --disable approximate-indexing --min-utilisation 0.25\n"
@@ -454,7 +471,8 @@ int run_lint_command(const LintOptions& options, std::ostream& out, std::ostream
   for (const LintFinding& f : findings) ++totals.by_rule[static_cast<std::size_t>(f.rule)];
   print_findings(findings, totals, *rules, options.format, out);
   err << summary_text(findings, totals, options.all_instructions);
-  return findings.empty() ? k_exit_ok : k_exit_lint_findings;
+  // Notes say what hlo-index could not judge; only warnings, findings about the HLO, fail the run.
+  return note_count(findings) == findings.size() ? k_exit_ok : k_exit_lint_findings;
 }
 
 }  // namespace hlo_index::app

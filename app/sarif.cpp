@@ -25,7 +25,7 @@ json rule_descriptor(const LintRuleInfo& r) {
               {"shortDescription", {{"text", std::string(r.summary)}}},
               {"fullDescription", {{"text", std::string(r.description)}}},
               {"help", {{"text", help}}},
-              {"defaultConfiguration", {{"level", "warning"}}}};
+              {"defaultConfiguration", {{"level", std::string(analysis::level_name(r.level))}}}};
 }
 
 json result(const LintFinding& f) {
@@ -39,7 +39,7 @@ json result(const LintFinding& f) {
                 {"logicalLocations", json::array({json{{"fullyQualifiedName", qualified}, {"kind", "object"}}})}};
   json r{{"ruleId", std::string(lint_rules()[index].id)},
          {"ruleIndex", index},
-         {"level", "warning"},
+         {"level", std::string(analysis::level_name(lint_rules()[index].level))},
          {"message", {{"text", f.message}}},
          {"locations", json::array({std::move(location)})},
          // The baseline key: the same finding after edits that move lines.

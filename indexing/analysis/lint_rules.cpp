@@ -74,14 +74,15 @@ const std::array<LintRuleInfo, k_lint_rule_count> k_rules{{
      "--duplicated-read-min-maps (2), --duplicated-read-min-bytes (1MiB)"},
     {LintRule::kUnknownIndexing, "unknown-indexing", "hlo-index cannot analyse the instruction.",
      "Fires once per instruction that has an UNDEFINED map (an op hlo-index has no maps for, inside a fusion or "
-     "not), with the reason; the other rules cannot judge the operands concerned.",
-     ""},
+     "not), with the reason; the other rules cannot judge the operands concerned. A note: it says what was not "
+     "checked, and does not fail the run.",
+     "", LintLevel::kNote},
     {LintRule::kApproximateIndexing, "approximate-indexing", "The indexing maps of the instruction are approximate.",
      "Fires once per instruction that has an approximate map (a sound superset of the elements read: an isl "
      "computation ran out of its --isl-max-operations budget, or a runtime offset depends on a reduced index). "
      "low-utilisation judges the superset; high-multiplicity does not judge such operands, nor low-utilisation "
-     "when the map also has runtime offsets.",
-     ""},
+     "when the map also has runtime offsets. A note: it says which figures are bounds, and does not fail the run.",
+     "", LintLevel::kNote},
 }};
 
 }  // namespace
@@ -89,6 +90,8 @@ const std::array<LintRuleInfo, k_lint_rule_count> k_rules{{
 const std::array<LintRuleInfo, k_lint_rule_count>& lint_rules() { return k_rules; }
 
 const LintRuleInfo& rule_info(LintRule rule) { return k_rules[static_cast<std::size_t>(rule)]; }
+
+std::string_view level_name(LintLevel level) { return level == LintLevel::kNote ? "note" : "warning"; }
 
 std::string_view rule_fix(LintRule rule) {
   switch (rule) {

@@ -25,17 +25,26 @@ enum class LintRule : std::uint8_t {
 inline constexpr std::size_t k_lint_rule_count = 6;
 using LintRuleSet = std::bitset<k_lint_rule_count>;
 
+/// kWarning: a finding about the HLO (a fusion decision, a layout), which fails a CI run.
+/// kNote: what hlo-index could not judge exactly (no maps, approximate maps), reported so
+/// that a clean run is not mistaken for a checked one, but not failing the run: the HLO
+/// may be fine, and a lint that fails on its own limits gets switched off.
+enum class LintLevel : std::uint8_t { kWarning, kNote };
+
 struct LintRuleInfo {
   LintRule rule;
   std::string_view id;           // e.g. "uncoalesced-read"
   std::string_view summary;      // one sentence
   std::string_view description;  // what it checks and why it matters, thresholds included
   std::string_view thresholds;   // the flags that tune it, with defaults ("" when none)
+  LintLevel level = LintLevel::kWarning;
 };
 
 /// Every rule, in LintRule order.
 const std::array<LintRuleInfo, k_lint_rule_count>& lint_rules();
 const LintRuleInfo& rule_info(LintRule rule);
+/// "warning" or "note", as text, JSON and SARIF print it.
+std::string_view level_name(LintLevel level);
 /// One line of what would usually fix a finding of the rule.
 std::string_view rule_fix(LintRule rule);
 std::optional<LintRule> find_lint_rule(std::string_view id);

@@ -131,7 +131,10 @@ TEST_CASE("hlo-index lint: the SARIF log has the fields code-scanning UIs requir
     CHECK(rule["id"] == std::string(analysis::lint_rules()[k].id));
     CHECK(rule["shortDescription"]["text"].is_string());
     CHECK(rule["fullDescription"]["text"].is_string());
-    CHECK(rule["defaultConfiguration"]["level"] == "warning");
+    // The two rules about hlo-index's own limits are notes; the rules about the HLO are warnings.
+    const bool note = analysis::lint_rules()[k].rule == analysis::LintRule::kUnknownIndexing ||
+                      analysis::lint_rules()[k].rule == analysis::LintRule::kApproximateIndexing;
+    CHECK(rule["defaultConfiguration"]["level"] == (note ? "note" : "warning"));
   }
   const json& results = log["runs"][0]["results"];
   REQUIRE(results.size() == 2);
@@ -240,4 +243,23 @@ TEST_CASE("hlo-index lint: human-readable byte counts") {
   CHECK(analysis::human_bytes(1536 * 1024) == "1.5 MiB");
   CHECK(analysis::human_bytes(std::int64_t{64} << 20) == "64 MiB");
   CHECK(analysis::human_bytes(std::int64_t{3} << 30) == "3 GiB");
+}
+
+TEST_CASE("hlo-index lint: notes do not fail the run, warnings next to them do") {
+  // unsupported_op.hlo has only an unknown-indexing note; add_transpose.hlo a warning.
+  Run notes_only = run_lint(quoted(k_dir / "unsupported_op.hlo"));
+  CHECK(notes_only.code == 0);
+  CHECK(notes_only.out.find(": note: [unknown-indexing]") != std::string::npos);
+  CHECK(notes_only.err.find("1 finding (unknown-indexing: 1), a note;") != std::string::npos);
+  Run both = run_lint(quoted(k_dir / "unsupported_op.hlo") + " " + quoted(k_dir / "add_transpose.hlo"));
+  CHECK(both.code == 1);
+  CHECK(both.err.find("of them") != std::string::npos);
+  Run json_run =
+      run_lint(quoted(k_dir / "unsupported_op.hlo") + " " + quoted(k_dir / "add_transpose.hlo") + " --format json");
+  CHECK(json_run.code == 1);
+  const json doc = json::parse(json_run.out);
+  std::size_t notes = 0;
+  for (const json& f : doc["findings"]) notes += f["level"] == "note" ? 1 : 0;
+  CHECK(notes == 1);
+  CHECK(doc["summary"]["notes"] == 1);
 }
