@@ -18,6 +18,7 @@
 #include "parser/grammar.hpp"
 #include "parser/name_table.hpp"
 #include "parser/op_traits.hpp"
+#include "parser/plain_instruction.hpp"
 #include "parser/result_shapes.hpp"
 #include "parser/scanners.hpp"
 #include "parser/syntax_error.hpp"
@@ -332,7 +333,10 @@ const char* ModuleBuilder::parse_computation(const char* p, const char* end) {
     }
     const char* statement = p;
     m_instruction.clear();
-    if (!run(grammar::instruction(), p, end, m_instruction)) no_instruction(statement, end);
+    if (!read_plain_instruction(p, end, m_instruction)) {  // the common form, read without X3
+      m_instruction.clear();
+      if (!run(grammar::instruction(), p, end, m_instruction)) no_instruction(statement, end);
+    }
     add_instruction(m_instruction, computation, index, m_instruction.name.data());
     if (m_diagnostics.too_many_errors()) throw TooManyErrors{};
   }
