@@ -112,7 +112,7 @@ private:
   void finish_computation(hlo::Computation& computation, const char* open_brace);
   void complete(hlo::Computation& computation, const char* open_brace);
   hlo::ShapeId intern_shape(std::string_view text) { return intern_shape(HashedName(text)); }
-  hlo::ShapeId intern_shape(const HashedName& text);
+  hlo::ShapeId intern_shape(const HashedName& hashed);
   void resolve_callees();
   void check_call_operands();
   void check_shape(const hlo::Shape& shape, const char* where);
@@ -549,11 +549,13 @@ void ModuleBuilder::add_attributes(const ast::Instruction& a, hlo::Computation& 
   // not give n^2 errors, nor cost n^2 comparisons when n is large.
   constexpr std::size_t k_few = 16;  // the usual case, where comparing beats hashing
   const bool many = a.attributes.size() > k_few;
-  std::unordered_map<std::string_view, std::size_t> seen;  // used only when `many`
+  // Made only when `many`: an empty map made and dropped per instruction cost more than the comparisons.
+  std::optional<std::unordered_map<std::string_view, std::size_t>> seen;
+  if (many) seen.emplace();
   for (std::size_t k = 0; k < a.attributes.size(); ++k) {
     const ast::Attribute& attr = a.attributes[k];
     auto same_name = [&](const ast::Attribute& other) { return other.name == attr.name; };
-    const bool second = many ? ++seen[attr.name] == 2
+    const bool second = many ? ++(*seen)[attr.name] == 2
                              : std::count_if(a.attributes.begin(),
                                              a.attributes.begin() + static_cast<std::ptrdiff_t>(k), same_name) == 1;
     if (second) error(attr.name.data(), fmt::format("repeated attribute '{}'", attr.name));

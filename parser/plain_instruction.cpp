@@ -59,12 +59,13 @@ const char* operand(const char* p, const char* end, ast::Operand& out) {
   return name(call, end, out.name);
 }
 
-// literal_call | operand_call, after the shape.
+// literal_call | operand_call, after the shape. The opcode is read first: kw("constant") and
+// kw("parameter") match exactly when it is one of them and no name character follows.
 const char* call(const char* p, const char* end, ast::Instruction& out) {
-  const char* e = keyword(p, end, "constant");
-  if (!e) e = keyword(p, end, "parameter");
-  if (e) {
-    out.opcode = text(p, e);
+  const char* e = opcode(p, end);
+  if (!e) return nullptr;
+  out.opcode = text(p, e);
+  if ((out.opcode == "constant" || out.opcode == "parameter") && (e == end || !scan::is_name_char(*e))) {
     const char* open = skip(e, end);
     if (!literal_char(open, end, '(')) return nullptr;  // the grammar reports it, as an operand call
     const char* close = scan::literal_text(open, end);
@@ -72,9 +73,6 @@ const char* call(const char* p, const char* end, ast::Instruction& out) {
     out.literal = text(open + 1, close - 1);
     return close;
   }
-  e = opcode(p, end);
-  if (!e) return nullptr;
-  out.opcode = text(p, e);
   e = literal_char(skip(e, end), end, '(');
   if (!e) return nullptr;
   if (const char* close = literal_char(skip(e, end), end, ')')) return close;  // no operands
