@@ -32,7 +32,12 @@ struct Instruction {
   std::vector<Attribute> attributes;
   void clear() {
     is_root = has_literal = false;
-    name = shape = opcode = literal = {};
+    // One at a time: the chained `name = shape = ... = {}` stored each and loaded it back whole,
+    // a store-forwarding stall on every statement.
+    name = {};
+    shape = {};
+    opcode = {};
+    literal = {};
     operands.clear();
     attributes.clear();
   }

@@ -4,6 +4,7 @@
 
 #include "parser/attribute_grammar_def.hpp"
 #include "parser/attributes.hpp"
+#include "parser/scanners.hpp"
 #include "parser/syntax_error.hpp"
 
 namespace hlo_index::parser {
@@ -32,21 +33,57 @@ bool parse_all(std::string_view text, const Rule& rule, Value& value, AttributeE
   return true;
 }
 
+// The common spellings of integers and integer lists, `5`, `-1` and `{1,0}` (no blanks, no '+',
+// at most 18 digits), are read here directly: the checker reads the integer attributes of
+// every instruction, and X3 took several times as long. Anything else goes to the grammar,
+// which also gives the errors; both read the common spellings alike.
+const char* plain_integer(const char* p, const char* end, std::int64_t& value) {
+  const bool negative = p < end && *p == '-';
+  if (negative) ++p;
+  const char* digits = p;
+  std::int64_t v = 0;
+  while (p < end && scan::is_digit(*p) && p - digits < 18) v = v * 10 + (*p++ - '0');
+  if (p == digits || (p < end && scan::is_digit(*p))) return nullptr;  // no digits, or too many to be sure of
+  value = negative ? -v : v;
+  return p;
+}
+
+// Appends the values of a plain `{...}` list to `out`; false (and `out` partly filled) if
+// `text` is not one.
+bool plain_int_list(std::string_view text, std::vector<std::int64_t>& out) {
+  if (text.size() < 2 || text.front() != '{' || text.back() != '}') return false;
+  const char* p = text.data() + 1;
+  const char* end = text.data() + text.size() - 1;
+  if (p == end) return true;
+  while (true) {
+    std::int64_t value = 0;
+    p = plain_integer(p, end, value);
+    if (p == nullptr) return false;
+    out.push_back(value);
+    if (p == end) return true;
+    if (*p++ != ',') return false;
+  }
+}
+
 }  // namespace
 
 std::optional<std::int64_t> parse_int(std::string_view text, AttributeError* error) {
   std::int64_t value = 0;
+  const char* end = text.data() + text.size();
+  if (!text.empty() && plain_integer(text.data(), end, value) == end) return value;
   if (!parse_all(text, grammar::int64, value, error)) return std::nullopt;
   return value;
 }
 
 std::optional<std::vector<std::int64_t>> parse_int_list(std::string_view text, AttributeError* error) {
   std::vector<std::int64_t> value;
-  if (!parse_all(text, grammar::int_list, value, error)) return std::nullopt;
+  if (!parse_int_list(text, value, error)) return std::nullopt;
   return value;
 }
 
 bool parse_int_list(std::string_view text, std::vector<std::int64_t>& out, AttributeError* error) {
+  out.clear();
+  if (plain_int_list(text, out)) return true;
   out.clear();
   return parse_all(text, grammar::int_list, out, error);
 }

@@ -12,6 +12,66 @@
 
 namespace hlo_index::parser {
 
+// The hash and comparison of names both tables use.
+namespace name_hash {
+
+inline std::uint64_t load8(const char* p) {
+  std::uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+
+// memcmp(a, b, n) == 0 without a library call: names are short.
+inline bool same_bytes(const char* a, const char* b, std::size_t n) {
+  if (n < 8) {
+    for (std::size_t i = 0; i < n; ++i)
+      if (a[i] != b[i]) return false;
+    return true;
+  }
+  for (std::size_t i = 0; i + 8 <= n; i += 8)
+    if (load8(a + i) != load8(b + i)) return false;
+  return load8(a + n - 8) == load8(b + n - 8);
+}
+
+// Reads 8 bytes at a time.
+inline std::uint64_t hash(std::string_view name) {
+  constexpr std::uint64_t k_multiplier = 0x9E3779B97F4A7C15ull;
+  std::uint64_t h = name.size() * k_multiplier;
+  std::size_t i = 0;
+  for (; i + 8 <= name.size(); i += 8) {
+    h = (h ^ load8(name.data() + i)) * k_multiplier;
+    h ^= h >> 29;
+  }
+  if (i < name.size()) {
+    // The last 8 bytes, overlapping the previous chunk: a fixed-size load the
+    // compiler inlines (a variable-size memcpy is a library call).
+    std::uint64_t chunk = 0;
+    if (name.size() >= 8)
+      chunk = load8(name.data() + name.size() - 8);
+    else
+      for (std::size_t j = 0; j < name.size(); ++j)
+        chunk |= static_cast<std::uint64_t>(static_cast<unsigned char>(name[j])) << (8 * j);
+    h = (h ^ chunk) * k_multiplier;
+  }
+  // MurmurHash3's finaliser: every input bit reaches the low bits the table indexes by.
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  return h ^ (h >> 33);
+}
+
+}  // namespace name_hash
+
+/// A name and its hash, computed once: the parser prefetches the table slots of an
+/// instruction's names before it looks them up, and hashing each name for both was a
+/// tenth of its table work.
+struct HashedName {
+  explicit HashedName(std::string_view name) : text(name), hash(name_hash::hash(name)) {}
+  std::string_view text;
+  std::uint64_t hash;
+};
+
 class NameTable {
 public:
   static constexpr std::uint32_t k_absent = 0xffffffffu;
@@ -26,36 +86,36 @@ public:
   }
 
   /// Adds `name` -> `value`; returns false (and changes nothing) if `name` is there already.
-  bool insert(std::string_view name, std::uint32_t value) {
+  bool insert(std::string_view name, std::uint32_t value) { return insert(HashedName(name), value); }
+  bool insert(const HashedName& name, std::uint32_t value) {
     if ((m_count + 1) * 2 > m_slots.size()) grow();  // at most half full: short linear probes
-    std::uint64_t h = hash(name);
-    Slot& slot = probe(name, h);
+    Slot& slot = probe(name.text, name.hash);
     if (slot.generation == m_generation) return false;
-    slot = {name.data(), static_cast<std::uint32_t>(name.size()), value, m_generation, fingerprint(h)};
+    slot = {name.text.data(), static_cast<std::uint32_t>(name.text.size()), value, m_generation,
+            fingerprint(name.hash)};
     ++m_count;
     return true;
   }
 
   /// The value of `name`, or k_absent.
-  std::uint32_t find(std::string_view name) const {
+  std::uint32_t find(std::string_view name) const { return find(HashedName(name)); }
+  std::uint32_t find(const HashedName& name) const {
     if (m_slots.empty()) return k_absent;
-    const Slot& slot = const_cast<NameTable*>(this)->probe(name, hash(name));
+    const Slot& slot = const_cast<NameTable*>(this)->probe(name.text, name.hash);
     return slot.generation == m_generation ? slot.value : k_absent;
   }
 
   std::size_t size() const { return m_count; }
 
-  /// The hash the table indexes by (also IndexTable's).
-  static std::uint64_t hash_of(std::string_view name) { return hash(name); }
   /// memcmp(a, b, n) == 0 for short names, inlined.
   static bool same(std::string_view a, std::string_view b) {
-    return a.size() == b.size() && same_bytes(a.data(), b.data(), a.size());
+    return a.size() == b.size() && name_hash::same_bytes(a.data(), b.data(), a.size());
   }
 
   /// Starts loading the slot `name` hashes to, so a later insert or find of it
   /// does not wait for memory (large computations' tables do not fit in cache).
-  void prefetch(std::string_view name) const {
-    if (!m_slots.empty()) __builtin_prefetch(&m_slots[hash(name) & (m_slots.size() - 1)]);
+  void prefetch(const HashedName& name) const {
+    if (!m_slots.empty()) __builtin_prefetch(&m_slots[name.hash & (m_slots.size() - 1)]);
   }
 
 private:
@@ -69,51 +129,6 @@ private:
 
   static std::uint32_t fingerprint(std::uint64_t h) { return static_cast<std::uint32_t>(h >> 32); }
 
-  static std::uint64_t load8(const char* p) {
-    std::uint64_t v;
-    std::memcpy(&v, p, 8);
-    return v;
-  }
-
-  // memcmp(a, b, n) == 0 without a library call: names are short.
-  static bool same_bytes(const char* a, const char* b, std::size_t n) {
-    if (n < 8) {
-      for (std::size_t i = 0; i < n; ++i)
-        if (a[i] != b[i]) return false;
-      return true;
-    }
-    for (std::size_t i = 0; i + 8 <= n; i += 8)
-      if (load8(a + i) != load8(b + i)) return false;
-    return load8(a + n - 8) == load8(b + n - 8);
-  }
-
-  static std::uint64_t hash(std::string_view name) {
-    constexpr std::uint64_t k_multiplier = 0x9E3779B97F4A7C15ull;
-    std::uint64_t h = name.size() * k_multiplier;
-    std::size_t i = 0;
-    for (; i + 8 <= name.size(); i += 8) {
-      h = (h ^ load8(name.data() + i)) * k_multiplier;
-      h ^= h >> 29;
-    }
-    if (i < name.size()) {
-      // The last 8 bytes, overlapping the previous chunk: a fixed-size load the
-      // compiler inlines (a variable-size memcpy is a library call).
-      std::uint64_t chunk = 0;
-      if (name.size() >= 8)
-        chunk = load8(name.data() + name.size() - 8);
-      else
-        for (std::size_t j = 0; j < name.size(); ++j)
-          chunk |= static_cast<std::uint64_t>(static_cast<unsigned char>(name[j])) << (8 * j);
-      h = (h ^ chunk) * k_multiplier;
-    }
-    // MurmurHash3's finaliser: every input bit reaches the low bits the table indexes by.
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ull;
-    return h ^ (h >> 33);
-  }
-
   // The slot holding `name`, or the empty slot where it would go. Needs a non-empty table.
   Slot& probe(std::string_view name, std::uint64_t h) {
     std::size_t mask = m_slots.size() - 1;
@@ -121,7 +136,8 @@ private:
     for (std::size_t i = h & mask;; i = (i + 1) & mask) {
       Slot& slot = m_slots[i];
       if (slot.generation != m_generation) return slot;
-      if (slot.fingerprint == print && slot.size == name.size() && same_bytes(slot.data, name.data(), name.size()))
+      if (slot.fingerprint == print && slot.size == name.size() &&
+          name_hash::same_bytes(slot.data, name.data(), name.size()))
         return slot;
     }
   }
@@ -133,8 +149,8 @@ private:
     m_generation = 1;  // fresh slots hold generation 0: all empty
     for (const Slot& slot : old)
       if (slot.generation == live) {
-        std::string_view name(slot.data, slot.size);
-        probe(name, hash(name)) = {slot.data, slot.size, slot.value, 1, slot.fingerprint};
+        const HashedName name(std::string_view(slot.data, slot.size));
+        probe(name.text, name.hash) = {slot.data, slot.size, slot.value, 1, slot.fingerprint};
       }
   }
 
@@ -166,26 +182,25 @@ public:
 
   /// The value of `name`, or k_absent.
   template <typename NameOf>
-  std::uint32_t find(std::string_view name, const NameOf& name_of) const {
+  std::uint32_t find(const HashedName& name, const NameOf& name_of) const {
     if (m_slots.empty()) return k_absent;
-    return m_slots[probe(name, NameTable::hash_of(name), name_of)].value;
+    return m_slots[probe(name.text, name.hash, name_of)].value;
   }
 
   /// Adds `name` -> `value`; returns false (and changes nothing) if `name` is there already.
   /// `name_of(v)` must give the name of every value already in the table.
   template <typename NameOf>
-  bool insert(std::string_view name, std::uint32_t value, const NameOf& name_of) {
+  bool insert(const HashedName& name, std::uint32_t value, const NameOf& name_of) {
     if ((m_used.size() + 1) * 2 > m_slots.size()) grow(name_of);
-    const std::uint64_t h = NameTable::hash_of(name);
-    const std::size_t i = probe(name, h, name_of);
+    const std::size_t i = probe(name.text, name.hash, name_of);
     if (m_slots[i].value != k_absent) return false;
-    m_slots[i] = {fingerprint(h), value};
+    m_slots[i] = {fingerprint(name.hash), value};
     m_used.push_back(static_cast<std::uint32_t>(i));
     return true;
   }
 
-  void prefetch(std::string_view name) const {
-    if (!m_slots.empty()) __builtin_prefetch(&m_slots[NameTable::hash_of(name) & (m_slots.size() - 1)]);
+  void prefetch(const HashedName& name) const {
+    if (!m_slots.empty()) __builtin_prefetch(&m_slots[name.hash & (m_slots.size() - 1)]);
   }
 
 private:
@@ -215,7 +230,7 @@ private:
     m_used.clear();
     for (const Slot& slot : old) {
       if (slot.value == k_absent) continue;
-      const std::uint64_t h = NameTable::hash_of(name_of(slot.value));
+      const std::uint64_t h = name_hash::hash(name_of(slot.value));
       std::size_t i = h & (m_slots.size() - 1);
       while (m_slots[i].value != k_absent) i = (i + 1) & (m_slots.size() - 1);
       m_slots[i] = slot;

@@ -18,6 +18,7 @@
 #include "parser/grammar.hpp"
 #include "parser/name_table.hpp"
 #include "parser/op_traits.hpp"
+#include "parser/plain_instruction.hpp"
 #include "parser/result_shapes.hpp"
 #include "parser/scanners.hpp"
 #include "parser/syntax_error.hpp"
@@ -110,7 +111,8 @@ private:
   Count narrow_count(std::size_t count, const char* where, const char* what);
   void finish_computation(hlo::Computation& computation, const char* open_brace);
   void complete(hlo::Computation& computation, const char* open_brace);
-  hlo::ShapeId intern_shape(std::string_view text);
+  hlo::ShapeId intern_shape(std::string_view text) { return intern_shape(HashedName(text)); }
+  hlo::ShapeId intern_shape(const HashedName& hashed);
   void resolve_callees();
   void check_call_operands();
   void check_shape(const hlo::Shape& shape, const char* where);
@@ -156,6 +158,7 @@ private:
   ast::Instruction m_instruction;                // reused: its vectors keep their capacity
   hlo::Computation m_computation;                // the one being parsed; reused likewise
   std::vector<std::string_view> m_callee_names;  // reused buffer for calls=, to_apply=, ...
+  std::vector<HashedName> m_operand_names;       // reused: the operands of the instruction being added
 };
 
 void ModuleBuilder::parse_region(std::string_view region) {
@@ -330,7 +333,10 @@ const char* ModuleBuilder::parse_computation(const char* p, const char* end) {
     }
     const char* statement = p;
     m_instruction.clear();
-    if (!run(grammar::instruction(), p, end, m_instruction)) no_instruction(statement, end);
+    if (!read_plain_instruction(p, end, m_instruction)) {  // the common form, read without X3
+      m_instruction.clear();
+      if (!run(grammar::instruction(), p, end, m_instruction)) no_instruction(statement, end);
+    }
     add_instruction(m_instruction, computation, index, m_instruction.name.data());
     if (m_diagnostics.too_many_errors()) throw TooManyErrors{};
   }
@@ -381,7 +387,8 @@ Count ModuleBuilder::narrow_count(std::size_t count, const char* where, const ch
 hlo::Shape ModuleBuilder::infer_by_rule(const ast::Instruction& a, const hlo::Computation& computation) {
   std::vector<hlo::ShapeId> ids;
   for (const ast::Operand& operand : a.operands) {
-    std::uint32_t id = operand.name.empty() ? NameTable::k_absent : m_instruction_ids.find(operand.name, name_of());
+    std::uint32_t id =
+        operand.name.empty() ? NameTable::k_absent : m_instruction_ids.find(HashedName(operand.name), name_of());
     if (!operand.shape.empty())
       ids.push_back(intern_shape(operand.shape));
     else if (id != NameTable::k_absent)
@@ -407,7 +414,7 @@ hlo::Shape ModuleBuilder::infer_by_rule(const ast::Instruction& a, const hlo::Co
 
 hlo::ShapeId ModuleBuilder::infer_shape(const ast::Instruction& a, const hlo::Computation& computation) {
   auto operand_shape = [&](const ast::Operand& operand) -> const hlo::Shape* {
-    std::uint32_t id = m_instruction_ids.find(operand.name, name_of());
+    std::uint32_t id = m_instruction_ids.find(HashedName(operand.name), name_of());
     if (operand.name.empty() || id == NameTable::k_absent) return nullptr;
     return &m_module.shapes[computation.instructions[id].shape];
   };
@@ -446,16 +453,23 @@ std::uint32_t ModuleBuilder::add_instruction(const ast::Instruction& a, hlo::Com
   const std::size_t errors_before = m_diagnostics.error_count();
   // Inline operand instructions come first, so the user's operands can name them.
   const std::vector<std::uint32_t> inline_ids = add_inline_operands(a, computation, computation_index);
-  // Start every table lookup of this instruction at once so their cache misses overlap.
-  m_shape_ids.prefetch(a.shape);
-  m_instruction_ids.prefetch(a.name);  // the slot its insert below takes
-  for (const ast::Operand& operand : a.operands) m_instruction_ids.prefetch(operand.name);
-  hlo::Instruction ins;
+  // Hash each name once, and start every table lookup of this instruction at once so their cache
+  // misses overlap. (m_operand_names is filled after the inline operands, which use it too.)
+  const HashedName shape(a.shape);
+  const HashedName name(a.name);
+  m_shape_ids.prefetch(shape);
+  m_instruction_ids.prefetch(name);  // the slot its insert below takes
+  m_operand_names.clear();
+  for (const ast::Operand& operand : a.operands) m_instruction_ids.prefetch(m_operand_names.emplace_back(operand.name));
+  // Built in place: a local copied in at the end stalled on the copy (a store-forwarding miss)
+  // once per instruction. (A SyntaxError part-way leaves it half-built, but abandons the module.)
+  const auto id = static_cast<std::uint32_t>(computation.instructions.size());
+  hlo::Instruction& ins = computation.instructions.emplace_back();
   ins.name = a.name;
   ins.is_root = a.is_root;
   ins.opcode = hlo::opcode_from_string(a.opcode);
   if (ins.opcode == hlo::Opcode::kUnknown) ins.unknown_opcode = unknown_opcode_index(a.opcode);
-  ins.shape = a.shape.empty() ? infer_shape(a, computation) : intern_shape(a.shape);
+  ins.shape = a.shape.empty() ? infer_shape(a, computation) : intern_shape(shape);
 
   ins.first_operand = static_cast<std::uint32_t>(computation.operands.size());
   add_operands(a, inline_ids, computation);
@@ -470,16 +484,14 @@ std::uint32_t ModuleBuilder::add_instruction(const ast::Instruction& a, hlo::Com
 
   if (a.has_literal) set_literal(a.literal, ins);
 
-  auto id = static_cast<std::uint32_t>(computation.instructions.size());
-  if (!m_instruction_ids.insert(a.name, id, name_of()))
+  if (!m_instruction_ids.insert(name, id, name_of()))
     error(where, fmt::format("redefinition of '{}' in computation '{}'", a.name, computation.name));
   if (ins.is_root && m_roots++ == 0) m_first_root = id;
   if (ins.opcode == hlo::Opcode::kParameter && ins.parameter_number >= 0)
     m_parameters.emplace_back(ins.parameter_number, id);
   if (ins.opcode == hlo::Opcode::kFusion || ins.opcode == hlo::Opcode::kCall)
     m_calls.emplace_back(computation_index, id);
-  computation.instructions.push_back(ins);
-  m_checker.check(m_module, computation, computation.instructions.back(), where, errors_before);
+  m_checker.check(m_module, computation, ins, where, errors_before);
   return id;
 }
 
@@ -505,7 +517,7 @@ void ModuleBuilder::add_operands(const ast::Instruction& a, const std::vector<st
       computation.operands.push_back(inline_ids[k]);
       continue;
     }
-    std::uint32_t operand_id = m_instruction_ids.find(operand.name, name_of());
+    std::uint32_t operand_id = m_instruction_ids.find(m_operand_names[k], name_of());
     if (operand_id == NameTable::k_absent) {
       error(operand.name.data(), fmt::format("use of undefined value '{}'", operand.name));
       computation.operands.push_back(hlo::k_none);
@@ -538,11 +550,13 @@ void ModuleBuilder::add_attributes(const ast::Instruction& a, hlo::Computation& 
   // not give n^2 errors, nor cost n^2 comparisons when n is large.
   constexpr std::size_t k_few = 16;  // the usual case, where comparing beats hashing
   const bool many = a.attributes.size() > k_few;
-  std::unordered_map<std::string_view, std::size_t> seen;  // used only when `many`
+  // Made only when `many`: an empty map made and dropped per instruction cost more than the comparisons.
+  std::optional<std::unordered_map<std::string_view, std::size_t>> seen;
+  if (many) seen.emplace();
   for (std::size_t k = 0; k < a.attributes.size(); ++k) {
     const ast::Attribute& attr = a.attributes[k];
     auto same_name = [&](const ast::Attribute& other) { return other.name == attr.name; };
-    const bool second = many ? ++seen[attr.name] == 2
+    const bool second = many ? ++(*seen)[attr.name] == 2
                              : std::count_if(a.attributes.begin(),
                                              a.attributes.begin() + static_cast<std::ptrdiff_t>(k), same_name) == 1;
     if (second) error(attr.name.data(), fmt::format("repeated attribute '{}'", attr.name));
@@ -602,8 +616,9 @@ void ModuleBuilder::complete(hlo::Computation& computation, const char* open_bra
   check_parameters(computation);
 }
 
-hlo::ShapeId ModuleBuilder::intern_shape(std::string_view text) {
-  if (std::uint32_t known = m_shape_ids.find(text); known != NameTable::k_absent) return known;
+hlo::ShapeId ModuleBuilder::intern_shape(const HashedName& hashed) {
+  if (std::uint32_t known = m_shape_ids.find(hashed); known != NameTable::k_absent) return known;
+  const std::string_view text = hashed.text;
   hlo::Shape shape;
   const char* p = text.data();
   const char* end = text.data() + text.size();
@@ -612,7 +627,7 @@ hlo::ShapeId ModuleBuilder::intern_shape(std::string_view text) {
   check_shape(shape, text.data());
   auto id = static_cast<hlo::ShapeId>(m_module.shapes.size());
   m_module.shapes.push_back(std::move(shape));
-  m_shape_ids.insert(text, id);
+  m_shape_ids.insert(hashed, id);
   return id;
 }
 

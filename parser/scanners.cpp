@@ -1,5 +1,6 @@
 #include "parser/scanners.hpp"
 
+#include <bit>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -72,7 +73,13 @@ constexpr PlainChars k_plain{};
 
 // From an opener at `p`, returns just past its matching closer.
 const char* group_end(const char* p, const char* end) {
+  const char* const open = p;
+  // Most groups are flat (a layout `{1,0}`, `[0:4]`): when the first character with a meaning
+  // after the opener is its closer, that is the end, and the bracket stack is not needed.
+  for (++p; p < end && k_plain.plain[static_cast<unsigned char>(*p)];) ++p;
+  if (p < end && *p == closer_of(*open)) return p + 1;
   BracketStack stack;
+  stack.push(open);
   while (p < end) {
     while (p < end && k_plain.plain[static_cast<unsigned char>(*p)]) ++p;
     if (p == end) break;
@@ -91,6 +98,29 @@ const char* group_end(const char* p, const char* end) {
     }
   }
   stack.unclosed();
+}
+
+// The end of the run of name characters at `p`. 16 bytes at a time while a whole block is
+// left: every instruction names itself and its operands, and a loop over single bytes was a
+// twentieth of the parse.
+const char* name_chars_end(const char* p, const char* end) {
+  using Bytes = unsigned char __attribute__((vector_size(16)));
+  static_assert(std::endian::native == std::endian::little, "the first differing byte is the lowest");
+  for (; end - p >= 16; p += 16) {
+    Bytes b;
+    std::memcpy(&b, p, sizeof b);
+    // Name characters: letters (either case: b | 0x20), '-', '.' and digits ('/' lies between
+    // them), '_'. An unsigned comparison of a difference checks a whole range at once.
+    const auto letter = ((b | 0x20) - 'a') <= 'z' - 'a';
+    const auto dash_dot_digit = ((b - '-') <= '9' - '-') & (b != '/');
+    const auto other = ~(letter | dash_dot_digit | (b == '_'));
+    std::uint64_t halves[2];
+    std::memcpy(halves, &other, sizeof halves);
+    if (halves[0] != 0) return p + __builtin_ctzll(halves[0]) / 8;
+    if (halves[1] != 0) return p + 8 + __builtin_ctzll(halves[1]) / 8;
+  }
+  while (p < end && is_name_char(*p)) ++p;
+  return p;
 }
 
 }  // namespace
@@ -113,7 +143,7 @@ const char* skip_blank_slow(const char* p, const char* end) {
 const char* name(const char* p, const char* end, const char*& name_begin) {
   if (p < end && *p == '%') ++p;
   name_begin = p;
-  while (p < end && is_name_char(*p)) ++p;
+  p = name_chars_end(p, end);
   return p == name_begin ? nullptr : p;
 }
 

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <string>
 
 #include "parser/op_traits.hpp"
@@ -72,4 +73,23 @@ TEST_CASE("ops without a row have no maps, checks or result-shape rule", "[op-tr
     CHECK(hlo::op_traits(op).result == ShapeRule::kNone);
     CHECK(hlo::op_traits(op).check == hlo::CheckRule::kNone);
   }
+}
+
+TEST_CASE("opcode_from_string finds every opcode by its spelling, and nothing else", "[op-traits]") {
+  for (int k = 0; k < static_cast<int>(Opcode::kUnknown); ++k) {
+    const auto op = static_cast<Opcode>(k);
+    const std::string name(hlo::opcode_name(op));
+    INFO(name);
+    CHECK(hlo::opcode_from_string(name) == op);
+    // Near misses: a letter more, a letter less, another last letter, upper case.
+    CHECK(hlo::opcode_from_string(name + "s") == Opcode::kUnknown);
+    CHECK(hlo::opcode_from_string(name.substr(0, name.size() - 1)) != op);
+    CHECK(hlo::opcode_from_string(name.substr(0, name.size() - 1) + "#") == Opcode::kUnknown);
+    std::string upper = name;
+    std::transform(upper.begin(), upper.end(), upper.begin(),
+                   [](char c) { return static_cast<char>(std::toupper(static_cast<unsigned char>(c))); });
+    CHECK(hlo::opcode_from_string(upper) == Opcode::kUnknown);
+  }
+  CHECK(hlo::opcode_from_string("") == Opcode::kUnknown);
+  CHECK(hlo::opcode_from_string("unknown") == Opcode::kUnknown);
 }
