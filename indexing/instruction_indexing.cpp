@@ -713,10 +713,12 @@ std::vector<MapSet> IndexingAnalysis::walk_input_to_output(std::uint32_t callee,
           continue;
         }
         if (m_module.shape_of(body.instructions[i]).is_tuple) {
-          // A whole tuple read by an op that does not pass its elements on.
-          insert_unique(
-              state[{user, 0}],
-              IndexingMap::undefined(std::string("a tuple operand of '").append(m_module.opcode_text(u)).append("'")));
+          // A whole tuple read by an op that does not pass its leaves on: any
+          // output leaf may depend on it (a get-tuple-element further on may
+          // take any of them).
+          const IndexingMap why =
+              IndexingMap::undefined(std::string("a tuple operand of '").append(m_module.opcode_text(u)).append("'"));
+          for (std::size_t q = 0; q < leaf_count(m_module.shape_of(u)); ++q) insert_unique(state[{user, q}], why);
           continue;
         }
         std::vector<MapSet> scratch;

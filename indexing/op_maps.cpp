@@ -176,6 +176,7 @@ std::vector<MapSet> output_to_input(const OpContext& op, std::size_t output, Map
 }
 
 std::optional<std::size_t> operand_tuple_element(const OpContext& op, std::size_t output) {
+  if (op.operand_count() == 0) return std::nullopt;
   // The shape index of the output leaf, then where the op takes it from.
   std::vector<std::size_t> path = leaf_path(op.shape(), output);
   std::size_t operand = 0;
@@ -192,7 +193,11 @@ std::optional<std::size_t> operand_tuple_element(const OpContext& op, std::size_
     case hlo::TupleElement::kIndexAttribute:
       path.insert(path.begin(), static_cast<std::size_t>(op.int_attribute("index").value_or(0)));
       break;
-    case hlo::TupleElement::kSameAsOutput: break;
+    case hlo::TupleElement::kSameAsOutput: {
+      // Leaf k of the operand (an all-reduce-done's array is leaf 0 of its -start's tuple).
+      if (output >= leaf_count(op.operand_shape(0))) return std::nullopt;
+      return output;
+    }
     case hlo::TupleElement::kFirst: path.insert(path.begin(), 0); break;
     case hlo::TupleElement::kSecond: path.insert(path.begin(), 1); break;
   }

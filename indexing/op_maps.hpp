@@ -36,8 +36,9 @@ std::vector<MapSet> input_to_output(const OpContext& op, std::size_t operand, Ma
 
 /// Which leaf (tuple_leaves.hpp) of its tuple-shaped operand output leaf
 /// `output` of `op` passes on: the same shape index under get-tuple-element's
-/// index=, opt-barrier's own, ... (op_traits' TupleElement column), and for
-/// tuple the rest of the shape index in the operand its first index names;
+/// index=, copy-done's first element, ..., the same leaf for opt-barrier,
+/// recv-done, ... (op_traits' TupleElement column), and for tuple the rest of
+/// the shape index in the operand its first index names;
 /// none for ops that read no tuple operand, or when the shape index names no
 /// array of the operand.
 std::optional<std::size_t> operand_tuple_element(const OpContext& op, std::size_t output);

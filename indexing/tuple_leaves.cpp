@@ -94,8 +94,7 @@ std::optional<ValueLeaf> moved_leaf(const hlo::Module& module, const hlo::Comput
     const std::vector<std::size_t> path = leaf_path(module.shape_of(instr), at.second);
     if (path.empty() || path.front() >= operands.size()) return std::nullopt;
     const std::uint32_t operand = operands[path.front()];
-    const std::optional<std::size_t> m =
-        leaf_at(module.shape_of(c.instructions[operand]), std::span(path).subspan(1));
+    const std::optional<std::size_t> m = leaf_at(module.shape_of(c.instructions[operand]), std::span(path).subspan(1));
     if (!m) return std::nullopt;
     return ValueLeaf{operand, *m};
   }

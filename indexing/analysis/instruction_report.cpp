@@ -125,7 +125,8 @@ InstructionReport report_instruction(ModuleAnalysis& analysis, std::uint32_t com
   const hlo::Shape& shape = module.shape_of(instr);
   arrange(std::move(indexing), std::move(patterns), shape.is_tuple, request, report);
   if (hlo_index::indexing::has_nested_tuple(shape)) {
-    for (std::size_t k = 0; k < report.outputs.size(); ++k) report.outputs[k].shape_index = hlo_index::indexing::leaf_path(shape, k);
+    for (std::size_t k = 0; k < report.outputs.size(); ++k)
+      report.outputs[k].shape_index = hlo_index::indexing::leaf_path(shape, k);
   }
   return report;
 }

@@ -457,8 +457,7 @@ void Linter::recomputation_rule(const hlo::Computation& c, std::uint32_t instruc
         "times per element; fix: compute %{} in a fusion of its own ({} result) and read it from memory",
         c.instructions[instruction].name, fused_name(callee, producer), per_element, m_thresholds.max_multiplicity, by,
         f.describe(*operand), operand_per_element, p.name,
-        human_bytes(
-            packed_bytes(elements, array_bits(indexing::leaf_shape(m_module.shape_of(p), element)))));
+        human_bytes(packed_bytes(elements, array_bits(indexing::leaf_shape(m_module.shape_of(p), element)))));
     d.values["multiplicity"] = per_element;
     d.values["evaluations"] = evaluations;
     d.values["producer_elements"] = distinct.value;
