@@ -4,6 +4,7 @@
 #include <deque>
 #include <exception>
 #include <sstream>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -101,8 +102,7 @@ MapSet undefined_set(const std::string& reason) { return MapSet{IndexingMap::und
 // Bounds the maps into leaf `leaf` of `shape` (tuple_leaves.hpp; the shape
 // itself when it is not a tuple).
 void bound_element_maps(MapSet& set, const hlo::Shape& shape, std::size_t leaf) {
-  if (leaf >= leaf_count(shape)) return;
-  bound_maps(set, dimension_sizes(leaf_shape(shape, leaf)));
+  if (const hlo::Shape* array = find_leaf_shape(shape, leaf)) bound_maps(set, dimension_sizes(*array));
 }
 
 // Bounds a set of maps into a parameter: per leaf when it is a tuple.
@@ -112,7 +112,7 @@ void bound_parameter_maps(MapSet& set, const hlo::Shape& shape) {
     return;
   }
   std::vector<std::vector<std::int64_t>> leaves;
-  for (std::size_t k = 0; k < leaf_count(shape); ++k) leaves.push_back(dimension_sizes(leaf_shape(shape, k)));
+  for (const hlo::Shape* leaf : leaf_shapes(shape)) leaves.push_back(dimension_sizes(*leaf));
   bound_tuple_maps(set, leaves);
 }
 
@@ -674,7 +674,8 @@ std::vector<MapSet> IndexingAnalysis::walk_input_to_output(std::uint32_t callee,
       state[{i, 0}].push_back(IndexingMap::identity(dimension_sizes(m_module.shape_of(instr))));
     }
   }
-  const bool walked_often = parameter_count(body) > 1;  // once per operand
+  const bool walked_often = parameter_count(body) > 1;        // once per operand
+  std::vector<char> read_whole(body.instructions.size(), 0);  // users given UNDEFINED for a whole tuple
   std::size_t compositions = 0;
   auto step = [this, &compositions, policy = step_policy()](IndexingMap& m) {
     check_deadline();
@@ -716,9 +717,12 @@ std::vector<MapSet> IndexingAnalysis::walk_input_to_output(std::uint32_t callee,
           // A whole tuple read by an op that does not pass its leaves on: any
           // output leaf may depend on it (a get-tuple-element further on may
           // take any of them).
+          // Once per user: every leaf of a wide tuple reaches it.
+          if (std::exchange(read_whole[user], 1) != 0) continue;
           const IndexingMap why =
               IndexingMap::undefined(std::string("a tuple operand of '").append(m_module.opcode_text(u)).append("'"));
-          for (std::size_t q = 0; q < leaf_count(m_module.shape_of(u)); ++q) insert_unique(state[{user, q}], why);
+          const std::size_t leaves = leaf_count(m_module.shape_of(u));
+          for (std::size_t q = 0; q < leaves; ++q) insert_unique(state[{user, q}], why);
           continue;
         }
         std::vector<MapSet> scratch;

@@ -23,10 +23,9 @@ std::vector<MapSet> o2i_tuple(const OpContext& op, std::size_t output) {
 // Operand j feeds the output leaves of element j, each from its own leaf.
 std::vector<MapSet> i2o_tuple(const OpContext& op, std::size_t operand) {
   std::vector<MapSet> out(op.output_count());
-  const hlo::Shape& shape = op.operand_shape(operand);
-  const std::size_t first = leaf_offset(op.shape(), operand);
-  for (std::size_t m = 0; m < leaf_count(shape); ++m)
-    out.at(first + m).push_back(IndexingMap::identity(dimension_sizes(leaf_shape(shape, m))));
+  std::size_t at = leaf_offset(op.shape(), operand);
+  for (const hlo::Shape* leaf : leaf_shapes(op.operand_shape(operand)))
+    out.at(at++).push_back(IndexingMap::identity(dimension_sizes(*leaf)));
   return out;
 }
 

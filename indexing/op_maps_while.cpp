@@ -47,7 +47,8 @@ std::vector<Value> moved_from(const hlo::Module& module, const hlo::Computation&
   const hlo::Instruction& instr = c.instructions[at];
   if (leaf == k_every_leaf && instr.opcode == hlo::Opcode::kGetTupleElement) {
     std::vector<Value> out;
-    for (std::size_t m = 0; m < leaf_count(module.shape_of(instr)); ++m) {
+    const std::size_t leaves = leaf_count(module.shape_of(instr));
+    for (std::size_t m = 0; m < leaves; ++m) {
       if (auto from = moved_leaf(module, c, {at, m}))
         out.emplace_back(from->first, static_cast<std::int64_t>(from->second));
     }

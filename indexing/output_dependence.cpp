@@ -260,11 +260,11 @@ std::vector<MapSet> OutputDependence::maps(std::uint32_t callee, std::size_t out
       if (build::product(dimension_sizes(shape)) != 0) sets[p].push_back(whole(shape, std::nullopt));
       continue;
     }
-    for (std::size_t k = 0; k < leaf_count(shape); ++k) {
+    const std::vector<const hlo::Shape*> leaves = leaf_shapes(shape);
+    for (std::size_t k = 0; k < leaves.size(); ++k) {
       if (!read.contains(k_all) && !read.contains(static_cast<std::int64_t>(k))) continue;
-      const hlo::Shape& leaf = leaf_shape(shape, k);
-      if (build::product(dimension_sizes(leaf)) == 0) continue;
-      sets[p].push_back(whole(leaf, static_cast<std::int64_t>(k)));
+      if (build::product(dimension_sizes(*leaves[k])) == 0) continue;
+      sets[p].push_back(whole(*leaves[k], static_cast<std::int64_t>(k)));
     }
   }
   for (const auto& [p, why] : reads.undefined)

@@ -48,6 +48,26 @@ const hlo::Shape& leaf_shape(const hlo::Shape& shape, std::size_t leaf) {
   return *found;
 }
 
+const hlo::Shape* find_leaf_shape(const hlo::Shape& shape, std::size_t leaf) { return find_leaf(shape, leaf, nullptr); }
+
+namespace {
+
+void collect_leaves(const hlo::Shape& shape, std::vector<const hlo::Shape*>& out) {
+  if (!shape.is_tuple) {
+    out.push_back(&shape);
+    return;
+  }
+  for (const hlo::Shape& e : shape.elements) collect_leaves(e, out);
+}
+
+}  // namespace
+
+std::vector<const hlo::Shape*> leaf_shapes(const hlo::Shape& shape) {
+  std::vector<const hlo::Shape*> out;
+  collect_leaves(shape, out);
+  return out;
+}
+
 std::vector<std::size_t> leaf_path(const hlo::Shape& shape, std::size_t leaf) {
   std::vector<std::size_t> path;
   if (find_leaf(shape, leaf, &path) == nullptr) return {};

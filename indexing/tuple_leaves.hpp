@@ -27,6 +27,12 @@ std::size_t leaf_offset(const hlo::Shape& shape, std::size_t element);
 /// Leaf `leaf` of `shape`; throws Unsupported when there is no such leaf.
 const hlo::Shape& leaf_shape(const hlo::Shape& shape, std::size_t leaf);
 
+/// Leaf `leaf` of `shape`, or null when there is no such leaf.
+const hlo::Shape* find_leaf_shape(const hlo::Shape& shape, std::size_t leaf);
+
+/// Every leaf of `shape`, in order (one pass: for loops over the leaves of a wide tuple).
+std::vector<const hlo::Shape*> leaf_shapes(const hlo::Shape& shape);
+
 /// The shape index of leaf `leaf`: {} for an array, {k} for element k of a flat tuple.
 std::vector<std::size_t> leaf_path(const hlo::Shape& shape, std::size_t leaf);
 

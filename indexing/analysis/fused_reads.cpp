@@ -118,9 +118,10 @@ FusedBody fused_body(const hlo::Module& module, indexing::IndexingAnalysis& anal
                   std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(limit));
   }
   try {
+    const std::vector<const hlo::Shape*> leaves = indexing::leaf_shapes(root_shape);
     for (std::size_t k = 0; k < result.outputs; ++k) {
       auto& state = result.to_instruction[k];
-      const hlo::Shape& out = indexing::leaf_shape(root_shape, k);
+      const hlo::Shape& out = *leaves.at(k);
       state[{body.root, k}].push_back(IndexingMap::identity(indexing::dimension_sizes(out)));
       for (std::uint32_t i : order) {
         const hlo::Instruction& instr = body.instructions[i];

@@ -39,11 +39,7 @@ std::int64_t packed_bytes(std::int64_t elements, std::int64_t bits) {
 
 // Leaves of a tuple shape (the outputs of a tuple-shaped instruction,
 // tuple_leaves.hpp), or the shape itself.
-std::vector<const hlo::Shape*> output_shapes(const hlo::Shape& shape) {
-  std::vector<const hlo::Shape*> out;
-  for (std::size_t k = 0; k < indexing::leaf_count(shape); ++k) out.push_back(&indexing::leaf_shape(shape, k));
-  return out;
-}
+std::vector<const hlo::Shape*> output_shapes(const hlo::Shape& shape) { return indexing::leaf_shapes(shape); }
 
 // 12.5%, 0.39%, 0.0031%: three digits at most, two significant ones below 1%.
 std::string percent(double fraction) {
@@ -343,8 +339,8 @@ namespace {
 
 // Elements of output `element` (a leaf, tuple_leaves.hpp) of a fused instruction.
 std::int64_t result_elements(const hlo::Shape& shape, std::size_t element) {
-  if (element >= indexing::leaf_count(shape)) return 0;
-  return indexing::leaf_shape(shape, element).element_count().value_or(0);
+  const hlo::Shape* leaf = indexing::find_leaf_shape(shape, element);
+  return leaf != nullptr ? leaf->element_count().value_or(0) : 0;
 }
 
 // The parameters a fused instruction depends on, by number.

@@ -61,7 +61,8 @@ InstructionIndexing PhysicalIndexing::apply(const hlo::Computation& computation,
                                             InstructionIndexing logical) {
   const hlo::Shape& shape = m_module.shape_of(instruction);
   auto output_shape = [&](std::size_t k) -> const hlo::Shape& {
-    return k < indexing::leaf_count(shape) ? indexing::leaf_shape(shape, k) : shape;
+    const hlo::Shape* leaf = indexing::find_leaf_shape(shape, k);
+    return leaf != nullptr ? *leaf : shape;
   };
   const auto operands = computation.operands_of(instruction);
   auto operand_shape = [&](std::size_t j) -> const hlo::Shape& {

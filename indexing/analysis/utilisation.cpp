@@ -49,9 +49,7 @@ IndexingMap pinned_runtime(const IndexingMap& map) {
 namespace {
 
 // Leaves of a tuple shape, in order (the outputs of a tuple-shaped op, tuple_leaves.hpp).
-void leaves(const hlo::Shape& shape, std::vector<const hlo::Shape*>& out) {
-  for (std::size_t k = 0; k < indexing::leaf_count(shape); ++k) out.push_back(&indexing::leaf_shape(shape, k));
-}
+void leaves(const hlo::Shape& shape, std::vector<const hlo::Shape*>& out) { out = indexing::leaf_shapes(shape); }
 
 }  // namespace
 
