@@ -138,7 +138,9 @@ public:
       json operands = json::array();
       for (const OperandReport& op : report.outputs[k].operands)
         operands.push_back(operand_json(report, op, m_options.xla_compat));
-      outputs.push_back(json{{"index", k}, {"operands", std::move(operands)}});
+      json output{{"index", k}, {"operands", std::move(operands)}};
+      if (!report.outputs[k].shape_index.empty()) output["shape_index"] = report.outputs[k].shape_index;
+      outputs.push_back(std::move(output));
     }
     json j;
     j["name"] = std::string(i.name);

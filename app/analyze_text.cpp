@@ -7,6 +7,7 @@
 
 #include "app/analyze_render.hpp"
 #include "indexing/map_printer.hpp"
+#include "indexing/tuple_leaves.hpp"
 
 namespace hlo_index::app {
 namespace {
@@ -85,7 +86,9 @@ public:
     for (std::size_t k = 0; k < report.outputs.size(); ++k) {
       std::string indent = "  ";
       if (shape.is_tuple) {
-        m_out << fmt::format("  output {}: {}\n", k, hlo::to_string(shape.elements[k]));
+        const std::vector<std::size_t>& at = report.outputs[k].shape_index;  // a leaf of a nested tuple
+        m_out << fmt::format("  output {}{}: {}\n", k, at.empty() ? "" : " " + indexing::shape_index_text(at),
+                             hlo::to_string(indexing::leaf_shape(shape, k)));
         indent = "    ";
       }
       if (report.operand_names.empty()) m_out << indent << "(no operands)\n";

@@ -11,6 +11,7 @@
 #include "indexing/instruction_indexing.hpp"
 #include "indexing/map_builders.hpp"
 #include "indexing/output_dependence.hpp"
+#include "indexing/tuple_leaves.hpp"
 #include "parser/op_traits.hpp"
 
 namespace hlo_index::indexing {
@@ -96,16 +97,14 @@ std::vector<MapSet> IndexingAnalysis::conditional_maps(std::uint32_t computation
   if (operands.size() != branch.size() + 1) throw Unsupported("a conditional needs one operand per branch");
   const bool pred = m_module.shape_of(c.instructions[operands[0]]).type == hlo::ElementType::kPred;
   const hlo::Shape& shape = m_module.shape_of(instr);
-  const std::size_t outputs = shape.is_tuple ? shape.elements.size() : 1;
-  const auto output_dims = [&](std::size_t k) {
-    return dimension_sizes(shape.is_tuple ? shape.elements.at(k) : shape);
-  };
-  // A tuple branch operand: output -> operand maps name the element they read
+  const std::size_t outputs = leaf_count(shape);  // tuple_leaves.hpp
+  const auto output_dims = [&](std::size_t k) { return dimension_sizes(leaf_shape(shape, k)); };
+  // A tuple branch operand: output -> operand maps name the leaf they read
   // in their first result (as a call's do); operand -> output maps from a
   // whole tuple have no index space (as for a call). An empty tuple reads nothing.
   const auto branch_operand_is_empty = [&](std::size_t i) {
     const hlo::Shape& s = m_module.shape_of(c.instructions[operands[i + 1]]);
-    return s.is_tuple && s.elements.empty();
+    return s.is_tuple && leaf_count(s) == 0;
   };
   const auto branch_operand_is_tuple = [&](std::size_t i) {
     return m_module.shape_of(c.instructions[operands[i + 1]]).is_tuple;

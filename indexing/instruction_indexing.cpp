@@ -4,6 +4,7 @@
 #include <deque>
 #include <exception>
 #include <sstream>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -15,6 +16,7 @@
 #include "indexing/map_set_bound.hpp"
 #include "indexing/output_dependence.hpp"
 #include "indexing/simplify_map.hpp"
+#include "indexing/tuple_leaves.hpp"
 #include "parser/attributes.hpp"
 #include "parser/op_traits.hpp"
 
@@ -97,30 +99,24 @@ std::vector<std::uint32_t> post_order(const hlo::Computation& c) {
 
 MapSet undefined_set(const std::string& reason) { return MapSet{IndexingMap::undefined(reason)}; }
 
-// Bounds the maps into element `element` of `shape` (the shape itself when
-// it is not a tuple); a nested tuple element has no index space to bound in.
-void bound_element_maps(MapSet& set, const hlo::Shape& shape, std::size_t element) {
-  const hlo::Shape* array = &shape;
-  if (shape.is_tuple) {
-    if (element >= shape.elements.size()) return;
-    array = &shape.elements[element];
-  }
-  if (!array->is_tuple) bound_maps(set, dimension_sizes(*array));
+// Bounds the maps into leaf `leaf` of `shape` (tuple_leaves.hpp; the shape
+// itself when it is not a tuple).
+void bound_element_maps(MapSet& set, const hlo::Shape& shape, std::size_t leaf) {
+  if (const hlo::Shape* array = find_leaf_shape(shape, leaf)) bound_maps(set, dimension_sizes(*array));
 }
 
-// Bounds a set of maps into a parameter: per element when it is a tuple.
+// Bounds a set of maps into a parameter: per leaf when it is a tuple.
 void bound_parameter_maps(MapSet& set, const hlo::Shape& shape) {
   if (!shape.is_tuple) {
     bound_maps(set, dimension_sizes(shape));
     return;
   }
-  std::vector<std::vector<std::int64_t>> elements;
-  for (const hlo::Shape& e : shape.elements)
-    elements.push_back(e.is_tuple ? std::vector<std::int64_t>{} : dimension_sizes(e));
-  bound_tuple_maps(set, elements);
+  std::vector<std::vector<std::int64_t>> leaves;
+  for (const hlo::Shape* leaf : leaf_shapes(shape)) leaves.push_back(dimension_sizes(*leaf));
+  bound_tuple_maps(set, leaves);
 }
 
-using StateKey = std::pair<std::uint32_t, std::size_t>;  // instruction, output
+using StateKey = std::pair<std::uint32_t, std::size_t>;  // instruction, output leaf
 
 // The maps one walk of a called computation has reached so far, per
 // instruction and output element. Held per instruction: a walk asks for the
@@ -203,18 +199,19 @@ void compose_into(const MapSet& first, const MapSet& second, MapSet& into, MapSt
 
 namespace {
 
-// Calls and conditionals may read several elements of a tuple operand: each
-// of their maps into one has the element as its first result (a constant).
+// Calls, conditionals, whiles and async-starts may read several leaves of a
+// tuple operand: each of their maps into one has the leaf (tuple_leaves.hpp)
+// as its first result (a constant).
 bool reads_tuple_elements_by_result(Opcode op) {
   const hlo::MapFamily family = hlo::op_traits(op).maps;
-  return family == hlo::MapFamily::kCall || family == hlo::MapFamily::kConditional || family == hlo::MapFamily::kWhile;
+  return family == hlo::MapFamily::kCall || family == hlo::MapFamily::kConditional ||
+         family == hlo::MapFamily::kWhile || family == hlo::MapFamily::kAsyncStart;
 }
 
-// A map into element `element` of a tuple-shaped parameter, as a map into the tuple.
+// A map into leaf `element` of a tuple-shaped parameter, as a map into the tuple.
 IndexingMap into_tuple_element(const IndexingMap& map, const hlo::Shape& tuple, std::size_t element) {
   if (!map.is_defined()) return map;
-  if (element >= tuple.elements.size() || tuple.elements[element].is_tuple)
-    return IndexingMap::undefined("a nested tuple element of a tuple parameter");
+  if (element >= leaf_count(tuple)) return IndexingMap::undefined("no such leaf of a tuple parameter");
   IndexingMap out = map;
   out.results().insert(out.results().begin(), Expr::constant(static_cast<std::int64_t>(element)));
   return out;
@@ -313,8 +310,7 @@ std::vector<MapSet> IndexingAnalysis::op_maps(std::uint32_t computation, std::ui
                                               bool forward) {
   const hlo::Computation& c = m_module.computations[computation];
   const hlo::Instruction& instr = c.instructions[instruction];
-  const std::size_t n = forward ? (m_module.shape_of(instr).is_tuple ? m_module.shape_of(instr).elements.size() : 1)
-                                : instr.operand_count;
+  const std::size_t n = forward ? leaf_count(m_module.shape_of(instr)) : instr.operand_count;
   try {
     if (is_call(instr.opcode)) return called_maps(computation, instruction, index, forward);
     if (hlo::op_traits(instr.opcode).maps == hlo::MapFamily::kConditional) {
@@ -575,13 +571,13 @@ std::vector<MapSet> IndexingAnalysis::walk_output_to_input(std::uint32_t callee,
   const hlo::Computation& body = m_module.computations[callee];
   if (body.root == hlo::k_none) throw Unsupported("the called computation has no root");
   const hlo::Shape& root_shape = m_module.shape_of(body.instructions[body.root]);
-  const hlo::Shape& out_shape = root_shape.is_tuple ? root_shape.elements.at(output) : root_shape;
+  const hlo::Shape& out_shape = leaf_shape(root_shape, output);
 
   WalkState state(body.instructions.size());
   state[{body.root, output}].push_back(IndexingMap::identity(dimension_sizes(out_shape)));
   ParameterMaps into_parameters(parameter_count(body));
   const std::vector<std::uint32_t>& order = body_order(callee);
-  const bool walked_often = root_shape.is_tuple && root_shape.elements.size() > 1;  // once per output
+  const bool walked_often = leaf_count(root_shape) > 1;  // once per output
   std::size_t compositions = 0;
   auto step = [this, &compositions, policy = step_policy()](IndexingMap& m) {
     check_deadline();
@@ -623,13 +619,13 @@ std::vector<MapSet> IndexingAnalysis::walk_output_to_input(std::uint32_t callee,
         if (!m_module.shape_of(body.instructions[operands[j]]).is_tuple) {
           compose_into(consumer, producer[j], state[{operands[j], 0}], m_options.style, step);
         } else if (reads_tuple_elements_by_result(instr.opcode)) {
-          // Each map names the element it reads in its first result.
+          // Each map names the leaf it reads in its first result.
           for (const IndexingMap& p : producer[j]) {
             const auto [element, rest] = split_tuple_element(p);
             compose_into(consumer, {rest}, state[{operands[j], element}], m_options.style, step);
           }
         } else {
-          // The op reads the element its output passes on (get-tuple-element's index=, ...).
+          // The op reads the leaf its output passes on (get-tuple-element's index=, ...).
           const std::size_t element = operand_tuple_element(OpContext{m_module, body, i}, s->first).value_or(0);
           compose_into(consumer, producer[j], state[{operands[j], element}], m_options.style, step);
         }
@@ -658,8 +654,7 @@ std::vector<MapSet> IndexingAnalysis::fused_input_to_output(std::uint32_t callee
     result = walk_input_to_output(callee, operand);
   } catch (const CompositionLimitReached& e) {
     const hlo::Computation& body = m_module.computations[callee];
-    const hlo::Shape& root = m_module.shape_of(body.instructions[body.root]);
-    result.assign(root.is_tuple ? root.elements.size() : 1, undefined_set(e.what()));
+    result.assign(leaf_count(m_module.shape_of(body.instructions[body.root])), undefined_set(e.what()));
   }
   return result;
 }
@@ -679,7 +674,8 @@ std::vector<MapSet> IndexingAnalysis::walk_input_to_output(std::uint32_t callee,
       state[{i, 0}].push_back(IndexingMap::identity(dimension_sizes(m_module.shape_of(instr))));
     }
   }
-  const bool walked_often = parameter_count(body) > 1;  // once per operand
+  const bool walked_often = parameter_count(body) > 1;        // once per operand
+  std::vector<char> read_whole(body.instructions.size(), 0);  // users given UNDEFINED for a whole tuple
   std::size_t compositions = 0;
   auto step = [this, &compositions, policy = step_policy()](IndexingMap& m) {
     check_deadline();
@@ -697,27 +693,36 @@ std::vector<MapSet> IndexingAnalysis::walk_input_to_output(std::uint32_t callee,
       for (const auto& [user, position] : users[i]) {
         const hlo::Instruction& u = body.instructions[user];
         if (u.opcode == Opcode::kGetTupleElement) {
-          if (static_cast<std::size_t>(parser::int_attribute(body, u, "index").value_or(0)) != element) continue;
-          for (const IndexingMap& m : producer) insert_unique(state[{user, 0}], m, false);
+          // The leaves of element index= are the output's leaves.
+          const hlo::Shape& tuple = m_module.shape_of(body.instructions[i]);
+          const auto index = static_cast<std::size_t>(parser::int_attribute(body, u, "index").value_or(0));
+          const std::size_t first = leaf_offset(tuple, index);
+          if (element < first || element - first >= leaf_count(m_module.shape_of(u))) continue;
+          for (const IndexingMap& m : producer) insert_unique(state[{user, element - first}], m, false);
           continue;
         }
         if (m_module.shape_of(body.instructions[i]).is_tuple &&
-            hlo::op_traits(u.opcode).tuple_element != hlo::TupleElement::kNone) {
-          // Only the user's outputs that are this element of the tuple.
+            (hlo::op_traits(u.opcode).tuple_element != hlo::TupleElement::kNone || u.opcode == Opcode::kTuple)) {
+          // Only the user's outputs that are this leaf of the tuple.
           const OpContext user_op{m_module, body, user};
           std::vector<MapSet> scratch;
           const std::vector<MapSet>& consumer = body_op_maps(callee, user, position, true, walked_often, scratch);
           for (std::size_t q = 0; q < consumer.size(); ++q) {
-            if (operand_tuple_element(user_op, q) != element) continue;
+            if (consumer[q].empty() || operand_tuple_element(user_op, q) != element) continue;
             compose_into(producer, consumer[q], state[{user, q}], m_options.style, step);
           }
           continue;
         }
         if (m_module.shape_of(body.instructions[i]).is_tuple) {
-          // A whole tuple read by an op that does not pass its elements on.
-          insert_unique(
-              state[{user, 0}],
-              IndexingMap::undefined(std::string("a tuple operand of '").append(m_module.opcode_text(u)).append("'")));
+          // A whole tuple read by an op that does not pass its leaves on: any
+          // output leaf may depend on it (a get-tuple-element further on may
+          // take any of them).
+          // Once per user: every leaf of a wide tuple reaches it.
+          if (std::exchange(read_whole[user], 1) != 0) continue;
+          const IndexingMap why =
+              IndexingMap::undefined(std::string("a tuple operand of '").append(m_module.opcode_text(u)).append("'"));
+          const std::size_t leaves = leaf_count(m_module.shape_of(u));
+          for (std::size_t q = 0; q < leaves; ++q) insert_unique(state[{user, q}], why);
           continue;
         }
         std::vector<MapSet> scratch;
@@ -729,7 +734,7 @@ std::vector<MapSet> IndexingAnalysis::walk_input_to_output(std::uint32_t callee,
     }
   }
   const hlo::Shape& root_shape = m_module.shape_of(body.instructions[body.root]);
-  std::vector<MapSet> result(root_shape.is_tuple ? root_shape.elements.size() : 1);
+  std::vector<MapSet> result(leaf_count(root_shape));
   for (std::size_t q = 0; q < result.size(); ++q) {
     check_deadline();
     MapSet* reached = state.find({body.root, q});
@@ -782,7 +787,7 @@ InstructionIndexing IndexingAnalysis::analyze(std::uint32_t computation, std::ui
     forget();
     const hlo::Instruction& instr = m_module.computations[computation].instructions[instruction];
     const hlo::Shape& shape = m_module.shape_of(instr);
-    const std::size_t outputs = shape.is_tuple ? shape.elements.size() : 1;
+    const std::size_t outputs = leaf_count(shape);
     const std::vector<MapSet> sets(instr.operand_count, undefined_set(e.what()));
     InstructionIndexing out;
     if (o2i) out.output_to_input.assign(outputs, sets);
@@ -795,8 +800,7 @@ InstructionIndexing IndexingAnalysis::analyze_maps(std::uint32_t computation, st
                                                    bool i2o) {
   const hlo::Computation& c = m_module.computations[computation];
   const hlo::Instruction& instr = c.instructions[instruction];
-  const hlo::Shape& shape = m_module.shape_of(instr);
-  const std::size_t outputs = shape.is_tuple ? shape.elements.size() : 1;
+  const std::size_t outputs = leaf_count(m_module.shape_of(instr));  // tuple_leaves.hpp
   const std::size_t operands = instr.operand_count;
   InstructionIndexing out;
   auto operand_names = c.operands_of(instr);

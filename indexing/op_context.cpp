@@ -1,5 +1,6 @@
 #include "indexing/op_context.hpp"
 
+#include "indexing/tuple_leaves.hpp"
 #include "parser/attributes.hpp"
 
 namespace hlo_index::indexing {
@@ -12,17 +13,14 @@ std::vector<std::int64_t> dimension_sizes(const hlo::Shape& shape) {
   return shape.dims;
 }
 
-std::size_t OpContext::output_count() const {
-  const hlo::Shape& s = shape();
-  return s.is_tuple ? s.elements.size() : 1;
-}
+std::size_t OpContext::output_count() const { return leaf_count(shape()); }
 
 const hlo::Shape& OpContext::output_shape(std::size_t k) const {
   const hlo::Shape& s = shape();
   if (!s.is_tuple) return s;
-  if (k >= s.elements.size())
+  if (!has_nested_tuple(s) && k >= s.elements.size())
     throw Unsupported("output " + std::to_string(k) + " of a " + std::to_string(s.elements.size()) + "-tuple");
-  return s.elements[k];
+  return leaf_shape(s, k);
 }
 
 std::vector<std::int64_t> OpContext::required_int_list(std::string_view name) const {

@@ -38,9 +38,10 @@ struct OpContext {
   const hlo::Instruction& operand(std::size_t k) const { return computation.instructions[operand_index(k)]; }
   const hlo::Shape& operand_shape(std::size_t k) const { return module.shape_of(operand(k)); }
 
-  /// Number of outputs: the tuple's arity for a tuple-shaped op, else 1.
+  /// Number of outputs: the array leaves of a tuple-shaped op (its elements
+  /// when none is a tuple; tuple_leaves.hpp), else 1.
   std::size_t output_count() const;
-  /// Shape of output `k` (the k-th tuple element, or the shape itself).
+  /// Shape of output `k` (the k-th leaf of a tuple, or the shape itself).
   const hlo::Shape& output_shape(std::size_t k) const;
   std::vector<std::int64_t> output_dims(std::size_t k) const { return dimension_sizes(output_shape(k)); }
   std::vector<std::int64_t> operand_dims(std::size_t k) const { return dimension_sizes(operand_shape(k)); }

@@ -4,6 +4,7 @@
 
 #include "indexing/inverse.hpp"
 #include "indexing/op_maps_internal.hpp"
+#include "indexing/tuple_leaves.hpp"
 #include "parser/op_traits.hpp"
 
 namespace hlo_index::indexing {
@@ -159,6 +160,14 @@ const FamilyMaps& family_maps(const OpContext& op) {
   return k_family_maps[static_cast<std::size_t>(hlo::op_traits(op.opcode()).maps)];
 }
 
+// copy-start's destination and source, send's data: each of these first
+// elements of its result is the whole operand 0.
+std::size_t data_elements(hlo::Opcode opcode) {
+  if (opcode == hlo::Opcode::kCopyStart) return 2;
+  if (opcode == hlo::Opcode::kSend) return 1;
+  return 0;
+}
+
 }  // namespace
 
 std::vector<MapSet> output_to_input(const OpContext& op, std::size_t output, MapStyle style) {
@@ -167,14 +176,33 @@ std::vector<MapSet> output_to_input(const OpContext& op, std::size_t output, Map
 }
 
 std::optional<std::size_t> operand_tuple_element(const OpContext& op, std::size_t output) {
+  if (op.operand_count() == 0) return std::nullopt;
+  // The shape index of the output leaf, then where the op takes it from.
+  std::vector<std::size_t> path = leaf_path(op.shape(), output);
+  std::size_t operand = 0;
   switch (hlo::op_traits(op.opcode()).tuple_element) {
-    case hlo::TupleElement::kNone: return std::nullopt;
-    case hlo::TupleElement::kIndexAttribute: return static_cast<std::size_t>(op.int_attribute("index").value_or(0));
-    case hlo::TupleElement::kSameAsOutput: return output;
-    case hlo::TupleElement::kFirst: return 0;
-    case hlo::TupleElement::kSecond: return 1;
+    case hlo::TupleElement::kNone:
+      if (path.empty()) return std::nullopt;
+      if (op.opcode() == hlo::Opcode::kTuple) {
+        operand = path.front();  // element j of the output is operand j
+      } else if (path.front() >= data_elements(op.opcode())) {
+        return std::nullopt;
+      }
+      path.erase(path.begin());
+      break;
+    case hlo::TupleElement::kIndexAttribute:
+      path.insert(path.begin(), static_cast<std::size_t>(op.int_attribute("index").value_or(0)));
+      break;
+    case hlo::TupleElement::kSameAsOutput: {
+      // Leaf k of the operand (an all-reduce-done's array is leaf 0 of its -start's tuple).
+      if (output >= leaf_count(op.operand_shape(0))) return std::nullopt;
+      return output;
+    }
+    case hlo::TupleElement::kFirst: path.insert(path.begin(), 0); break;
+    case hlo::TupleElement::kSecond: path.insert(path.begin(), 1); break;
   }
-  return std::nullopt;
+  if (operand >= op.operand_count()) return std::nullopt;
+  return leaf_at(op.operand_shape(operand), path);
 }
 
 std::vector<MapSet> input_to_output(const OpContext& op, std::size_t operand, MapStyle style) {

@@ -34,9 +34,13 @@ std::vector<MapSet> output_to_input(const OpContext& op, std::size_t output, Map
 /// Operand `operand` of `op` to each output: one set per output.
 std::vector<MapSet> input_to_output(const OpContext& op, std::size_t operand, MapStyle style);
 
-/// Which element of its tuple-shaped operand output `output` of `op` reads
-/// (get-tuple-element's index=, opt-barrier's k-th, ...; op_traits'
-/// TupleElement column); none for ops that read no tuple operand.
+/// Which leaf (tuple_leaves.hpp) of its tuple-shaped operand output leaf
+/// `output` of `op` passes on: the same shape index under get-tuple-element's
+/// index=, copy-done's first element, ..., the same leaf for opt-barrier,
+/// recv-done, ... (op_traits' TupleElement column), and for tuple the rest of
+/// the shape index in the operand its first index names;
+/// none for ops that read no tuple operand, or when the shape index names no
+/// array of the operand.
 std::optional<std::size_t> operand_tuple_element(const OpContext& op, std::size_t output);
 
 }  // namespace hlo_index::indexing

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "indexing/op_maps_internal.hpp"
+#include "indexing/tuple_leaves.hpp"
 #include "parser/attributes.hpp"
 #include "parser/op_traits.hpp"
 
@@ -17,39 +18,30 @@ namespace {
 
 bool is_token(const hlo::Shape& shape) { return !shape.is_tuple && shape.type == hlo::ElementType::kToken; }
 
-// The index space of one array: UNDEFINED for a nested tuple.
-IndexingMap identity_of(const hlo::Shape& shape) {
-  if (shape.is_tuple) return IndexingMap::undefined("a nested tuple element");
-  return IndexingMap::identity(dimension_sizes(shape));
-}
-
-// Outputs that hold the data of operand 0, for ops whose other outputs are
-// contexts and tokens: copy-start's (destination, source, context) and
-// send's (data, context, token).
+// The output leaves that hold the data of operand 0, for ops whose other
+// elements are contexts and tokens: copy-start's (destination, source,
+// context) and send's (data, context, token); each of their data elements is
+// the whole operand.
 std::size_t data_outputs(const OpContext& op) {
   switch (op.opcode()) {
-    case hlo::Opcode::kCopyStart: return 2;
-    case hlo::Opcode::kSend: return 1;
+    case hlo::Opcode::kCopyStart: return leaf_offset(op.shape(), 2);
+    case hlo::Opcode::kSend: return leaf_offset(op.shape(), 1);
     default: return op.output_count();
   }
 }
 
-// The element of operand 0 that output `output` is, or none when the output
-// holds no data of the operand (a token, a context).
+// The leaf of operand 0 (tuple_leaves.hpp) that output `output` is, or none
+// when the output holds no data of the operand (a token, a context).
 std::optional<std::size_t> element_read(const OpContext& op, std::size_t output) {
   if (output >= data_outputs(op) || is_token(op.output_shape(output))) return std::nullopt;
   if (!op.operand_shape(0).is_tuple) return 0;
   const std::optional<std::size_t> e = operand_tuple_element(op, output);
-  if (!e) throw Unsupported("a tuple operand passed on whole (a nested tuple)");
-  if (*e >= op.operand_shape(0).elements.size()) throw Unsupported("no element of the tuple operand matches");
+  if (!e) throw Unsupported("no array of the tuple operand matches output " + std::to_string(output));
   return e;
 }
 
-// The shape that output `output` reads: operand 0 or one of its elements.
-const hlo::Shape& read_shape(const OpContext& op, std::size_t element) {
-  const hlo::Shape& operand = op.operand_shape(0);
-  return operand.is_tuple ? operand.elements[element] : operand;
-}
+// The shape that output `output` reads: operand 0 or one of its leaves.
+const hlo::Shape& read_shape(const OpContext& op, std::size_t leaf) { return leaf_shape(op.operand_shape(0), leaf); }
 
 }  // namespace
 
@@ -60,10 +52,10 @@ std::vector<MapSet> o2i_tuple_elements(const OpContext& op, std::size_t output) 
   if (op.operand_count() == 0) return sets;
   const std::optional<std::size_t> element = element_read(op, output);
   if (!element) return sets;
-  const hlo::Shape& in = read_shape(op, *element);
-  if (!in.is_tuple && dimension_sizes(in) != op.output_dims(output))
+  const std::vector<std::int64_t> in = dimension_sizes(read_shape(op, *element));
+  if (in != op.output_dims(output))
     throw Unsupported("output " + std::to_string(output) + " does not have the shape of the element it passes on");
-  sets[0].push_back(identity_of(in));
+  sets[0].push_back(IndexingMap::identity(in));
   return sets;
 }
 
@@ -72,7 +64,7 @@ std::vector<MapSet> i2o_tuple_elements(const OpContext& op, std::size_t operand)
   if (operand != 0) return sets;
   for (std::size_t k = 0; k < op.output_count(); ++k) {
     const std::optional<std::size_t> element = element_read(op, k);
-    if (element) sets[k].push_back(identity_of(read_shape(op, *element)));
+    if (element) sets[k].push_back(IndexingMap::identity(dimension_sizes(read_shape(op, *element))));
   }
   return sets;
 }

@@ -3,41 +3,38 @@
 #include <algorithm>
 
 #include "indexing/op_maps_internal.hpp"
+#include "indexing/tuple_leaves.hpp"
 #include "parser/attributes.hpp"
 #include "parser/opcode.hpp"
 
 namespace hlo_index::indexing::detail {
 
-namespace {
-
-// tuple: output k is operand k; the other operands are not read for it.
-// A nested tuple element has no index space of its own: UNDEFINED for that
-// element only.
-IndexingMap element_identity(const hlo::Shape& shape) {
-  if (shape.is_tuple) return IndexingMap::undefined("a nested tuple element");
-  return IndexingMap::identity(dimension_sizes(shape));
-}
-
-}  // namespace
-
+// tuple: output leaf k (tuple_leaves.hpp) is a leaf of the operand its
+// element is, the same array (operand_tuple_element says which leaf of a
+// tuple operand); the other operands are not read for it.
 std::vector<MapSet> o2i_tuple(const OpContext& op, std::size_t output) {
   std::vector<MapSet> out(op.operand_count());
-  out.at(output).push_back(element_identity(op.output_shape(output)));
+  const std::vector<std::size_t> path = leaf_path(op.shape(), output);
+  if (path.empty()) throw Unsupported("a tuple whose output " + std::to_string(output) + " is no array");
+  out.at(path.front()).push_back(IndexingMap::identity(op.output_dims(output)));
   return out;
 }
 
+// Operand j feeds the output leaves of element j, each from its own leaf.
 std::vector<MapSet> i2o_tuple(const OpContext& op, std::size_t operand) {
   std::vector<MapSet> out(op.output_count());
-  out.at(operand).push_back(element_identity(op.operand_shape(operand)));
+  std::size_t at = leaf_offset(op.shape(), operand);
+  for (const hlo::Shape* leaf : leaf_shapes(op.operand_shape(operand)))
+    out.at(at++).push_back(IndexingMap::identity(dimension_sizes(*leaf)));
   return out;
 }
 
-// get-tuple-element: output k (k > 0 only when the element is itself a
-// tuple) is the same element of the operand's element.
+// get-tuple-element: output leaf k (k > 0 only when the element is itself a
+// tuple) is the same leaf of the operand's element.
 std::vector<MapSet> gte_maps(const OpContext& op, std::size_t output, bool forward) {
-  if (!forward) return one_each({element_identity(op.output_shape(output))});
+  if (!forward) return one_each({IndexingMap::identity(op.output_dims(output))});
   std::vector<MapSet> out;
-  for (std::size_t k = 0; k < op.output_count(); ++k) out.push_back({element_identity(op.output_shape(k))});
+  for (std::size_t k = 0; k < op.output_count(); ++k) out.push_back({IndexingMap::identity(op.output_dims(k))});
   return out;
 }
 

@@ -9,7 +9,7 @@
 #include <tuple>
 
 #include "indexing/map_builders.hpp"
-#include "parser/attributes.hpp"
+#include "indexing/tuple_leaves.hpp"
 #include "parser/op_traits.hpp"
 
 namespace hlo_index::indexing {
@@ -18,10 +18,10 @@ namespace {
 
 using hlo::Opcode;
 
-constexpr std::int64_t k_all = -1;  // the whole value (every element of a tuple)
+constexpr std::int64_t k_all = -1;  // the whole value (every leaf of a tuple)
 
 // What one value of a computation depends on among its parameters: whole
-// arrays or tuple elements (parameter, element or k_all), and the parameters
+// arrays or tuple leaves (parameter, leaf (tuple_leaves.hpp) or k_all), and the parameters
 // reached through an op whose maps are UNDEFINED (parameter, reason).
 struct Reads {
   std::set<std::pair<std::size_t, std::int64_t>> elements;
@@ -42,7 +42,7 @@ public:
 
   const hlo::Module& module() const { return m_module; }
 
-  // What element `element` of the root of computation `c` depends on (memoised).
+  // What leaf `element` of the root of computation `c` depends on (memoised).
   const Reads& of_root(std::uint32_t c, std::int64_t element) {
     const hlo::Computation& comp = m_module.computations.at(c);
     if (comp.root == hlo::k_none) throw Unsupported("a called computation without a root");
@@ -78,8 +78,8 @@ private:
     return m_module.computations[callee];
   }
 
-  // The state elements a while's output `element` may read: the element itself
-  // when the body passes it on unchanged; otherwise that element and those the
+  // The state leaves a while's output leaf `element` may read: the leaf itself
+  // when the body passes it on unchanged; otherwise that leaf and those the
   // condition reads, closed under what the body makes of each. k_all: all.
   std::set<std::int64_t> while_reads(const hlo::Computation& c, const hlo::Instruction& instr, std::int64_t element) {
     const hlo::Computation& body = named(c, instr, "body");
@@ -88,16 +88,9 @@ private:
     const std::uint32_t condition_index = static_cast<std::uint32_t>(&condition - m_module.computations.data());
     if (element == k_all) return {k_all};
     if (body.root != hlo::k_none) {
-      const hlo::Instruction& root = body.instructions[body.root];
-      const auto root_operands = body.operands_of(root);
-      if (root.opcode == Opcode::kTuple && static_cast<std::size_t>(element) < root_operands.size()) {
-        const hlo::Instruction& passed = body.instructions[root_operands[static_cast<std::size_t>(element)]];
-        const auto passed_operands = body.operands_of(passed);
-        if (passed.opcode == Opcode::kGetTupleElement && passed_operands.size() == 1 &&
-            body.instructions[passed_operands[0]].opcode == Opcode::kParameter &&
-            parser::int_attribute(body, passed, "index").value_or(-1) == element)
-          return {element};
-      }
+      const auto leaf = static_cast<std::size_t>(element);
+      const ValueLeaf origin = leaf_origin(m_module, body, {body.root, leaf});
+      if (body.instructions[origin.first].opcode == Opcode::kParameter && origin.second == leaf) return {element};
     }
     std::set<std::int64_t> read;
     std::vector<std::int64_t> work{element};
@@ -145,12 +138,25 @@ private:
       }
       const hlo::MapFamily family = hlo::op_traits(instr.opcode).maps;
       if (instr.opcode == Opcode::kGetTupleElement && operands.size() == 1) {
-        push(operands[0], parser::int_attribute(c, instr, "index").value_or(k_all), reason);
+        // The leaves of element index=: one, or all of them.
+        const std::size_t leaves = leaf_count(m_module.shape_of(instr));
+        bool moved = false;
+        for (std::size_t k = 0; k < leaves; ++k) {
+          if (item.element != k_all && static_cast<std::size_t>(item.element) != k) continue;
+          if (auto from = moved_leaf(m_module, c, {item.instruction, k})) {
+            push(from->first, static_cast<std::int64_t>(from->second), reason);
+            moved = true;
+          }
+        }
+        if (!moved && leaves > 0) push(operands[0], k_all, reason);
       } else if (instr.opcode == Opcode::kTuple) {
-        if (item.element == k_all || static_cast<std::size_t>(item.element) >= operands.size())
-          every_operand(reason);
+        const auto from = item.element == k_all
+                              ? std::nullopt
+                              : moved_leaf(m_module, c, {item.instruction, static_cast<std::size_t>(item.element)});
+        if (from)
+          push(from->first, static_cast<std::int64_t>(from->second), reason);
         else
-          push(operands[static_cast<std::size_t>(item.element)], k_all, reason);
+          every_operand(reason);
       } else if (family == hlo::MapFamily::kWhile && operands.size() == 1) {
         for (std::int64_t e : while_reads(c, instr, item.element)) push(operands[0], e, reason);
       } else if (family == hlo::MapFamily::kCall && c.callees_of(instr).size() == 1) {
@@ -224,8 +230,7 @@ std::vector<MapSet> OutputDependence::maps(std::uint32_t callee, std::size_t out
   const hlo::Computation& body = module.computations.at(callee);
   if (body.root == hlo::k_none) throw Unsupported("the called computation has no root");
   const hlo::Shape& root_shape = module.shape_of(body.instructions[body.root]);
-  const hlo::Shape& out_shape = root_shape.is_tuple ? root_shape.elements.at(output) : root_shape;
-  if (out_shape.is_tuple) throw Unsupported("a nested tuple output of a called computation");
+  const hlo::Shape& out_shape = leaf_shape(root_shape, output);
   const std::vector<std::int64_t> out_dims = dimension_sizes(out_shape);
 
   std::vector<const hlo::Instruction*> parameters;
@@ -237,16 +242,15 @@ std::vector<MapSet> OutputDependence::maps(std::uint32_t callee, std::size_t out
   }
   const Reads& reads = m_walker->of_root(callee, root_shape.is_tuple ? static_cast<std::int64_t>(output) : k_all);
   std::vector<MapSet> sets(parameters.size());
-  // Every element of array `shape`, for every output index (element `e` of a tuple parameter: named first).
+  // Every element of array `shape`, for every output index (leaf `e` of a tuple parameter: named first).
   auto whole = [&](const hlo::Shape& shape, std::optional<std::int64_t> e) {
-    if (shape.is_tuple) return IndexingMap::undefined("a nested tuple element of a tuple parameter");
     const std::vector<std::int64_t> in = dimension_sizes(shape);
     IndexingMap map = build::map(out_dims, build::ranges(in.size()), in);
     if (e) map.results().insert(map.results().begin(), Expr::constant(*e));
     map.mark_approximate();
     return map;
   };
-  // The elements read of each parameter (k_all: every one), in element order.
+  // The leaves read of each parameter (k_all: every one), in leaf order.
   std::map<std::size_t, std::set<std::int64_t>> elements;
   for (const auto& [p, e] : reads.elements) elements[p].insert(e);
   for (const auto& [p, read] : elements) {
@@ -256,11 +260,11 @@ std::vector<MapSet> OutputDependence::maps(std::uint32_t callee, std::size_t out
       if (build::product(dimension_sizes(shape)) != 0) sets[p].push_back(whole(shape, std::nullopt));
       continue;
     }
-    for (std::size_t k = 0; k < shape.elements.size(); ++k) {
+    const std::vector<const hlo::Shape*> leaves = leaf_shapes(shape);
+    for (std::size_t k = 0; k < leaves.size(); ++k) {
       if (!read.contains(k_all) && !read.contains(static_cast<std::int64_t>(k))) continue;
-      const hlo::Shape& element = shape.elements[k];
-      if (!element.is_tuple && build::product(dimension_sizes(element)) == 0) continue;
-      sets[p].push_back(whole(element, static_cast<std::int64_t>(k)));
+      if (build::product(dimension_sizes(*leaves[k])) == 0) continue;
+      sets[p].push_back(whole(*leaves[k], static_cast<std::int64_t>(k)));
     }
   }
   for (const auto& [p, why] : reads.undefined)

@@ -29,18 +29,17 @@ public:
   OutputDependence(const OutputDependence&) = delete;
   OutputDependence& operator=(const OutputDependence&) = delete;
 
-  /// Output `output` of called computation `callee` (its root, or element
-  /// `output` of a tuple root) to each parameter: for each array or tuple
-  /// element it may depend on, one approximate map reading all of it at every
-  /// output index (maps into a tuple parameter name the element in their
-  /// first result, as composed ones do); a parameter reached through an op
-  /// whose maps are UNDEFINED also gets that UNDEFINED map. Dependence
-  /// follows get-tuple-element and tuple by element, a while by the state
-  /// elements its output may read (that element and those the condition
-  /// reads, through the body, to a fixed point; only the element itself when
-  /// the body passes it on), a call or conditional through its computations,
-  /// and any other op to every element of every operand. Throws Unsupported
-  /// for a nested tuple output.
+  /// Output `output` of called computation `callee` (its root, or leaf
+  /// `output` of a tuple root; tuple_leaves.hpp) to each parameter: for each
+  /// array or tuple leaf it may depend on, one approximate map reading all of
+  /// it at every output index (maps into a tuple parameter name the leaf in
+  /// their first result, as composed ones do); a parameter reached through an
+  /// op whose maps are UNDEFINED also gets that UNDEFINED map. Dependence
+  /// follows get-tuple-element and tuple by leaf, a while by the state leaves
+  /// its output may read (that leaf and those the condition reads, through
+  /// the body, to a fixed point; only the leaf itself when the body passes it
+  /// on), a call or conditional through its computations, and any other op to
+  /// every leaf of every operand.
   std::vector<MapSet> maps(std::uint32_t callee, std::size_t output);
 
 private:

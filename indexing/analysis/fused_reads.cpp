@@ -10,8 +10,9 @@
 #include "indexing/analysis/utilisation.hpp"
 #include "indexing/map_ops.hpp"
 #include "indexing/op_context.hpp"
+#include "indexing/op_maps.hpp"
 #include "indexing/simplify_map.hpp"
-#include "parser/attributes.hpp"
+#include "indexing/tuple_leaves.hpp"
 
 namespace hlo_index::analysis {
 
@@ -86,7 +87,7 @@ FusedBody fused_body(const hlo::Module& module, indexing::IndexingAnalysis& anal
     return result;
   }
   const hlo::Shape& root_shape = module.shape_of(body.instructions[body.root]);
-  result.outputs = root_shape.is_tuple ? root_shape.elements.size() : 1;
+  result.outputs = indexing::leaf_count(root_shape);
   // One loop domain: the outputs (the tuple's operands) have one shape and none is a reduce.
   if (root_shape.is_tuple && body.instructions[body.root].opcode == hlo::Opcode::kTuple) {
     result.one_loop_domain = true;
@@ -117,9 +118,10 @@ FusedBody fused_body(const hlo::Module& module, indexing::IndexingAnalysis& anal
                   std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(limit));
   }
   try {
+    const std::vector<const hlo::Shape*> leaves = indexing::leaf_shapes(root_shape);
     for (std::size_t k = 0; k < result.outputs; ++k) {
       auto& state = result.to_instruction[k];
-      const hlo::Shape& out = root_shape.is_tuple ? root_shape.elements[k] : root_shape;
+      const hlo::Shape& out = *leaves.at(k);
       state[{body.root, k}].push_back(IndexingMap::identity(indexing::dimension_sizes(out)));
       for (std::uint32_t i : order) {
         const hlo::Instruction& instr = body.instructions[i];
@@ -129,9 +131,10 @@ FusedBody fused_body(const hlo::Module& module, indexing::IndexingAnalysis& anal
           const std::vector<MapSet> producer = analysis.output_to_input(result.callee, i, s->first.second);
           for (std::size_t j = 0; j < operands.size() && j < producer.size(); ++j) {
             const hlo::Instruction& operand = body.instructions[operands[j]];
+            // The leaf of a tuple operand the output leaf reads (get-tuple-element's index=, ...).
             std::size_t element = 0;
-            if (instr.opcode == hlo::Opcode::kGetTupleElement)
-              element = static_cast<std::size_t>(parser::int_attribute(body, instr, "index").value_or(0));
+            if (module.shape_of(operand).is_tuple)
+              element = indexing::operand_tuple_element({module, body, i}, s->first.second).value_or(0);
             compose_into(s->second, producer[j], state[{operands[j], element}], deadline);
             if (operand.opcode != hlo::Opcode::kParameter) continue;
             auto& uses = result.parameter_uses.at(static_cast<std::size_t>(operand.parameter_number));

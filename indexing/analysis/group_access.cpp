@@ -5,6 +5,7 @@
 
 #include "indexing/analysis/read_patterns.hpp"
 #include "indexing/analysis/summary.hpp"
+#include "indexing/tuple_leaves.hpp"
 
 namespace hlo_index::analysis {
 
@@ -67,9 +68,10 @@ GroupAccess group_access(ModuleAnalysis& analysis, std::uint32_t computation, st
   const indexing::InstructionIndexing logical = analysis.indexing(computation, instruction, true, false);
   PhysicalIndexing& offsets = analysis.offsets();
   std::optional<indexing::IndexingMap> worst;
-  for (std::size_t k = 0; k < logical.output_to_input.size(); ++k) {
+  const std::vector<const hlo::Shape*> leaves = indexing::leaf_shapes(shape);
+  for (std::size_t k = 0; k < logical.output_to_input.size() && k < leaves.size(); ++k) {
     if (operand >= logical.output_to_input[k].size()) continue;
-    const hlo::Shape& out = shape.is_tuple ? shape.elements[k] : shape;
+    const hlo::Shape& out = *leaves[k];
     const layout::PhysicalLayout* out_layout = offsets.layout(out);
     if (out_layout == nullptr || offsets.layout(operand_shape) == nullptr) {
       access.reason = "the output or the operand has no layout to read through";

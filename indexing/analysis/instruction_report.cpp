@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "indexing/analysis/fused_reads.hpp"
+#include "indexing/tuple_leaves.hpp"
 
 namespace hlo_index::analysis {
 
@@ -121,7 +122,12 @@ InstructionReport report_instruction(ModuleAnalysis& analysis, std::uint32_t com
     patterns = read_patterns(module, c, instr, indexing, analysis.offsets(), analysis.patterns());
   if (!request.output_to_input) indexing.output_to_input.clear();
   if (request.physical) indexing = analysis.physical().apply(c, instr, std::move(indexing));
-  arrange(std::move(indexing), std::move(patterns), module.shape_of(instr).is_tuple, request, report);
+  const hlo::Shape& shape = module.shape_of(instr);
+  arrange(std::move(indexing), std::move(patterns), shape.is_tuple, request, report);
+  if (hlo_index::indexing::has_nested_tuple(shape)) {
+    for (std::size_t k = 0; k < report.outputs.size(); ++k)
+      report.outputs[k].shape_index = hlo_index::indexing::leaf_path(shape, k);
+  }
   return report;
 }
 

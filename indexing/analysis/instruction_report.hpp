@@ -30,6 +30,9 @@ struct OperandReport {
 
 struct OutputReport {
   std::vector<OperandReport> operands;  // those shown, in order
+  /// Where the output is in a tuple whose elements include tuples (its leaf's
+  /// shape index, tuple_leaves.hpp); empty for other outputs, whose number says it.
+  std::vector<std::size_t> shape_index;
 };
 
 struct InstructionReport {

@@ -14,6 +14,7 @@
 #include "indexing/analysis/utilisation.hpp"
 #include "indexing/exact_ops.hpp"
 #include "indexing/map_printer.hpp"
+#include "indexing/tuple_leaves.hpp"
 #include "layout/physical_layout.hpp"
 
 namespace hlo_index::analysis {
@@ -36,16 +37,9 @@ std::int64_t packed_bytes(std::int64_t elements, std::int64_t bits) {
   return total / 8 + (total % 8 != 0 ? 1 : 0);
 }
 
-// Leaves of a tuple shape (the outputs of a tuple-shaped instruction), or the shape itself.
-std::vector<const hlo::Shape*> output_shapes(const hlo::Shape& shape) {
-  std::vector<const hlo::Shape*> out;
-  if (!shape.is_tuple) {
-    out.push_back(&shape);
-  } else {
-    for (const hlo::Shape& e : shape.elements) out.push_back(&e);
-  }
-  return out;
-}
+// Leaves of a tuple shape (the outputs of a tuple-shaped instruction,
+// tuple_leaves.hpp), or the shape itself.
+std::vector<const hlo::Shape*> output_shapes(const hlo::Shape& shape) { return indexing::leaf_shapes(shape); }
 
 // 12.5%, 0.39%, 0.0031%: three digits at most, two significant ones below 1%.
 std::string percent(double fraction) {
@@ -343,10 +337,10 @@ void Linter::duplicated_read_rule(const hlo::Computation& c, std::uint32_t instr
 
 namespace {
 
-// Elements of output `element` of a fused instruction.
+// Elements of output `element` (a leaf, tuple_leaves.hpp) of a fused instruction.
 std::int64_t result_elements(const hlo::Shape& shape, std::size_t element) {
-  const hlo::Shape& s = shape.is_tuple ? shape.elements.at(element) : shape;
-  return s.is_tuple ? 0 : s.element_count().value_or(0);
+  const hlo::Shape* leaf = indexing::find_leaf_shape(shape, element);
+  return leaf != nullptr ? leaf->element_count().value_or(0) : 0;
 }
 
 // The parameters a fused instruction depends on, by number.
@@ -500,9 +494,7 @@ void Linter::recomputation_rule(const hlo::Computation& c, std::uint32_t instruc
         "times per element; fix: compute %{} in a fusion of its own ({} result) and read it from memory",
         c.instructions[instruction].name, fused_name(callee, producer), per_element, m_thresholds.max_multiplicity, by,
         f.describe(*operand), operand_per_element, p.name,
-        human_bytes(
-            packed_bytes(elements, array_bits(m_module.shape_of(p).is_tuple ? m_module.shape_of(p).elements.at(element)
-                                                                            : m_module.shape_of(p)))));
+        human_bytes(packed_bytes(elements, array_bits(indexing::leaf_shape(m_module.shape_of(p), element)))));
     d.values["multiplicity"] = per_element;
     d.values["evaluations"] = evaluations;
     d.values["producer_elements"] = distinct.value;
@@ -728,7 +720,7 @@ void Linter::coalescing_rule(const hlo::Computation& c, std::uint32_t instructio
     std::optional<Coalescing> worst;
     std::size_t worst_output = 0, worst_map = 0, maps_in_set = 0;
     for (std::size_t k = 0; k < logical.output_to_input.size() && k < outputs.size(); ++k) {
-      if (j >= logical.output_to_input[k].size() || outputs[k]->is_tuple) continue;
+      if (j >= logical.output_to_input[k].size()) continue;
       const layout::PhysicalLayout* out_layout = offsets.layout(*outputs[k]);
       if (out_layout == nullptr) continue;
       const AccessSetup setup = operand_access(model, *out_layout, operand_shape);

@@ -2,6 +2,8 @@
 
 #include <exception>
 
+#include "indexing/tuple_leaves.hpp"
+
 namespace hlo_index::analysis {
 
 using indexing::IndexingMap;
@@ -21,8 +23,7 @@ indexing::InstructionIndexing ModuleAnalysis::indexing(std::uint32_t computation
   } catch (const std::exception& e) {
     // The analysis catches per-op failures itself; this is a last line of defence.
     const hlo::Instruction& instr = m_module.computations[computation].instructions[instruction];
-    const hlo::Shape& shape = m_module.shape_of(instr);
-    const std::size_t outputs = shape.is_tuple ? shape.elements.size() : 1;
+    const std::size_t outputs = indexing::leaf_count(m_module.shape_of(instr));
     const std::vector<MapSet> sets(instr.operand_count, MapSet{IndexingMap::undefined(e.what())});
     indexing::InstructionIndexing result;
     if (output_to_input) result.output_to_input.assign(outputs, sets);

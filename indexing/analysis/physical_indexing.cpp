@@ -1,6 +1,7 @@
 #include "indexing/analysis/physical_indexing.hpp"
 
 #include "indexing/layout_maps.hpp"
+#include "indexing/tuple_leaves.hpp"
 
 namespace hlo_index::analysis {
 
@@ -60,7 +61,8 @@ InstructionIndexing PhysicalIndexing::apply(const hlo::Computation& computation,
                                             InstructionIndexing logical) {
   const hlo::Shape& shape = m_module.shape_of(instruction);
   auto output_shape = [&](std::size_t k) -> const hlo::Shape& {
-    return shape.is_tuple && k < shape.elements.size() ? shape.elements[k] : shape;
+    const hlo::Shape* leaf = indexing::find_leaf_shape(shape, k);
+    return leaf != nullptr ? *leaf : shape;
   };
   const auto operands = computation.operands_of(instruction);
   auto operand_shape = [&](std::size_t j) -> const hlo::Shape& {

@@ -1,4 +1,5 @@
 #include "indexing/analysis/read_patterns.hpp"
+#include "indexing/tuple_leaves.hpp"
 
 namespace hlo_index::analysis {
 
@@ -69,8 +70,9 @@ ReadPatternTable read_patterns(const hlo::Module& module, const hlo::Computation
   const auto operands = computation.operands_of(instruction);
   const AccessModel model = access_model(memo.target(module), module, computation, instruction);
   ReadPatternTable table(logical.output_to_input.size());
-  for (std::size_t k = 0; k < logical.output_to_input.size(); ++k) {
-    const hlo::Shape& out = shape.is_tuple ? shape.elements[k] : shape;
+  const std::vector<const hlo::Shape*> leaves = indexing::leaf_shapes(shape);
+  for (std::size_t k = 0; k < logical.output_to_input.size() && k < leaves.size(); ++k) {
+    const hlo::Shape& out = *leaves[k];
     const layout::PhysicalLayout* out_layout = offsets.layout(out);
     table[k].resize(logical.output_to_input[k].size());
     for (std::size_t j = 0; j < logical.output_to_input[k].size() && j < operands.size(); ++j) {

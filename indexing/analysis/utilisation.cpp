@@ -5,6 +5,7 @@
 
 #include "indexing/analysis/fused_reads.hpp"
 #include "indexing/map_ops.hpp"
+#include "indexing/tuple_leaves.hpp"
 
 namespace hlo_index::analysis {
 
@@ -47,14 +48,8 @@ IndexingMap pinned_runtime(const IndexingMap& map) {
 
 namespace {
 
-// Leaves of a tuple shape, in order (the outputs of a tuple-shaped op).
-void leaves(const hlo::Shape& shape, std::vector<const hlo::Shape*>& out) {
-  if (!shape.is_tuple) {
-    out.push_back(&shape);
-    return;
-  }
-  for (const hlo::Shape& e : shape.elements) out.push_back(&e);
-}
+// Leaves of a tuple shape, in order (the outputs of a tuple-shaped op, tuple_leaves.hpp).
+void leaves(const hlo::Shape& shape, std::vector<const hlo::Shape*>& out) { out = indexing::leaf_shapes(shape); }
 
 }  // namespace
 
@@ -79,10 +74,6 @@ void count_outputs(const hlo::Shape& shape, InstructionUtilisation& result) {
   leaves(shape, outputs);
   bool exact = true;
   for (const hlo::Shape* out : outputs) {
-    if (out->is_tuple) {
-      result.output_defined = false;
-      continue;
-    }
     const std::int64_t n = out->element_count().value_or(0);
     result.output_elements = saturating_add(result.output_elements, n, exact);
     result.bytes_written = saturating_add(result.bytes_written, packed_bytes(n, array_bits(*out)), exact);

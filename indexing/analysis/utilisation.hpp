@@ -51,7 +51,6 @@ struct InstructionUtilisation {
   std::vector<OperandUtilisation> operands;  // in operand order
   std::int64_t output_elements = 0;          // all outputs together
   std::int64_t bytes_written = 0;
-  bool output_defined = true;  // false: a tuple output holds a token or opaque element
 };
 
 struct FusedBody;

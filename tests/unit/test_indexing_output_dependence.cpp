@@ -154,6 +154,62 @@ ENTRY e {
   CHECK(relation_of(sets[1]) == whole_reads(5, {{0, 4}, {1, 5}}));
 }
 
+TEST_CASE("output dependence: by nested tuple leaf, through a while with a nested state", "[output-dependence]") {
+  // The leaves of ((f32[3], f32[4]), f32[2]): 0 changes each iteration, 1 is passed on (through a
+  // nested get-tuple-element and tuple), 2 decides how often the body runs.
+  const std::string text = R"(HloModule m
+body {
+  s = ((f32[3], f32[4]), f32[2]) parameter(0)
+  in = (f32[3], f32[4]) get-tuple-element(s), index=0
+  a = f32[3] get-tuple-element(in), index=0
+  b = f32[4] get-tuple-element(in), index=1
+  c = f32[2] get-tuple-element(s), index=1
+  twice = f32[3] add(a, a)
+  t = (f32[3], f32[4]) tuple(twice, b)
+  ROOT next = ((f32[3], f32[4]), f32[2]) tuple(t, c)
+}
+condition {
+  s = ((f32[3], f32[4]), f32[2]) parameter(0)
+  c = f32[2] get-tuple-element(s), index=1
+  first = f32[1] slice(c), slice={[0:1]}
+  scalar = f32[] reshape(first)
+  zero = f32[] constant(0)
+  ROOT more = pred[] compare(scalar, zero), direction=GT
+}
+callee {
+  p0 = ((f32[3], f32[4]), f32[2]) parameter(0)
+  p1 = (f32[5], (f32[6], f32[7])) parameter(1)
+  w = ((f32[3], f32[4]), f32[2]) while(p0), condition=condition, body=body
+  wi = (f32[3], f32[4]) get-tuple-element(w), index=0
+  z = (f32[6], f32[7]) get-tuple-element(p1), index=1
+  seven = f32[7] get-tuple-element(z), index=1
+  ROOT r = ((f32[3], f32[4]), f32[7]) tuple(wi, seven)
+}
+ENTRY e {
+  x = ((f32[3], f32[4]), f32[2]) parameter(0)
+  y = (f32[5], (f32[6], f32[7])) parameter(1)
+  ROOT call = ((f32[3], f32[4]), f32[7]) call(x, y), to_apply=callee
+}
+)";
+  const std::vector<hlo::Module> modules = test::parse_ok(text);
+  const hlo::Module& m = modules[0];
+  indexing::OutputDependence dependence(m);
+  const std::uint32_t callee = computation_named(m, "callee");
+  // Leaf {0,0}: its own state leaf and the one the condition reads.
+  std::vector<MapSet> sets = dependence.maps(callee, 0);
+  REQUIRE(sets.size() == 2);
+  CHECK(relation_of(sets[0]) == whole_reads(3, {{0, 3}, {2, 2}}));
+  CHECK(sets[1].empty());
+  // Leaf {0,1}: passed on, that leaf only.
+  sets = dependence.maps(callee, 1);
+  CHECK(relation_of(sets[0]) == whole_reads(4, {{1, 4}}));
+  CHECK(sets[1].empty());
+  // Leaf {1}: leaf 2 of p1, f32[7] at {1,1}.
+  sets = dependence.maps(callee, 2);
+  CHECK(sets[0].empty());
+  CHECK(relation_of(sets[1]) == whole_reads(7, {{2, 7}}));
+}
+
 TEST_CASE("a while in a conditional's branch reading more state than a walk composes: approximate, not UNDEFINED",
           "[output-dependence]") {
   // Every element of the state reads the next one each iteration, so output 0 of the loop may

@@ -468,18 +468,24 @@ TEST_CASE("async-start/-update/-done: the wrapped computation's maps, as a call'
     const auto start = analysis.analyze(m.entry, find("st"), true, true);
     const auto direct = analysis.analyze(m.entry, find("direct"), true, true);
     const auto through = analysis.analyze(m.entry, find("through"), true, true);
+    // The outputs are the leaves: {0,0} a, {0,1} b, {1} the result, {2} the context.
+    REQUIRE(start.output_to_input.size() == 4);
     for (std::size_t j = 0; j < 2; ++j) {
       INFO("operand " << j);
       const Relation expected = relation_of(direct.output_to_input[0][j], false);
       CHECK(!expected.empty());
-      CHECK(relation_of(start.output_to_input[1][j], false) == expected);
+      CHECK(relation_of(start.output_to_input[2][j], false) == expected);
       CHECK(relation_of(through.output_to_input[0][j], false) == expected);
-      CHECK(relation_of(start.input_to_output[1][j], false) == inverse(expected));
+      CHECK(relation_of(start.input_to_output[2][j], false) == inverse(expected));
       CHECK(relation_of(through.input_to_output[0][j], false) == inverse(expected));
-      // The context element reads nothing; the operands element is a nested tuple.
-      CHECK(start.output_to_input[2][j].empty());
-      REQUIRE(start.output_to_input[0][j].size() == 1);
-      CHECK(start.output_to_input[0][j][0].is_undefined());
+      // The context reads nothing; leaf {0,j} is operand j at the same index, and reads no other operand.
+      CHECK(start.output_to_input[3][j].empty());
+      const std::int64_t size = j == 0 ? n : cut;
+      Relation identity;
+      for (std::int64_t x = 0; x < size; ++x) identity.insert({{x}, {x}});
+      CHECK(relation_of(start.output_to_input[j][j], false) == identity);
+      CHECK(relation_of(start.input_to_output[j][j], false) == identity);
+      CHECK(start.output_to_input[1 - j][j].empty());
     }
   }
 }
