@@ -82,9 +82,8 @@ const hlo::Shape& output_shape(const hlo::Shape& shape, std::size_t k) {
 
 }  // namespace
 
-bool replace_undefined_by_dependence(const hlo::Module& module, OutputDependence& dependence,
-                                     std::uint32_t computation, std::uint32_t instruction, std::size_t operand,
-                                     std::vector<MapSet>& sets) {
+bool replace_undefined_by_dependence(const hlo::Module& module, OutputDependence& dependence, std::uint32_t computation,
+                                     std::uint32_t instruction, std::size_t operand, std::vector<MapSet>& sets) {
   const hlo::Computation& c = module.computations.at(computation);
   const hlo::Instruction& instr = c.instructions.at(instruction);
   const auto operands = c.operands_of(instr);

@@ -33,9 +33,8 @@ namespace hlo_index::indexing {
 /// UNDEFINED map is replaced by the dependence fallback for that output (an
 /// empty set when the output cannot depend on the operand); an output that
 /// is itself a tuple keeps its UNDEFINED maps. Returns whether any set changed.
-bool replace_undefined_by_dependence(const hlo::Module& module, OutputDependence& dependence,
-                                     std::uint32_t computation, std::uint32_t instruction, std::size_t operand,
-                                     std::vector<MapSet>& sets);
+bool replace_undefined_by_dependence(const hlo::Module& module, OutputDependence& dependence, std::uint32_t computation,
+                                     std::uint32_t instruction, std::size_t operand, std::vector<MapSet>& sets);
 
 /// Every map of `instruction` of `computation` from dependence alone, in the
 /// directions asked (the layout of IndexingAnalysis::analyze), or nothing

@@ -325,11 +325,15 @@ std::vector<MapSet> IndexingAnalysis::op_maps(std::uint32_t computation, std::ui
     if (hlo::op_traits(instr.opcode).maps == hlo::MapFamily::kAsyncStart) {
       return async_start_maps(computation, instruction, index, forward);
     }
-    // Signatures grow with the operand list; wide ops (tuples) are cheap to rebuild.
-    const bool memoised = !hlo::op_traits(instr.opcode).runtime_offsets && instr.operand_count <= 8;
+    // Signatures grow with the operand list; wide ops (tuples) are cheap to rebuild. The maps of
+    // ops with runtime offsets name the instructions holding them: memoised per instruction (lint
+    // asks for them again after the walk, a chain of dynamic-update-slices hundreds of times).
+    const bool runtime_offsets = hlo::op_traits(instr.opcode).runtime_offsets;
+    const bool memoised = instr.operand_count <= 8;
     std::string key;
     if (memoised) {
       key = signature(computation, instruction, index, forward);
+      if (runtime_offsets) key.append(fmt::format("@{}:{}", computation, instruction));
       if (auto it = m_op_memo.find(key); it != m_op_memo.end()) {
         ++m_memo_hits;
         return it->second;
