@@ -23,7 +23,8 @@ inline void add_isl_budget_option(CLI::App& cmd, unsigned long& isl_max_operatio
 inline void add_time_limit_option(CLI::App& cmd, double& seconds, const std::string& consequence = "") {
   cmd.add_option("--time-limit-per-instruction", seconds,
                  "Seconds one instruction's analysis may take (default 60, 0: no limit); past it the "
-                 "instruction's maps are UNDEFINED with the reason" +
+                 "instruction's maps are what it may read by dataflow, every element (approximate), or "
+                 "UNDEFINED with the reason where that cannot be followed" +
                      consequence)
       ->check(CLI::NonNegativeNumber);
 }
