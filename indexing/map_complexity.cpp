@@ -10,6 +10,8 @@ namespace hlo_index::indexing {
 
 static_assert(k_max_composed_division_depth < k_max_isl_division_depth,
               "composed maps stop well before isl refuses their divisions");
+static_assert(k_max_composed_source_maps <= k_max_composed_map_nodes,
+              "map_complexity counts source maps up to its node limit");
 
 namespace {
 
@@ -40,6 +42,16 @@ int measure(const Expr& e, int limit, std::size_t& divisions) {
   return std::min(limit, own + inner);
 }
 
+// Adds the runtime-source maps under `map` to `count`, stopping past `limit`.
+void count_source_maps(const IndexingMap& map, std::size_t limit, std::size_t& count) {
+  for (const RuntimeSource& s : map.runtime_sources()) {
+    if (count > limit) return;
+    if (!s.map) continue;
+    ++count;
+    count_source_maps(*s.map, limit, count);
+  }
+}
+
 }  // namespace
 
 MapComplexity map_complexity(const IndexingMap& map, std::size_t node_limit, int depth_limit) {
@@ -48,6 +60,7 @@ MapComplexity map_complexity(const IndexingMap& map, std::size_t node_limit, int
   for (const Expr& e : map.results()) c.nodes += e.node_count();
   for (const Constraint& k : map.domain().constraints()) c.nodes += k.expr.node_count();
   for (const Expr& e : map.replica_id()) c.nodes += e.node_count();
+  count_source_maps(map, node_limit, c.source_maps);
   if (c.nodes > node_limit) return c;
   auto add = [&](const Expr& e) {
     c.division_depth = std::max(c.division_depth, measure(e, depth_limit + 1, c.divisions));
@@ -60,15 +73,16 @@ MapComplexity map_complexity(const IndexingMap& map, std::size_t node_limit, int
 
 bool exceeds_composition_caps(const IndexingMap& map) {
   const MapComplexity c = map_complexity(map, k_max_composed_map_nodes, k_max_composed_division_depth);
+
   return c.nodes > k_max_composed_map_nodes || c.division_depth > k_max_composed_division_depth ||
-         c.divisions > k_max_composed_divisions;
+         c.divisions > k_max_composed_divisions || c.source_maps > k_max_composed_source_maps;
 }
 
 std::string composition_caps_reason() {
   return fmt::format(
-      "a composed map grew past {} expression nodes, {} nested or {} floordiv/mod (a long chain of reshapes "
-      "that no longer simplifies)",
-      k_max_composed_map_nodes, k_max_composed_division_depth, k_max_composed_divisions);
+      "a composed map grew past {} expression nodes, {} nested or {} floordiv/mod, or {} maps of runtime "
+      "variables' sources (a long chain of reshapes that no longer simplifies, or of dynamic slices)",
+      k_max_composed_map_nodes, k_max_composed_division_depth, k_max_composed_divisions, k_max_composed_source_maps);
 }
 
 }  // namespace hlo_index::indexing

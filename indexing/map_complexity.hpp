@@ -24,6 +24,10 @@ struct MapComplexity {
   int division_depth = 0;
   /// floordiv / mod nodes among `nodes`.
   std::size_t divisions = 0;
+  /// Maps of runtime variables' sources, theirs in turn included, counted at
+  /// each use (as hashing and comparing maps visit them); only up to
+  /// `node_limit + 1`.
+  std::size_t source_maps = 0;
 };
 
 /// The complexity of a defined map (zeros for an UNDEFINED or KNOWN EMPTY
@@ -35,7 +39,7 @@ MapComplexity map_complexity(const IndexingMap& map, std::size_t node_limit, int
 // The caps, from the largest maps any composition step reaches over
 // ../shared/corpus (every computation, both directions, exact and XLA style,
 // with and without simplification, and lint's walk): 98 nodes, division depth
-// 2, 19 divisions (unsimplified; 48, 1 and 4 simplified). Chains of the
+// 2, 19 divisions (unsimplified; 48, 1 and 4 simplified), 127 source maps. Chains of the
 // regressions pass them within 10 to 30 steps; below them every prefix of
 // those chains is answered in well under a second.
 
@@ -47,6 +51,14 @@ inline constexpr int k_max_composed_division_depth = 6;
 /// floordiv / mod nodes a composed map may hold: isl's time on a map grows
 /// steeply with its integer divisions (a map of 36 took 5 s to canonicalise).
 inline constexpr std::size_t k_max_composed_divisions = 48;
+
+/// Maps of runtime variables' sources a composed map may hold, nested ones
+/// counted at each use. In XLA's style a chain of dynamic slices nests them
+/// (each offset's source map holds the earlier offsets'), doubling with every
+/// step what hashing and comparing the map visit. The corpus reaches 127 (11
+/// simplified); the chain of 200 dynamic slices of the regressions 599 in the
+/// exact style, where they do not nest, and past 2,000 within 10 steps in XLA's.
+inline constexpr std::size_t k_max_composed_source_maps = 2000;
 
 /// True when `map` is past any of the caps.
 bool exceeds_composition_caps(const IndexingMap& map);

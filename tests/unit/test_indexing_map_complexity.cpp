@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -52,8 +53,9 @@ Expr side_by_side_divisions(std::size_t n) {
 }  // namespace
 
 TEST_CASE("map_complexity counts nodes, division depth and divisions", "[complexity]") {
-  const IndexingMap map = indexing::parse_map("(d0, d1) -> ((d0 floordiv 4) mod 3, d1 + d0 floordiv 4), domain: "
-                                              "d0 in [0, 99], d1 in [0, 9], d0 mod 5 in [0, 2]");
+  const IndexingMap map = indexing::parse_map(
+      "(d0, d1) -> ((d0 floordiv 4) mod 3, d1 + d0 floordiv 4), domain: "
+      "d0 in [0, 99], d1 in [0, 9], d0 mod 5 in [0, 2]");
   const indexing::MapComplexity c = indexing::map_complexity(map, k_no_limit, 100);
   std::size_t nodes = 0;
   for (const Expr& e : map.results()) nodes += e.node_count();
@@ -94,9 +96,36 @@ TEST_CASE("composition caps: fire just past each cap, not at it", "[complexity]"
   CHECK(exceeds_composition_caps(past_nodes));
 
   // The maps of the corpus sit far below: a reshape's and a transposed reshape's.
-  CHECK_FALSE(exceeds_composition_caps(indexing::parse_map(
-      "(d0, d1) -> (d0 floordiv 8, (d0 mod 8) * 4 + d1 floordiv 32, d1 mod 32), domain: d0 in [0, 63], d1 in [0, 127]")));
+  CHECK_FALSE(
+      exceeds_composition_caps(indexing::parse_map("(d0, d1) -> (d0 floordiv 8, (d0 mod 8) * 4 + d1 floordiv 32, d1 "
+                                                   "mod 32), domain: d0 in [0, 63], d1 in [0, 127]")));
   CHECK_FALSE(exceeds_composition_caps(IndexingMap::undefined("no maps")));
+}
+
+TEST_CASE("composition caps: runtime-source maps nested in one another, counted at each use", "[complexity]") {
+  // Level k: two runtime variables whose sources both hold the map of level k - 1, so
+  // 2^(k+1) - 2 source maps are visited (a DAG of k + 1 maps).
+  auto level = [](int k) {
+    IndexingMap m = indexing::parse_map(
+        "(d0){rt0, rt1} -> (d0 + rt0 + rt1), domain: d0 in [0, 3], rt0 in [0, 3], "
+        "rt1 in [0, 3]");
+    m.runtime_sources().resize(2);
+    for (int i = 0; i < k; ++i) {
+      auto inner = std::make_shared<const IndexingMap>(m);
+      for (indexing::RuntimeSource& s : m.runtime_sources()) s.map = inner;
+    }
+    return m;
+  };
+  const std::size_t cap = indexing::k_max_composed_source_maps;
+  CHECK(indexing::map_complexity(level(3), k_no_limit, 100).source_maps == 14);
+  CHECK(indexing::map_complexity(level(9), cap, 100).source_maps == 1022);
+  CHECK_FALSE(indexing::exceeds_composition_caps(level(9)));
+  CHECK(indexing::exceeds_composition_caps(level(10)));  // 2046
+  // The count stops past the limit: a DAG of 41 maps whose tree has 2^41 is measured at once.
+  const indexing::MapComplexity deep = indexing::map_complexity(level(40), cap, 100);
+  CHECK(deep.source_maps > cap);
+  CHECK(deep.source_maps <= cap + 2);
+  CHECK(indexing::exceeds_composition_caps(level(40)));
 }
 
 namespace {
@@ -119,9 +148,10 @@ std::string chain_module(std::size_t groups) {
     k += 3;
   }
   body += fmt::format("  ROOT r{} = f32[210] reshape({})\n", k, previous);
-  return fmt::format("HloModule chain\nfused {{\n{}}}\nENTRY e {{\n  p = f32[210] parameter(0)\n"
-                     "  ROOT f = f32[210] fusion(p), kind=kLoop, calls=fused\n}}\n",
-                     body);
+  return fmt::format(
+      "HloModule chain\nfused {{\n{}}}\nENTRY e {{\n  p = f32[210] parameter(0)\n"
+      "  ROOT f = f32[210] fusion(p), kind=kLoop, calls=fused\n}}\n",
+      body);
 }
 
 // The element of p that output element `o` of the chain of `groups` groups holds, from the ops' semantics.
@@ -130,7 +160,7 @@ std::int64_t source(std::int64_t o, std::size_t groups) {
   for (std::size_t g = groups; g-- > 0;) {
     const auto [s0, s1] = k_groups.at(g);
     const std::int64_t a = linear / s0, b = linear % s0;  // in [s1, s0], after the reverse
-    linear = b * s1 + (s1 - 1 - a);                        // before it, transposed back: (b, s1 - 1 - a) in [s0, s1]
+    linear = b * s1 + (s1 - 1 - a);                       // before it, transposed back: (b, s1 - 1 - a) in [s0, s1]
   }
   return linear;
 }
