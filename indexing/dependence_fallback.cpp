@@ -1,6 +1,7 @@
 #include "indexing/dependence_fallback.hpp"
 
 #include <algorithm>
+#include <exception>
 
 #include "indexing/map_builders.hpp"
 #include "indexing/op_context.hpp"
@@ -101,8 +102,8 @@ bool replace_undefined_by_dependence(const hlo::Module& module, OutputDependence
       MapSet fallback = operand_to_output(dimension_sizes(out), operand_shape, reads.at(operand));
       sets[k] = std::move(fallback);
       changed = true;
-    } catch (const Unsupported&) {
-      // The dataflow cannot be followed here: the UNDEFINED maps stand.
+    } catch (const std::exception&) {
+      // The dataflow cannot be followed here (Unsupported, a malformed call): the UNDEFINED maps stand.
     }
   }
   return changed;
@@ -144,8 +145,8 @@ std::optional<InstructionIndexing> dependence_maps(const hlo::Module& module, Ou
         }
       }
     }
-  } catch (const Unsupported&) {
-    return std::nullopt;  // the caller's UNDEFINED answer stands
+  } catch (const std::exception&) {
+    return std::nullopt;  // the dataflow cannot be followed: the caller's UNDEFINED answer stands
   }
   return out;
 }
