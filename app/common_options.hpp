@@ -30,7 +30,9 @@ inline void add_time_limit_option(CLI::App& cmd, double& seconds, const std::str
   cmd.add_option("--time-limit-per-instruction", seconds,
                  "Seconds one instruction's analysis may take (default " +
                      std::to_string(static_cast<int>(k_default_time_limit_per_instruction)) +
-                     ", 0: no limit); past it the instruction's maps are UNDEFINED with the reason" + consequence)
+                     ", 0: no limit); past it the instruction's maps are what it may read by dataflow, every "
+                     "element (approximate), or UNDEFINED with the reason where that cannot be followed" +
+                     consequence)
       ->check(CLI::NonNegativeNumber);
 }
 

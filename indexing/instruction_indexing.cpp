@@ -8,8 +8,10 @@
 
 #include <fmt/format.h>
 
+#include "indexing/dependence_fallback.hpp"
 #include "indexing/exact_ops.hpp"
 #include "indexing/isl_context.hpp"
+#include "indexing/map_complexity.hpp"
 #include "indexing/map_memo.hpp"
 #include "indexing/map_ops.hpp"
 #include "indexing/map_printer.hpp"
@@ -319,11 +321,15 @@ std::vector<MapSet> IndexingAnalysis::op_maps(std::uint32_t computation, std::ui
     if (hlo::op_traits(instr.opcode).maps == hlo::MapFamily::kAsyncStart) {
       return async_start_maps(computation, instruction, index, forward);
     }
-    // Signatures grow with the operand list; wide ops (tuples) are cheap to rebuild.
-    const bool memoised = !hlo::op_traits(instr.opcode).runtime_offsets && instr.operand_count <= 8;
+    // Signatures grow with the operand list; wide ops (tuples) are cheap to rebuild. The maps of
+    // ops with runtime offsets name the instructions holding them: memoised per instruction (lint
+    // asks for them again after the walk, a chain of dynamic-update-slices hundreds of times).
+    const bool runtime_offsets = hlo::op_traits(instr.opcode).runtime_offsets;
+    const bool memoised = instr.operand_count <= 8;
     std::string key;
     if (memoised) {
       key = signature(computation, instruction, index, forward);
+      if (runtime_offsets) key.append(fmt::format("@{}:{}", computation, instruction));
       if (auto it = m_op_memo.find(key); it != m_op_memo.end()) {
         ++m_memo_hits;
         return it->second;
@@ -582,7 +588,10 @@ std::vector<MapSet> IndexingAnalysis::walk_output_to_input(std::uint32_t callee,
   auto step = [this, &compositions, policy = step_policy()](IndexingMap& m) {
     check_deadline();
     if (++compositions > k_max_compositions_per_walk) throw CompositionLimitReached();
+    // Deterministic caps on the map's size, before and after simplifying it (map_complexity.hpp).
+    if (exceeds_composition_caps(m)) throw CompositionLimitReached(composition_caps_reason());
     m_step_memo.simplify(m, policy);
+    if (exceeds_composition_caps(m)) throw CompositionLimitReached(composition_caps_reason());
   };
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const std::uint32_t i = *it;
@@ -680,7 +689,10 @@ std::vector<MapSet> IndexingAnalysis::walk_input_to_output(std::uint32_t callee,
   auto step = [this, &compositions, policy = step_policy()](IndexingMap& m) {
     check_deadline();
     if (++compositions > k_max_compositions_per_walk) throw CompositionLimitReached();
+    // Deterministic caps on the map's size, before and after simplifying it (map_complexity.hpp).
+    if (exceeds_composition_caps(m)) throw CompositionLimitReached(composition_caps_reason());
     m_step_memo.simplify(m, policy);
+    if (exceeds_composition_caps(m)) throw CompositionLimitReached(composition_caps_reason());
   };
   for (std::uint32_t i : body_order(callee)) {
     WalkState::Outputs* reached = state.reached(i);
@@ -785,6 +797,10 @@ InstructionIndexing IndexingAnalysis::analyze(std::uint32_t computation, std::ui
   } catch (const TimeLimitReached& e) {
     m_deadline.reset();
     forget();
+    // The maps from dependence alone (approximate) where it can be followed, else UNDEFINED.
+    if (!m_dependence) m_dependence = std::make_unique<OutputDependence>(m_module);
+    if (auto fallback = dependence_maps(m_module, *m_dependence, computation, instruction, o2i, i2o, e.what()))
+      return *std::move(fallback);
     const hlo::Instruction& instr = m_module.computations[computation].instructions[instruction];
     const hlo::Shape& shape = m_module.shape_of(instr);
     const std::size_t outputs = leaf_count(shape);
@@ -828,6 +844,12 @@ InstructionIndexing IndexingAnalysis::analyze_maps(std::uint32_t computation, st
     out.input_to_output.assign(outputs, {});
     for (std::size_t j = 0; j < operands; ++j) {
       auto sets = input_to_output(computation, instruction, j);
+      // Operand -> output maps that could not be composed: the dependence fallback (approximate)
+      // instead, except where XLA's own maps are asked for.
+      if (m_options.style == MapStyle::kExact) {
+        if (!m_dependence) m_dependence = std::make_unique<OutputDependence>(m_module);
+        replace_undefined_by_dependence(m_module, *m_dependence, computation, instruction, j, sets);
+      }
       for (std::size_t k = 0; k < outputs && k < sets.size(); ++k) {
         if (sets[k].empty()) continue;
         name_sources(sets[k]);

@@ -111,7 +111,7 @@ isl::aff constant_aff(const LocalSpace& ls, std::int64_t v) {
 // the budget nor the deadline stops them (a chain of 14 ceildiv/mod pairs took
 // 18 s past a 2 s deadline). Real maps nest a few levels; deeper ones are
 // answered as when the budget runs out: soundly, marked approximate.
-constexpr int k_max_isl_division_depth = 16;
+// (k_max_isl_division_depth, isl_bridge.hpp)
 
 isl::aff to_aff(const Expr& e, const LocalSpace& ls, const Domain& domain, int division_depth = 0) {
   switch (e.kind()) {

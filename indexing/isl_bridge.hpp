@@ -18,6 +18,10 @@
 
 namespace hlo_index::indexing {
 
+/// Nesting of floordiv / mod given to isl at most; deeper expressions are
+/// answered as when isl's budget runs out (IslLimitReached): see to_aff.
+inline constexpr int k_max_isl_division_depth = 16;
+
 using simplify::Domain;
 using simplify::Expr;
 using simplify::Interval;

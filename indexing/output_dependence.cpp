@@ -55,6 +55,14 @@ public:
     return m_memo.emplace(key, std::move(reads)).first->second;
   }
 
+  // What element `element` of instruction `i` of computation `c` depends on
+  // among its operands (by operand position in place of parameter number).
+  Reads of_operands(std::uint32_t c, std::uint32_t i, std::int64_t element) {
+    const hlo::Computation& comp = m_module.computations.at(c);
+    if (!m_module.shape_of(comp.instructions.at(i)).is_tuple) element = k_all;
+    return walk(comp, i, element, comp.operands_of(comp.instructions[i]));
+  }
+
 private:
   struct Item {
     std::uint32_t instruction;
@@ -109,7 +117,9 @@ private:
     return read;
   }
 
-  Reads walk(const hlo::Computation& c, std::uint32_t start, std::int64_t element) {
+  // `sinks` (the operands of `start`, for of_operands) end the walk as parameters do, by position.
+  Reads walk(const hlo::Computation& c, std::uint32_t start, std::int64_t element,
+             std::span<const std::uint32_t> sinks = {}) {
     Reads out;
     std::set<Item> seen;
     std::vector<Item> work{{start, element, 0}};
@@ -125,6 +135,16 @@ private:
       const hlo::Instruction& instr = c.instructions[item.instruction];
       const auto operands = c.operands_of(instr);
       const std::size_t reason = item.reason;
+      if (!sinks.empty() && item.instruction != start) {
+        for (std::size_t p = 0; p < sinks.size(); ++p) {
+          if (sinks[p] != item.instruction) continue;
+          if (reason != 0)
+            out.undefined.insert({p, m_reasons[reason - 1]});
+          else
+            out.elements.insert({p, item.element});
+        }
+        continue;
+      }
       auto every_operand = [&](std::size_t why) {
         for (std::uint32_t o : operands) push(o, k_all, why);
       };
@@ -224,6 +244,19 @@ private:
 OutputDependence::OutputDependence(const hlo::Module& module) : m_walker(std::make_unique<Walker>(module)) {}
 
 OutputDependence::~OutputDependence() = default;
+
+std::vector<OutputDependence::OperandReads> OutputDependence::operand_reads(std::uint32_t computation,
+                                                                            std::uint32_t instruction,
+                                                                            std::size_t output) {
+  const Reads reads = m_walker->of_operands(computation, instruction, static_cast<std::int64_t>(output));
+  std::vector<OperandReads> out(
+      m_walker->module().computations.at(computation).instructions.at(instruction).operand_count);
+  for (const auto& [p, e] : reads.elements)
+    if (p < out.size()) out[p].elements.insert(e);
+  for (const auto& [p, why] : reads.undefined)
+    if (p < out.size()) out[p].undefined.insert(why);
+  return out;
+}
 
 std::vector<MapSet> OutputDependence::maps(std::uint32_t callee, std::size_t output) {
   const hlo::Module& module = m_walker->module();

@@ -7,6 +7,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "indexing/op_maps.hpp"
@@ -41,6 +43,17 @@ public:
   /// on), a call or conditional through its computations, and any other op to
   /// every leaf of every operand.
   std::vector<MapSet> maps(std::uint32_t callee, std::size_t output);
+
+  /// What one operand of an instruction may feed into one of its outputs.
+  struct OperandReads {
+    std::set<std::int64_t> elements;  // tuple elements (-1: the whole operand; an array's is -1)
+    std::set<std::string> undefined;  // reasons, when reached through an op whose maps are UNDEFINED
+  };
+  /// Output `output` of instruction `instruction` of computation
+  /// `computation` (element `output` of a tuple result) to each of its
+  /// operands, by the same dataflow as maps() (one step: a call, conditional
+  /// or while through its computations, any other op to all its operands).
+  std::vector<OperandReads> operand_reads(std::uint32_t computation, std::uint32_t instruction, std::size_t output);
 
 private:
   class Walker;

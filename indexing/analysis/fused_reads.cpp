@@ -8,7 +8,9 @@
 #include <tuple>
 
 #include "indexing/analysis/utilisation.hpp"
+#include "indexing/map_complexity.hpp"
 #include "indexing/map_ops.hpp"
+#include "indexing/map_set_bound.hpp"
 #include "indexing/op_context.hpp"
 #include "indexing/op_maps.hpp"
 #include "indexing/simplify_map.hpp"
@@ -63,7 +65,10 @@ void compose_into(const MapSet& first, const MapSet& second, MapSet& into, const
       deadline.check();
       if (a.is_undefined() || b.is_undefined()) throw std::runtime_error("a fused instruction has no maps");
       IndexingMap m = indexing::compose(a, b);
+      // The same deterministic caps as the walks of IndexingAnalysis: past them the body is not composed.
+      if (indexing::exceeds_composition_caps(m)) throw std::runtime_error(indexing::composition_caps_reason());
       indexing::simplify(m, indexing::SimplifyPolicy::kExactRulesOnly);
+      if (indexing::exceeds_composition_caps(m)) throw std::runtime_error(indexing::composition_caps_reason());
       indexing::insert_unique(into, std::move(m), false);
     }
   }
@@ -128,6 +133,12 @@ FusedBody fused_body(const hlo::Module& module, indexing::IndexingAnalysis& anal
         if (instr.opcode == hlo::Opcode::kParameter) continue;
         const auto operands = body.operands_of(instr);
         for (auto s = state.lower_bound({i, 0}); s != state.end() && s->first.first == i; ++s) {
+          // Bounded as the walks of IndexingAnalysis bound theirs: a chain of dynamic-update-slices
+          // otherwise multiplies the pieces around each update (dus_chain_200 in ../shared/regressions).
+          const hlo::Shape& shape = module.shape_of(instr);
+          const hlo::Shape* array =
+              shape.is_tuple && s->first.second < shape.elements.size() ? &shape.elements[s->first.second] : &shape;
+          if (!array->is_tuple) indexing::bound_maps(s->second, indexing::dimension_sizes(*array));
           const std::vector<MapSet> producer = analysis.output_to_input(result.callee, i, s->first.second);
           for (std::size_t j = 0; j < operands.size() && j < producer.size(); ++j) {
             const hlo::Instruction& operand = body.instructions[operands[j]];

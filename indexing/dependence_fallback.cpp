@@ -1,0 +1,154 @@
+#include "indexing/dependence_fallback.hpp"
+
+#include <algorithm>
+#include <exception>
+
+#include "indexing/map_builders.hpp"
+#include "indexing/op_context.hpp"
+
+namespace hlo_index::indexing {
+
+namespace {
+
+constexpr std::int64_t k_all = -1;  // OperandReads: the whole operand
+
+// The tuple elements of `shape` that `elements` names (all for k_all).
+std::vector<std::size_t> named_elements(const hlo::Shape& shape, const std::set<std::int64_t>& elements) {
+  std::vector<std::size_t> out;
+  for (std::size_t e = 0; e < shape.elements.size(); ++e)
+    if (elements.contains(k_all) || elements.contains(static_cast<std::int64_t>(e))) out.push_back(e);
+  return out;
+}
+
+// Every element of an operand that output `out_dims` may depend on, from every element of the output.
+MapSet output_to_operand(const std::vector<std::int64_t>& out_dims, const hlo::Shape& operand,
+                         const OutputDependence::OperandReads& reads) {
+  MapSet set;
+  auto whole = [&](const hlo::Shape& array, std::optional<std::int64_t> element) {
+    if (array.is_tuple) {
+      set.push_back(IndexingMap::undefined("a nested tuple element of a tuple operand"));
+      return;
+    }
+    const std::vector<std::int64_t> in = dimension_sizes(array);
+    if (build::product(in) == 0) return;
+    IndexingMap map = build::map(out_dims, build::ranges(in.size()), in);
+    if (element) map.results().insert(map.results().begin(), Expr::constant(*element));
+    map.mark_approximate();
+    set.push_back(std::move(map));
+  };
+  if (!reads.elements.empty()) {
+    if (!operand.is_tuple) {
+      whole(operand, std::nullopt);
+    } else {
+      for (std::size_t e : named_elements(operand, reads.elements))
+        whole(operand.elements[e], static_cast<std::int64_t>(e));
+    }
+  }
+  for (const std::string& why : reads.undefined) set.push_back(IndexingMap::undefined(why));
+  return set;
+}
+
+// Every element of output `out_dims` from every element of the operand that may feed it.
+MapSet operand_to_output(const std::vector<std::int64_t>& out_dims, const hlo::Shape& operand,
+                         const OutputDependence::OperandReads& reads) {
+  MapSet set;
+  if (build::product(out_dims) == 0) return set;
+  auto from = [&](const hlo::Shape& array, std::optional<std::int64_t> element) {
+    if (array.is_tuple) {
+      set.push_back(IndexingMap::undefined("a nested tuple element of a tuple operand"));
+      return;
+    }
+    std::vector<std::int64_t> in = dimension_sizes(array);
+    if (element) in.insert(in.begin(), *element + 1);
+    IndexingMap map = build::map(in, build::ranges(out_dims.size()), out_dims);
+    if (element) map.add_constraint(Expr::dim(0), Interval::point(*element));  // d0: the element
+    map.mark_approximate();
+    set.push_back(std::move(map));
+  };
+  if (!reads.elements.empty()) {
+    if (!operand.is_tuple) {
+      from(operand, std::nullopt);
+    } else {
+      for (std::size_t e : named_elements(operand, reads.elements))
+        from(operand.elements[e], static_cast<std::int64_t>(e));
+    }
+  }
+  for (const std::string& why : reads.undefined) set.push_back(IndexingMap::undefined(why));
+  return set;
+}
+
+const hlo::Shape& output_shape(const hlo::Shape& shape, std::size_t k) {
+  return shape.is_tuple ? shape.elements.at(k) : shape;
+}
+
+}  // namespace
+
+bool replace_undefined_by_dependence(const hlo::Module& module, OutputDependence& dependence, std::uint32_t computation,
+                                     std::uint32_t instruction, std::size_t operand, std::vector<MapSet>& sets) {
+  const hlo::Computation& c = module.computations.at(computation);
+  const hlo::Instruction& instr = c.instructions.at(instruction);
+  const auto operands = c.operands_of(instr);
+  if (operand >= operands.size()) return false;
+  const hlo::Shape& shape = module.shape_of(instr);
+  const hlo::Shape& operand_shape = module.shape_of(c.instructions[operands[operand]]);
+  bool changed = false;
+  for (std::size_t k = 0; k < sets.size(); ++k) {
+    if (std::none_of(sets[k].begin(), sets[k].end(), [](const IndexingMap& m) { return m.is_undefined(); })) continue;
+    if (shape.is_tuple && k >= shape.elements.size()) continue;
+    const hlo::Shape& out = output_shape(shape, k);
+    if (out.is_tuple) continue;
+    try {
+      const std::vector<OutputDependence::OperandReads> reads = dependence.operand_reads(computation, instruction, k);
+      MapSet fallback = operand_to_output(dimension_sizes(out), operand_shape, reads.at(operand));
+      sets[k] = std::move(fallback);
+      changed = true;
+    } catch (const std::exception&) {
+      // The dataflow cannot be followed here (Unsupported, a malformed call): the UNDEFINED maps stand.
+    }
+  }
+  return changed;
+}
+
+std::optional<InstructionIndexing> dependence_maps(const hlo::Module& module, OutputDependence& dependence,
+                                                   std::uint32_t computation, std::uint32_t instruction, bool o2i,
+                                                   bool i2o, const std::string& reason) {
+  const hlo::Computation& c = module.computations.at(computation);
+  const hlo::Instruction& instr = c.instructions.at(instruction);
+  const hlo::Shape& shape = module.shape_of(instr);
+  const std::size_t outputs = shape.is_tuple ? shape.elements.size() : 1;
+  const auto operands = c.operands_of(instr);
+  InstructionIndexing out;
+  if (i2o) out.input_to_output.assign(outputs, {});
+  try {
+    for (std::size_t k = 0; k < outputs; ++k) {
+      const hlo::Shape& out_shape = output_shape(shape, k);
+      if (out_shape.is_tuple) {
+        // No index space to map: as before, UNDEFINED with the reason.
+        if (o2i) out.output_to_input.emplace_back(operands.size(), MapSet{IndexingMap::undefined(reason)});
+        if (i2o) out.input_to_output[k].assign(operands.size(), MapSet{IndexingMap::undefined(reason)});
+        continue;
+      }
+      const std::vector<std::int64_t> out_dims = dimension_sizes(out_shape);
+      const std::vector<OutputDependence::OperandReads> reads = dependence.operand_reads(computation, instruction, k);
+      if (o2i) {
+        std::vector<MapSet> sets(operands.size());
+        for (std::size_t j = 0; j < operands.size() && j < reads.size(); ++j)
+          sets[j] = output_to_operand(out_dims, module.shape_of(c.instructions[operands[j]]), reads[j]);
+        out.output_to_input.push_back(std::move(sets));
+      }
+      if (i2o) {
+        for (std::size_t j = 0; j < operands.size() && j < reads.size(); ++j) {
+          MapSet set = operand_to_output(out_dims, module.shape_of(c.instructions[operands[j]]), reads[j]);
+          if (set.empty()) continue;
+          if (out.input_to_output[k].empty()) out.input_to_output[k].resize(operands.size());
+          out.input_to_output[k][j] = std::move(set);
+        }
+      }
+    }
+  } catch (const std::exception&) {
+    return std::nullopt;  // the dataflow cannot be followed: the caller's UNDEFINED answer stands
+  }
+  return out;
+}
+
+}  // namespace hlo_index::indexing

@@ -1,0 +1,48 @@
+// Sound answers from dataflow alone (OutputDependence), where composing the
+// maps of an instruction exactly failed or is past a bound: every element of
+// what may be involved, marked approximate.
+//
+// - operand -> output, the mirror of the output -> operand fallback: the
+//   outputs whose values may depend on an operand, every element of them,
+//   from every element of the operand (of each tuple element that may feed
+//   them). Output k depends on operand j exactly when the dataflow from
+//   output k reaches operand j (OutputDependence::operand_reads), so this is
+//   that relation turned around; the dataflow through called computations is
+//   memoised per computation and output element by OutputDependence.
+// - a whole instruction past the per-instruction time limit: both
+//   directions from the dependence, instead of UNDEFINED.
+//
+// An operand -> output map from a tuple operand names the element it starts
+// from in its first dimension (an interval of one value), as a map into a
+// tuple names the element in its first result.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "indexing/instruction_indexing.hpp"
+#include "indexing/output_dependence.hpp"
+#include "parser/hlo_module.hpp"
+
+namespace hlo_index::indexing {
+
+/// `sets` are operand `operand`'s maps to each output of `instruction` of
+/// `computation` (IndexingAnalysis::input_to_output). Each set holding an
+/// UNDEFINED map is replaced by the dependence fallback for that output (an
+/// empty set when the output cannot depend on the operand); an output that
+/// is itself a tuple keeps its UNDEFINED maps. Returns whether any set changed.
+bool replace_undefined_by_dependence(const hlo::Module& module, OutputDependence& dependence, std::uint32_t computation,
+                                     std::uint32_t instruction, std::size_t operand, std::vector<MapSet>& sets);
+
+/// Every map of `instruction` of `computation` from dependence alone, in the
+/// directions asked (the layout of IndexingAnalysis::analyze), or nothing
+/// when the dependence cannot be followed (an unnamed called computation, a
+/// tuple element that is a tuple). `reason`: why the maps are not composed,
+/// for the UNDEFINED maps of outputs that are tuples.
+std::optional<InstructionIndexing> dependence_maps(const hlo::Module& module, OutputDependence& dependence,
+                                                   std::uint32_t computation, std::uint32_t instruction, bool o2i,
+                                                   bool i2o, const std::string& reason);
+
+}  // namespace hlo_index::indexing
