@@ -5,6 +5,7 @@
 
 #include "indexing/map_builders.hpp"
 #include "indexing/op_context.hpp"
+#include "indexing/tuple_leaves.hpp"
 
 namespace hlo_index::indexing {
 
@@ -12,27 +13,26 @@ namespace {
 
 constexpr std::int64_t k_all = -1;  // OperandReads: the whole operand
 
-// The tuple elements of `shape` that `elements` names (all for k_all).
-std::vector<std::size_t> named_elements(const hlo::Shape& shape, const std::set<std::int64_t>& elements) {
-  std::vector<std::size_t> out;
-  for (std::size_t e = 0; e < shape.elements.size(); ++e)
-    if (elements.contains(k_all) || elements.contains(static_cast<std::int64_t>(e))) out.push_back(e);
+// The leaves of `shape` that `leaves` names (all for k_all), with their shapes.
+std::vector<std::pair<std::size_t, const hlo::Shape*>> named_leaves(const hlo::Shape& shape,
+                                                                    const std::set<std::int64_t>& leaves) {
+  std::vector<std::pair<std::size_t, const hlo::Shape*>> out;
+  const std::vector<const hlo::Shape*> all = leaf_shapes(shape);
+  for (std::size_t k = 0; k < all.size(); ++k)
+    if (leaves.contains(k_all) || leaves.contains(static_cast<std::int64_t>(k))) out.emplace_back(k, all[k]);
   return out;
 }
 
-// Every element of an operand that output `out_dims` may depend on, from every element of the output.
+// Every element of an operand that output `out_dims` may depend on, from every element of the output
+// (a map into a tuple operand names the leaf in its first result).
 MapSet output_to_operand(const std::vector<std::int64_t>& out_dims, const hlo::Shape& operand,
                          const OutputDependence::OperandReads& reads) {
   MapSet set;
-  auto whole = [&](const hlo::Shape& array, std::optional<std::int64_t> element) {
-    if (array.is_tuple) {
-      set.push_back(IndexingMap::undefined("a nested tuple element of a tuple operand"));
-      return;
-    }
+  auto whole = [&](const hlo::Shape& array, std::optional<std::int64_t> leaf) {
     const std::vector<std::int64_t> in = dimension_sizes(array);
     if (build::product(in) == 0) return;
     IndexingMap map = build::map(out_dims, build::ranges(in.size()), in);
-    if (element) map.results().insert(map.results().begin(), Expr::constant(*element));
+    if (leaf) map.results().insert(map.results().begin(), Expr::constant(*leaf));
     map.mark_approximate();
     set.push_back(std::move(map));
   };
@@ -40,28 +40,24 @@ MapSet output_to_operand(const std::vector<std::int64_t>& out_dims, const hlo::S
     if (!operand.is_tuple) {
       whole(operand, std::nullopt);
     } else {
-      for (std::size_t e : named_elements(operand, reads.elements))
-        whole(operand.elements[e], static_cast<std::int64_t>(e));
+      for (const auto& [k, leaf] : named_leaves(operand, reads.elements)) whole(*leaf, static_cast<std::int64_t>(k));
     }
   }
   for (const std::string& why : reads.undefined) set.push_back(IndexingMap::undefined(why));
   return set;
 }
 
-// Every element of output `out_dims` from every element of the operand that may feed it.
+// Every element of output `out_dims` from every element of the operand that may feed it (a map from a
+// tuple operand names the leaf in its first dimension).
 MapSet operand_to_output(const std::vector<std::int64_t>& out_dims, const hlo::Shape& operand,
                          const OutputDependence::OperandReads& reads) {
   MapSet set;
   if (build::product(out_dims) == 0) return set;
-  auto from = [&](const hlo::Shape& array, std::optional<std::int64_t> element) {
-    if (array.is_tuple) {
-      set.push_back(IndexingMap::undefined("a nested tuple element of a tuple operand"));
-      return;
-    }
+  auto from = [&](const hlo::Shape& array, std::optional<std::int64_t> leaf) {
     std::vector<std::int64_t> in = dimension_sizes(array);
-    if (element) in.insert(in.begin(), *element + 1);
+    if (leaf) in.insert(in.begin(), *leaf + 1);
     IndexingMap map = build::map(in, build::ranges(out_dims.size()), out_dims);
-    if (element) map.add_constraint(Expr::dim(0), Interval::point(*element));  // d0: the element
+    if (leaf) map.add_constraint(Expr::dim(0), Interval::point(*leaf));  // d0: the leaf
     map.mark_approximate();
     set.push_back(std::move(map));
   };
@@ -69,16 +65,11 @@ MapSet operand_to_output(const std::vector<std::int64_t>& out_dims, const hlo::S
     if (!operand.is_tuple) {
       from(operand, std::nullopt);
     } else {
-      for (std::size_t e : named_elements(operand, reads.elements))
-        from(operand.elements[e], static_cast<std::int64_t>(e));
+      for (const auto& [k, leaf] : named_leaves(operand, reads.elements)) from(*leaf, static_cast<std::int64_t>(k));
     }
   }
   for (const std::string& why : reads.undefined) set.push_back(IndexingMap::undefined(why));
   return set;
-}
-
-const hlo::Shape& output_shape(const hlo::Shape& shape, std::size_t k) {
-  return shape.is_tuple ? shape.elements.at(k) : shape;
 }
 
 }  // namespace
@@ -94,12 +85,11 @@ bool replace_undefined_by_dependence(const hlo::Module& module, OutputDependence
   bool changed = false;
   for (std::size_t k = 0; k < sets.size(); ++k) {
     if (std::none_of(sets[k].begin(), sets[k].end(), [](const IndexingMap& m) { return m.is_undefined(); })) continue;
-    if (shape.is_tuple && k >= shape.elements.size()) continue;
-    const hlo::Shape& out = output_shape(shape, k);
-    if (out.is_tuple) continue;
+    const hlo::Shape* out = find_leaf_shape(shape, k);
+    if (out == nullptr) continue;
     try {
       const std::vector<OutputDependence::OperandReads> reads = dependence.operand_reads(computation, instruction, k);
-      MapSet fallback = operand_to_output(dimension_sizes(out), operand_shape, reads.at(operand));
+      MapSet fallback = operand_to_output(dimension_sizes(*out), operand_shape, reads.at(operand));
       sets[k] = std::move(fallback);
       changed = true;
     } catch (const std::exception&) {
@@ -111,23 +101,17 @@ bool replace_undefined_by_dependence(const hlo::Module& module, OutputDependence
 
 std::optional<InstructionIndexing> dependence_maps(const hlo::Module& module, OutputDependence& dependence,
                                                    std::uint32_t computation, std::uint32_t instruction, bool o2i,
-                                                   bool i2o, const std::string& reason) {
+                                                   bool i2o) {
   const hlo::Computation& c = module.computations.at(computation);
   const hlo::Instruction& instr = c.instructions.at(instruction);
   const hlo::Shape& shape = module.shape_of(instr);
-  const std::size_t outputs = shape.is_tuple ? shape.elements.size() : 1;
+  const std::size_t outputs = leaf_count(shape);
   const auto operands = c.operands_of(instr);
   InstructionIndexing out;
   if (i2o) out.input_to_output.assign(outputs, {});
   try {
     for (std::size_t k = 0; k < outputs; ++k) {
-      const hlo::Shape& out_shape = output_shape(shape, k);
-      if (out_shape.is_tuple) {
-        // No index space to map: as before, UNDEFINED with the reason.
-        if (o2i) out.output_to_input.emplace_back(operands.size(), MapSet{IndexingMap::undefined(reason)});
-        if (i2o) out.input_to_output[k].assign(operands.size(), MapSet{IndexingMap::undefined(reason)});
-        continue;
-      }
+      const hlo::Shape& out_shape = leaf_shape(shape, k);
       const std::vector<std::int64_t> out_dims = dimension_sizes(out_shape);
       const std::vector<OutputDependence::OperandReads> reads = dependence.operand_reads(computation, instruction, k);
       if (o2i) {

@@ -12,9 +12,9 @@
 // - a whole instruction past the per-instruction time limit: both
 //   directions from the dependence, instead of UNDEFINED.
 //
-// An operand -> output map from a tuple operand names the element it starts
+// An operand -> output map from a tuple operand names the leaf it starts
 // from in its first dimension (an interval of one value), as a map into a
-// tuple names the element in its first result.
+// tuple names the leaf in its first result (tuple_leaves.hpp).
 #pragma once
 
 #include <cstdint>
@@ -30,19 +30,17 @@ namespace hlo_index::indexing {
 
 /// `sets` are operand `operand`'s maps to each output of `instruction` of
 /// `computation` (IndexingAnalysis::input_to_output). Each set holding an
-/// UNDEFINED map is replaced by the dependence fallback for that output (an
-/// empty set when the output cannot depend on the operand); an output that
-/// is itself a tuple keeps its UNDEFINED maps. Returns whether any set changed.
+/// UNDEFINED map is replaced by the dependence fallback for that output leaf
+/// (an empty set when the output cannot depend on the operand). Returns
+/// whether any set changed.
 bool replace_undefined_by_dependence(const hlo::Module& module, OutputDependence& dependence, std::uint32_t computation,
                                      std::uint32_t instruction, std::size_t operand, std::vector<MapSet>& sets);
 
 /// Every map of `instruction` of `computation` from dependence alone, in the
 /// directions asked (the layout of IndexingAnalysis::analyze), or nothing
-/// when the dependence cannot be followed (an unnamed called computation, a
-/// tuple element that is a tuple). `reason`: why the maps are not composed,
-/// for the UNDEFINED maps of outputs that are tuples.
+/// when the dependence cannot be followed (an unnamed called computation).
 std::optional<InstructionIndexing> dependence_maps(const hlo::Module& module, OutputDependence& dependence,
                                                    std::uint32_t computation, std::uint32_t instruction, bool o2i,
-                                                   bool i2o, const std::string& reason);
+                                                   bool i2o);
 
 }  // namespace hlo_index::indexing

@@ -799,7 +799,7 @@ InstructionIndexing IndexingAnalysis::analyze(std::uint32_t computation, std::ui
     forget();
     // The maps from dependence alone (approximate) where it can be followed, else UNDEFINED.
     if (!m_dependence) m_dependence = std::make_unique<OutputDependence>(m_module);
-    if (auto fallback = dependence_maps(m_module, *m_dependence, computation, instruction, o2i, i2o, e.what()))
+    if (auto fallback = dependence_maps(m_module, *m_dependence, computation, instruction, o2i, i2o))
       return *std::move(fallback);
     const hlo::Instruction& instr = m_module.computations[computation].instructions[instruction];
     const hlo::Shape& shape = m_module.shape_of(instr);
