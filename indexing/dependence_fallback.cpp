@@ -13,63 +13,54 @@ namespace {
 
 constexpr std::int64_t k_all = -1;  // OperandReads: the whole operand
 
-// The leaves of `shape` that `leaves` names (all for k_all), with their shapes.
-std::vector<std::pair<std::size_t, const hlo::Shape*>> named_leaves(const hlo::Shape& shape,
-                                                                    const std::set<std::int64_t>& leaves) {
-  std::vector<std::pair<std::size_t, const hlo::Shape*>> out;
-  const std::vector<const hlo::Shape*> all = leaf_shapes(shape);
-  for (std::size_t k = 0; k < all.size(); ++k)
-    if (leaves.contains(k_all) || leaves.contains(static_cast<std::int64_t>(k))) out.emplace_back(k, all[k]);
-  return out;
+// One map per array of `operand` that `reads` names (the operand itself, or each leaf of a tuple
+// operand it names: all for k_all), built by `map_of(array, leaf)` (none: an empty map), then the
+// UNDEFINED maps of the reasons `reads` holds.
+template <typename MapOf>
+MapSet maps_per_leaf(const hlo::Shape& operand, const OutputDependence::OperandReads& reads, MapOf map_of) {
+  MapSet set;
+  auto add = [&](std::optional<IndexingMap> map) {
+    if (map) set.push_back(*std::move(map));
+  };
+  if (!reads.elements.empty() && !operand.is_tuple) add(map_of(operand, std::nullopt));
+  if (!reads.elements.empty() && operand.is_tuple) {
+    const std::vector<const hlo::Shape*> leaves = leaf_shapes(operand);
+    for (std::size_t k = 0; k < leaves.size(); ++k) {
+      const auto leaf = static_cast<std::int64_t>(k);
+      if (reads.elements.contains(k_all) || reads.elements.contains(leaf)) add(map_of(*leaves[k], leaf));
+    }
+  }
+  for (const std::string& why : reads.undefined) set.push_back(IndexingMap::undefined(why));
+  return set;
 }
 
 // Every element of an operand that output `out_dims` may depend on, from every element of the output
 // (a map into a tuple operand names the leaf in its first result).
 MapSet output_to_operand(const std::vector<std::int64_t>& out_dims, const hlo::Shape& operand,
                          const OutputDependence::OperandReads& reads) {
-  MapSet set;
-  auto whole = [&](const hlo::Shape& array, std::optional<std::int64_t> leaf) {
+  return maps_per_leaf(operand, reads, [&](const hlo::Shape& array, std::optional<std::int64_t> leaf) {
     const std::vector<std::int64_t> in = dimension_sizes(array);
-    if (build::product(in) == 0) return;
+    if (build::product(in) == 0) return std::optional<IndexingMap>();
     IndexingMap map = build::map(out_dims, build::ranges(in.size()), in);
     if (leaf) map.results().insert(map.results().begin(), Expr::constant(*leaf));
     map.mark_approximate();
-    set.push_back(std::move(map));
-  };
-  if (!reads.elements.empty()) {
-    if (!operand.is_tuple) {
-      whole(operand, std::nullopt);
-    } else {
-      for (const auto& [k, leaf] : named_leaves(operand, reads.elements)) whole(*leaf, static_cast<std::int64_t>(k));
-    }
-  }
-  for (const std::string& why : reads.undefined) set.push_back(IndexingMap::undefined(why));
-  return set;
+    return std::optional<IndexingMap>(std::move(map));
+  });
 }
 
 // Every element of output `out_dims` from every element of the operand that may feed it (a map from a
 // tuple operand names the leaf in its first dimension).
 MapSet operand_to_output(const std::vector<std::int64_t>& out_dims, const hlo::Shape& operand,
                          const OutputDependence::OperandReads& reads) {
-  MapSet set;
-  if (build::product(out_dims) == 0) return set;
-  auto from = [&](const hlo::Shape& array, std::optional<std::int64_t> leaf) {
+  if (build::product(out_dims) == 0) return {};
+  return maps_per_leaf(operand, reads, [&](const hlo::Shape& array, std::optional<std::int64_t> leaf) {
     std::vector<std::int64_t> in = dimension_sizes(array);
     if (leaf) in.insert(in.begin(), *leaf + 1);
     IndexingMap map = build::map(in, build::ranges(out_dims.size()), out_dims);
     if (leaf) map.add_constraint(Expr::dim(0), Interval::point(*leaf));  // d0: the leaf
     map.mark_approximate();
-    set.push_back(std::move(map));
-  };
-  if (!reads.elements.empty()) {
-    if (!operand.is_tuple) {
-      from(operand, std::nullopt);
-    } else {
-      for (const auto& [k, leaf] : named_leaves(operand, reads.elements)) from(*leaf, static_cast<std::int64_t>(k));
-    }
-  }
-  for (const std::string& why : reads.undefined) set.push_back(IndexingMap::undefined(why));
-  return set;
+    return std::optional<IndexingMap>(std::move(map));
+  });
 }
 
 }  // namespace
