@@ -144,7 +144,8 @@ std::vector<MapSet> IndexingAnalysis::conditional_maps(std::uint32_t computation
   }
   const std::size_t i = index - 1;
   if (branch_operand_is_empty(i)) return sets;
-  if (branch_operand_is_tuple(i)) throw Unsupported("operand -> output maps of a tuple branch operand");
+  if (branch_operand_is_tuple(i))
+    throw Unsupported("operand -> output maps are not composed through a tuple branch operand");
   std::vector<MapSet> body = through(i, true, 0);
   for (std::size_t k = 0; k < outputs && k < body.size(); ++k) {
     for (IndexingMap& m : body[k]) {

@@ -399,7 +399,7 @@ Count count_relation(const IndexingMap& map) {
   for (std::uint32_t i = 0; i < map.runtime_count(); ++i) results.push_back(Expr::runtime(i));
   results.insert(results.end(), map.results().begin(), map.results().end());
   IndexingMap pairs(map.domain(), std::move(results));
-  if (map.approximate()) pairs.mark_approximate();
+  pairs.inherit_approximation(map);
   return count_image(pairs);
 }
 

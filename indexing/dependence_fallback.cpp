@@ -37,13 +37,13 @@ MapSet maps_per_leaf(const hlo::Shape& operand, const OutputDependence::OperandR
 // Every element of an operand that output `out_dims` may depend on, from every element of the output
 // (a map into a tuple operand names the leaf in its first result).
 MapSet output_to_operand(const std::vector<std::int64_t>& out_dims, const hlo::Shape& operand,
-                         const OutputDependence::OperandReads& reads) {
+                         const OutputDependence::OperandReads& reads, std::string_view why) {
   return maps_per_leaf(operand, reads, [&](const hlo::Shape& array, std::optional<std::int64_t> leaf) {
     const std::vector<std::int64_t> in = dimension_sizes(array);
     if (build::product(in) == 0) return std::optional<IndexingMap>();
     IndexingMap map = build::map(out_dims, build::ranges(in.size()), in);
     if (leaf) map.results().insert(map.results().begin(), Expr::constant(*leaf));
-    map.mark_approximate();
+    map.mark_approximate(why);
     return std::optional<IndexingMap>(std::move(map));
   });
 }
@@ -51,19 +51,25 @@ MapSet output_to_operand(const std::vector<std::int64_t>& out_dims, const hlo::S
 // Every element of output `out_dims` from every element of the operand that may feed it (a map from a
 // tuple operand names the leaf in its first dimension).
 MapSet operand_to_output(const std::vector<std::int64_t>& out_dims, const hlo::Shape& operand,
-                         const OutputDependence::OperandReads& reads) {
+                         const OutputDependence::OperandReads& reads, std::string_view why) {
   if (build::product(out_dims) == 0) return {};
   return maps_per_leaf(operand, reads, [&](const hlo::Shape& array, std::optional<std::int64_t> leaf) {
     std::vector<std::int64_t> in = dimension_sizes(array);
     if (leaf) in.insert(in.begin(), *leaf + 1);
     IndexingMap map = build::map(in, build::ranges(out_dims.size()), out_dims);
     if (leaf) map.add_constraint(Expr::dim(0), Interval::point(*leaf));  // d0: the leaf
-    map.mark_approximate();
+    map.mark_approximate(why);
     return std::optional<IndexingMap>(std::move(map));
   });
 }
 
 }  // namespace
+
+std::string dataflow_only(std::string_view reason) {
+  std::string why = "whole arrays the dataflow reaches";
+  if (!reason.empty()) why.append(": ").append(reason);
+  return why;
+}
 
 bool replace_undefined_by_dependence(const hlo::Module& module, OutputDependence& dependence, std::uint32_t computation,
                                      std::uint32_t instruction, std::size_t operand, std::vector<MapSet>& sets) {
@@ -75,12 +81,15 @@ bool replace_undefined_by_dependence(const hlo::Module& module, OutputDependence
   const hlo::Shape& operand_shape = module.shape_of(c.instructions[operands[operand]]);
   bool changed = false;
   for (std::size_t k = 0; k < sets.size(); ++k) {
-    if (std::none_of(sets[k].begin(), sets[k].end(), [](const IndexingMap& m) { return m.is_undefined(); })) continue;
+    const auto undefined =
+        std::find_if(sets[k].begin(), sets[k].end(), [](const IndexingMap& m) { return m.is_undefined(); });
+    if (undefined == sets[k].end()) continue;
     const hlo::Shape* out = find_leaf_shape(shape, k);
     if (out == nullptr) continue;
     try {
       const std::vector<OutputDependence::OperandReads> reads = dependence.operand_reads(computation, instruction, k);
-      MapSet fallback = operand_to_output(dimension_sizes(*out), operand_shape, reads.at(operand));
+      const std::string why = dataflow_only(undefined->undefined_reason());
+      MapSet fallback = operand_to_output(dimension_sizes(*out), operand_shape, reads.at(operand), why);
       sets[k] = std::move(fallback);
       changed = true;
     } catch (const std::exception&) {
@@ -92,7 +101,8 @@ bool replace_undefined_by_dependence(const hlo::Module& module, OutputDependence
 
 std::optional<InstructionIndexing> dependence_maps(const hlo::Module& module, OutputDependence& dependence,
                                                    std::uint32_t computation, std::uint32_t instruction, bool o2i,
-                                                   bool i2o) {
+                                                   bool i2o, std::string_view reason) {
+  const std::string why = dataflow_only(reason);
   const hlo::Computation& c = module.computations.at(computation);
   const hlo::Instruction& instr = c.instructions.at(instruction);
   const hlo::Shape& shape = module.shape_of(instr);
@@ -108,12 +118,12 @@ std::optional<InstructionIndexing> dependence_maps(const hlo::Module& module, Ou
       if (o2i) {
         std::vector<MapSet> sets(operands.size());
         for (std::size_t j = 0; j < operands.size() && j < reads.size(); ++j)
-          sets[j] = output_to_operand(out_dims, module.shape_of(c.instructions[operands[j]]), reads[j]);
+          sets[j] = output_to_operand(out_dims, module.shape_of(c.instructions[operands[j]]), reads[j], why);
         out.output_to_input.push_back(std::move(sets));
       }
       if (i2o) {
         for (std::size_t j = 0; j < operands.size() && j < reads.size(); ++j) {
-          MapSet set = operand_to_output(out_dims, module.shape_of(c.instructions[operands[j]]), reads[j]);
+          MapSet set = operand_to_output(out_dims, module.shape_of(c.instructions[operands[j]]), reads[j], why);
           if (set.empty()) continue;
           if (out.input_to_output[k].empty()) out.input_to_output[k].resize(operands.size());
           out.input_to_output[k][j] = std::move(set);

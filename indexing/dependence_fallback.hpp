@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "indexing/instruction_indexing.hpp"
@@ -27,6 +28,10 @@
 #include "parser/hlo_module.hpp"
 
 namespace hlo_index::indexing {
+
+/// The approximation reason of a fallback map: `whole arrays the dataflow reaches: <reason>`,
+/// where `reason` says why the maps could not be composed.
+std::string dataflow_only(std::string_view reason);
 
 /// `sets` are operand `operand`'s maps to each output of `instruction` of
 /// `computation` (IndexingAnalysis::input_to_output). Each set holding an
@@ -41,6 +46,6 @@ bool replace_undefined_by_dependence(const hlo::Module& module, OutputDependence
 /// when the dependence cannot be followed (an unnamed called computation).
 std::optional<InstructionIndexing> dependence_maps(const hlo::Module& module, OutputDependence& dependence,
                                                    std::uint32_t computation, std::uint32_t instruction, bool o2i,
-                                                   bool i2o);
+                                                   bool i2o, std::string_view reason);
 
 }  // namespace hlo_index::indexing

@@ -35,6 +35,34 @@ IndexingMap IndexingMap::undefined(std::string reason) {
   return m;
 }
 
+const std::string& IndexingMap::no_reason() {
+  static const std::string empty;
+  return empty;
+}
+
+namespace {
+// The printed `(approximate: why)` is read back up to its matching
+// parenthesis: a reason with unbalanced ones gets brackets instead.
+std::string balanced(std::string_view why) {
+  std::string out(why);
+  int depth = 0;
+  bool ok = true;
+  for (char c : out) {
+    depth += c == '(' ? 1 : (c == ')' ? -1 : 0);
+    ok = ok && depth >= 0 && c != '\n';
+  }
+  if (ok && depth == 0) return out;
+  for (char& c : out) c = c == '(' ? '[' : (c == ')' ? ']' : (c == '\n' ? ' ' : c));
+  return out;
+}
+}  // namespace
+
+void IndexingMap::mark_approximate(std::string_view why) {
+  const bool had_reason = m_approximate && !m_reason.empty();
+  m_approximate = true;
+  if (!is_undefined() && !had_reason) m_reason = balanced(why);
+}
+
 IndexingMap IndexingMap::known_empty(const IndexingMap& shape_of) {
   IndexingMap m = shape_of;
   m.set_known_empty();

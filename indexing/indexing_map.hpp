@@ -19,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "simplify/domain.hpp"
@@ -78,12 +79,21 @@ public:
   bool is_defined() const { return m_state == State::kDefined; }
   bool is_undefined() const { return m_state == State::kUndefined; }
   bool is_known_empty() const { return m_state == State::kKnownEmpty; }
-  const std::string& undefined_reason() const { return m_reason; }
+  const std::string& undefined_reason() const { return is_undefined() ? m_reason : no_reason(); }
 
-  /// True when some operation hit a bound and returned a superset of the
-  /// exact relation.
+  /// True when some operation hit a bound, or a semantic the text does not
+  /// pin down, and returned a superset of the exact relation.
   bool approximate() const { return m_approximate; }
-  void mark_approximate() { m_approximate = true; }
+  /// Why, for the reader: a short phrase without parentheses, printed as
+  /// `(approximate: why)`; empty when no one said. The first reason given
+  /// is kept: it names the step that lost exactness.
+  const std::string& approximation_reason() const { return is_undefined() ? no_reason() : m_reason; }
+  void mark_approximate(std::string_view why = {});
+  /// Marks this map approximate, with `from`'s reason, when `from` is: a map
+  /// derived from an approximate one is approximate for the same reason.
+  void inherit_approximation(const IndexingMap& from) {
+    if (from.approximate()) mark_approximate(from.approximation_reason());
+  }
 
   const Domain& domain() const { return m_domain; }
   Domain& domain() { return m_domain; }
@@ -119,9 +129,11 @@ public:
   bool operator==(const IndexingMap& other) const;
 
 private:
+  static const std::string& no_reason();
+
   State m_state = State::kDefined;
   bool m_approximate = false;
-  std::string m_reason;
+  std::string m_reason;  // of an UNDEFINED map, else why it is approximate
   Domain m_domain;
   std::vector<Expr> m_results;
   std::vector<RuntimeSource> m_runtime_sources;

@@ -563,7 +563,7 @@ std::vector<MapSet> IndexingAnalysis::fused_output_to_input(std::uint32_t callee
     // Past the bound: what the output may depend on, read whole (approximate), instead of UNDEFINED.
     try {
       if (!m_dependence) m_dependence = std::make_unique<OutputDependence>(m_module);
-      result = m_dependence->maps(callee, output);
+      result = m_dependence->maps(callee, output, dataflow_only(e.what()));
     } catch (const Unsupported& why) {
       result.assign(parameter_count(m_module.computations[callee]),
                     undefined_set(std::string(e.what()).append("; ").append(why.what())));
@@ -665,6 +665,7 @@ std::vector<MapSet> IndexingAnalysis::fused_input_to_output(std::uint32_t callee
     const hlo::Computation& body = m_module.computations[callee];
     result.assign(leaf_count(m_module.shape_of(body.instructions[body.root])), undefined_set(e.what()));
   }
+  m_fused_i2o.emplace(std::make_pair(callee, operand), result);
   return result;
 }
 
@@ -680,6 +681,8 @@ std::vector<MapSet> IndexingAnalysis::walk_input_to_output(std::uint32_t callee,
   for (std::uint32_t i = 0; i < body.instructions.size(); ++i) {
     const hlo::Instruction& instr = body.instructions[i];
     if (instr.opcode == Opcode::kParameter && static_cast<std::size_t>(instr.parameter_number) == operand) {
+      if (m_module.shape_of(instr).is_tuple)
+        throw Unsupported("operand -> output maps are not composed from a tuple parameter");
       state[{i, 0}].push_back(IndexingMap::identity(dimension_sizes(m_module.shape_of(instr))));
     }
   }
@@ -799,7 +802,7 @@ InstructionIndexing IndexingAnalysis::analyze(std::uint32_t computation, std::ui
     forget();
     // The maps from dependence alone (approximate) where it can be followed, else UNDEFINED.
     if (!m_dependence) m_dependence = std::make_unique<OutputDependence>(m_module);
-    if (auto fallback = dependence_maps(m_module, *m_dependence, computation, instruction, o2i, i2o))
+    if (auto fallback = dependence_maps(m_module, *m_dependence, computation, instruction, o2i, i2o, e.what()))
       return *std::move(fallback);
     const hlo::Instruction& instr = m_module.computations[computation].instructions[instruction];
     const hlo::Shape& shape = m_module.shape_of(instr);

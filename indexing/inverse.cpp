@@ -39,7 +39,7 @@ IndexingMap over_approximate_inverse(const IndexingMap& map) {
       Domain(result_intervals(map), map.domain().variables(VarKind::kDim), map.domain().variables(VarKind::kRuntime)),
       std::move(results));
   out.runtime_sources() = map.runtime_sources();
-  out.mark_approximate();
+  out.mark_approximate("the exact inverse is past the isl operation budget");
   return out;
 }
 
@@ -104,7 +104,7 @@ std::vector<IndexingMap> inverse(const IndexingMap& map, bool simplify_pieces) {
     // isl cannot represent the map: the inverse of an over-approximation it
     // can, approximate.
     std::vector<IndexingMap> out = inverse(abstract_non_affine(map), simplify_pieces);
-    for (IndexingMap& m : out) m.mark_approximate();
+    for (IndexingMap& m : out) m.mark_approximate("the inverse of a map with non-affine terms");
     return out;
   }
   std::vector<IndexingMap> out;

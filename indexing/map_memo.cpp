@@ -42,14 +42,16 @@ std::size_t MapIdentityHash::operator()(const IndexingMap& map) const {
     if (s.map) mix(seed, (*this)(*s.map));
   }
   mix(seed, std::hash<std::string>()(map.undefined_reason()));
+  mix(seed, std::hash<std::string>()(map.approximation_reason()));
   return seed;
 }
 
 // IndexingMap's operator== leaves out what comparing relations does not
 // need (the producing instruction and feasible range of a runtime source,
-// the reason of an UNDEFINED map); a memo key must not.
+// the reason of an UNDEFINED or approximate map); a memo key must not.
 bool MapIdentical::operator()(const IndexingMap& a, const IndexingMap& b) const {
-  if (!(a == b) || a.undefined_reason() != b.undefined_reason()) return false;
+  if (!(a == b) || a.undefined_reason() != b.undefined_reason() || a.approximation_reason() != b.approximation_reason())
+    return false;
   for (std::size_t k = 0; k < a.runtime_sources().size(); ++k) {
     const RuntimeSource& x = a.runtime_sources()[k];
     const RuntimeSource& y = b.runtime_sources()[k];

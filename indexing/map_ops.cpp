@@ -30,7 +30,7 @@ IndexingMap rewritten(const IndexingMap& map, Domain variables, std::span<const 
   if (out.is_defined()) {
     for (const Expr& r : map.replica_id()) out.replica_id().push_back(simplify::substitute(r, replacement));
   }
-  if (map.approximate()) out.mark_approximate();
+  out.inherit_approximation(map);
   return out;
 }
 
@@ -111,7 +111,8 @@ IndexingMap compose(const IndexingMap& first, const IndexingMap& second) {
     for (const Expr& r : first.replica_id()) out.replica_id().push_back(simplify::substitute(r, rename_first));
     for (const Expr& r : second.replica_id()) out.replica_id().push_back(simplify::substitute(r, through_first));
   }
-  if (first.approximate() || second.approximate()) out.mark_approximate();
+  out.inherit_approximation(first);
+  out.inherit_approximation(second);
   return out;
 }
 

@@ -339,7 +339,8 @@ private:
   bool at_section_end() {
     if (at_end()) return true;
     if (peek() == ';') return true;  // a runtime source's replica id follows
-    if (peek() == '(' && m_text.substr(m_pos, 13) == "(approximate)") return true;
+    if (peek() == '(' && (m_text.substr(m_pos, 13) == "(approximate)" || m_text.substr(m_pos, 13) == "(approximate:"))
+      return true;
     std::size_t save = m_pos;
     bool runtime = accept_keyword("runtime") && accept_keyword("variables");
     m_pos = save;
@@ -476,7 +477,7 @@ private:
     check_divisions(first_division, Domain(vars[0], vars[1], vars[2]));
     IndexingMap map(Domain(vars[0], vars[1], vars[2]), std::move(results));
     for (const Constraint& c : constraints) map.add_constraint(c.expr, c.interval);
-    if (accept("(approximate)")) map.mark_approximate();
+    if (accept("(approximate")) approximate_marker(map);
     if (!nested && accept_keyword("runtime")) {
       if (!accept_keyword("variables")) fail("expected 'variables'");
       expect(":", "':'");
@@ -484,6 +485,27 @@ private:
     }
     if (!nested && at_replica_id()) replica_id(map);
     return map;
+  }
+
+  // After `(approximate`: `)`, or `: why)` where `why` may hold balanced
+  // parentheses (the reasons hlo-index prints do).
+  void approximate_marker(IndexingMap& map) {
+    if (accept(")")) {
+      map.mark_approximate();
+      return;
+    }
+    expect(":", "')' or ': reason)' after '(approximate'");
+    skip_space();
+    const std::size_t from = m_pos;
+    int depth = 0;
+    for (; m_pos < m_text.size(); ++m_pos) {
+      const char c = m_text[m_pos];
+      if (c == '\n' || (c == ')' && depth == 0)) break;
+      depth += c == '(' ? 1 : (c == ')' ? -1 : 0);
+    }
+    if (m_pos >= m_text.size() || m_text[m_pos] != ')') fail("expected ')' closing '(approximate: ...'");
+    map.mark_approximate(m_text.substr(from, m_pos - from));
+    ++m_pos;
   }
 
   void runtime_sources(IndexingMap& map) {

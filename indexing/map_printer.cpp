@@ -154,7 +154,9 @@ std::string print_map(const IndexingMap& map, const MapPrintOptions& options) {
   append_signature(out, map, namer);
   append_domain(out, domain_items(map.domain(), namer), options);
   if (map.approximate() && options.approximate_marker) {
-    out += multi ? '\n' + options.indent + "(approximate)" : std::string(" (approximate)");
+    const std::string& why = map.approximation_reason();
+    const std::string marker = why.empty() ? "(approximate)" : "(approximate: " + why + ")";
+    out += multi ? '\n' + options.indent + marker : ' ' + marker;
   }
   if (options.runtime_sources && !map.runtime_sources().empty()) append_runtime_sources(out, map, options, namer);
   if (options.replica_id && map.has_replica_id()) {

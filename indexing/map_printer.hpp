@@ -13,7 +13,8 @@
 //     (d0, d1) -> (d0 floordiv 64), domain: d0 in [0, 127], d1 in [0, 255]
 // The map of a runtime source that has a replica id (an offset read on
 // another replica) prints it on its line: `rt0: ...; <map>; replica id:
-// <map>`. A map that is an over-approximation ends in `(approximate)`
+// <map>`. A map that is an over-approximation ends in `(approximate)`, or
+// `(approximate: why)` when the map says why
 // (before these sections).
 #pragma once
 

@@ -45,7 +45,7 @@ std::optional<IndexingMap> bounding_box(const std::vector<const IndexingMap*>& m
   dim_vars.reserve(dim_hull.size());
   for (const Interval& i : dim_hull) dim_vars.push_back(Variable{i, {}});
   IndexingMap box(Domain(std::move(dim_vars), std::move(range_vars), {}), build::ranges(array.size()));
-  box.mark_approximate();
+  box.mark_approximate("more maps than the set bound: their bounding box");
   return box;
 }
 

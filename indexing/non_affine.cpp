@@ -66,7 +66,7 @@ IndexingMap abstract_non_affine(const IndexingMap& map) {
     for (const Expr& r : map.replica_id()) out.replica_id().push_back(replace_nodes(r, vars));
     out.runtime_sources() = map.runtime_sources();
   }
-  out.mark_approximate();
+  out.mark_approximate("non-affine terms replaced by range variables");
   return out;
 }
 

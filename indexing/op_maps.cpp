@@ -29,7 +29,7 @@ std::vector<MapSet> maps_by_inverse(const OpContext& op, std::size_t operand,
         continue;
       }
       for (IndexingMap& piece : inverse(m)) {
-        if (m.approximate()) piece.mark_approximate();
+        piece.inherit_approximation(m);
         sets[k].push_back(std::move(piece));
       }
     }
@@ -125,7 +125,7 @@ constexpr FamilyMaps k_family_maps[] = {
     {F::kReduceScatter, [](Op op, Index output, Style) { return o2i_reduce_scatter(op, output); },
                         [](Op op, Index operand, Style) { return i2o_reduce_scatter(op, operand); }},
     {F::kWhile, [](Op op, Index output, Style) { return o2i_while(op, output); },
-                [](Op, Index, Style) -> Sets { throw Unsupported("operand -> output maps of a while"); }},
+                [](Op, Index, Style) -> Sets { throw Unsupported("operand -> output maps are not composed through a while"); }},
     // Composed by IndexingAnalysis (conditional_maps.cpp).
     {F::kConditional, [](Op op, Index, Style) -> Sets { no_maps(op); },
                       [](Op op, Index, Style) -> Sets { no_maps(op); }},

@@ -164,7 +164,7 @@ std::vector<MapSet> o2i_convolution(const OpContext& op, MapStyle style) {
   }
   IndexingMap input =
       compose(build::map(c.output, std::move(padded_index), ranges), padding_map(c.input, padded, low, interior));
-  if (batch_symbol) input.mark_approximate();  // every batch group instead of the output feature's own
+  if (batch_symbol) input.mark_approximate("every batch group, not the output feature's own");
 
   // Kernel: XLA reads it at every window position (the same set with or
   // without reversal); exactly, only where the window meets the input.
@@ -182,7 +182,7 @@ std::vector<MapSet> o2i_convolution(const OpContext& op, MapStyle style) {
       require_real_input(kernel, c, i, Expr::dim(u32(c.dims.output_spatial[i])), Expr::range(u32(i)));
     }
   } else if (window_meets_holes(c)) {
-    kernel.mark_approximate();  // XLA's kernel map includes positions that meet padding or holes
+    kernel.mark_approximate("as XLA: window positions on padding or dilation holes included");
   }
   return one_each({std::move(input), std::move(kernel)});
 }
@@ -206,7 +206,8 @@ std::vector<MapSet> i2o_convolution(const OpContext& op, std::size_t operand, Ma
       results[sz(c.dims.output_spatial[i])] = new_range(c.output[sz(c.dims.output_spatial[i])]);
     }
     IndexingMap map = build::map(c.kernel, results, ranges);
-    if (style == MapStyle::kXla && window_meets_holes(c)) map.mark_approximate();
+    if (style == MapStyle::kXla && window_meets_holes(c))
+      map.mark_approximate("as XLA: window positions on padding or dilation holes included");
     if (style != MapStyle::kXla) {
       for (std::size_t i = 0; i < spatial && !map.is_known_empty(); ++i) {
         // Reversal is its own inverse: the window position of kernel index k.

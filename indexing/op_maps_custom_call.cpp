@@ -251,7 +251,7 @@ std::vector<MapSet> o2i_custom_call(const OpContext& op, std::size_t output) {
     case TargetMaps::kKernelReadsWholeOperands: {
       std::vector<MapSet> sets = o2i_whole_operands(op, output);
       for (MapSet& set : sets)
-        for (IndexingMap& m : set) m.mark_approximate();
+        for (IndexingMap& m : set) m.mark_approximate("a kernel with no per-element semantics: whole operands");
       return sets;
     }
   }
@@ -280,7 +280,7 @@ std::vector<MapSet> i2o_custom_call(const OpContext& op, std::size_t operand) {
     case TargetMaps::kKernelReadsWholeOperands: {
       std::vector<MapSet> sets = i2o_whole_operands(op, operand);
       for (MapSet& set : sets)
-        for (IndexingMap& m : set) m.mark_approximate();
+        for (IndexingMap& m : set) m.mark_approximate("a kernel with no per-element semantics: whole operands");
       return sets;
     }
   }

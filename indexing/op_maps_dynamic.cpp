@@ -82,7 +82,7 @@ public:
       }
       fill(map, values);
       map.runtime_sources() = m_sources;
-      if (m_approximate) map.mark_approximate();
+      if (m_approximate) map.mark_approximate("as XLA: an out-of-range constant offset kept as a runtime variable");
       if (!map.is_known_empty() || out.empty()) out.push_back(std::move(map));
       std::size_t i = 0;
       while (i < pick.size() && ++pick[i] == m_choices[i].size()) pick[i++] = 0;
@@ -289,7 +289,8 @@ std::vector<MapSet> dus_operand_maps(const OpContext& op, MapStyle style) {
   const auto out = op.output_dims(0), update = op.operand_dims(1);
   if (style == MapStyle::kXla || build::product(update) == 0) {
     IndexingMap identity = IndexingMap::identity(out);
-    if (style == MapStyle::kXla && build::product(update) != 0) identity.mark_approximate();
+    if (style == MapStyle::kXla && build::product(update) != 0)
+      identity.mark_approximate("as XLA: the operand read under the update too");
     return one_each({std::move(identity)});
   }
   const Offsets offsets = scalar_offsets(op, style, out, 2, out, update);
@@ -321,7 +322,7 @@ std::vector<MapSet> o2i_dynamic_update_slice(const OpContext& op, MapStyle style
       if (style == MapStyle::kExact) map.add_constraint(r, Interval{0, update[i] - 1});
     }
     // XLA reads the update over the whole output.
-    if (style == MapStyle::kXla) map.mark_approximate();
+    if (style == MapStyle::kXla) map.mark_approximate("as XLA: the update read over the whole output");
   }));
   for (std::size_t i = 0; i < out.size(); ++i) sets.push_back({build::scalar(out)});
   return sets;
@@ -525,7 +526,7 @@ std::vector<MapSet> i2o_gather(const OpContext& op, std::size_t operand, MapStyl
     map.add_constraint(Expr::dim(u32(sz(k))) - start[sz(k)], Interval::point(0));
   }
   map.results() = std::move(results);
-  map.mark_approximate();
+  map.mark_approximate("without the indices' values, every start offset");
   return one_each({std::move(map)});
 }
 

@@ -87,8 +87,10 @@ IndexingMap aux_of(const IndexingMap& queries) {
   return aux;
 }
 
+constexpr std::string_view k_attention_reason = "every key row the mask and sequence lengths may allow";
+
 MapSet approximate(IndexingMap map) {
-  map.mark_approximate();
+  map.mark_approximate(k_attention_reason);
   return {std::move(map)};
 }
 
@@ -162,7 +164,7 @@ std::vector<MapSet> i2o_fused_attention(const OpContext& op, std::size_t operand
     const std::vector<MapSet> reads = o2i_fused_attention(op, k, is_backward);
     for (const IndexingMap& m : reads.at(operand)) {
       for (IndexingMap& piece : inverse(m)) {
-        piece.mark_approximate();
+        piece.mark_approximate(k_attention_reason);
         sets[k].push_back(std::move(piece));
       }
     }

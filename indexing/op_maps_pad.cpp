@@ -94,7 +94,7 @@ std::vector<MapSet> o2i_pad(const OpContext& op, MapStyle style) {
   sets[0].push_back(padding_map(c.operand, c.padded, c.low, c.interior));
   if (style == MapStyle::kXla) {
     IndexingMap every = build::scalar(c.padded);
-    every.mark_approximate();  // elements holding operand values do not read the padding value
+    every.mark_approximate("as XLA: the padding value read at operand positions too");
     sets[1].push_back(std::move(every));
   } else {
     sets[1] = padding_value_pieces(c);
@@ -107,7 +107,7 @@ std::vector<MapSet> i2o_pad(const OpContext& op, std::size_t operand, MapStyle s
   if (operand == 1) {
     if (style == MapStyle::kXla) {
       IndexingMap every = build::to_every_element(c.padded);
-      every.mark_approximate();
+      every.mark_approximate("as XLA: the padding value read at operand positions too");
       return one_each({std::move(every)});
     }
     MapSet turned;

@@ -80,7 +80,7 @@ std::vector<MapSet> o2i_scan(const OpContext& op, std::size_t output) {
   if (!shapes) {
     std::vector<MapSet> sets = o2i_whole_operands(op, output);
     for (MapSet& set : sets)
-      for (IndexingMap& m : set) m.mark_approximate();
+      for (IndexingMap& m : set) m.mark_approximate("a scan of shapes not recognised: whole operands");
     return sets;
   }
   const ScanShapes& s = *shapes;

@@ -188,7 +188,8 @@ IndexingMap updates_read(const OpContext& op, const Scatter& s) {
   map.runtime_sources() = std::move(st.sources);
   // One runtime value per start stands for the starts of every batch position: exact only
   // when there is one.
-  if (build::product(ranges) > 1 && !s.to_operand_dims.empty()) map.mark_approximate();
+  if (build::product(ranges) > 1 && !s.to_operand_dims.empty())
+    map.mark_approximate("one runtime value stands for the start indices of every update");
   return map;
 }
 

@@ -114,7 +114,7 @@ IndexingMap along_unknown_group(const std::vector<std::int64_t>& dims, std::size
   if (with_device) ranges.push_back(dims[d]);  // at most one device per index along d
   IndexingMap map = build::map(dims, std::move(results), ranges);
   if (with_device) map.replica_id() = {Expr::range(1)};
-  map.mark_approximate();
+  map.mark_approximate("without replica_groups the group size is unknown");
   return map;
 }
 

@@ -118,7 +118,7 @@ SelectAndScatterShapes select_and_scatter_shapes(const OpContext& op) {
 // values): the maps give every element any selection could involve, so the
 // operand and source maps are over-approximations, marked approximate.
 IndexingMap selection_dependent(IndexingMap m) {
-  m.mark_approximate();
+  m.mark_approximate("the elements any selection could involve");
   return m;
 }
 

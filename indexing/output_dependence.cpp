@@ -258,7 +258,7 @@ std::vector<OutputDependence::OperandReads> OutputDependence::operand_reads(std:
   return out;
 }
 
-std::vector<MapSet> OutputDependence::maps(std::uint32_t callee, std::size_t output) {
+std::vector<MapSet> OutputDependence::maps(std::uint32_t callee, std::size_t output, std::string_view why) {
   const hlo::Module& module = m_walker->module();
   const hlo::Computation& body = module.computations.at(callee);
   if (body.root == hlo::k_none) throw Unsupported("the called computation has no root");
@@ -280,7 +280,7 @@ std::vector<MapSet> OutputDependence::maps(std::uint32_t callee, std::size_t out
     const std::vector<std::int64_t> in = dimension_sizes(shape);
     IndexingMap map = build::map(out_dims, build::ranges(in.size()), in);
     if (e) map.results().insert(map.results().begin(), Expr::constant(*e));
-    map.mark_approximate();
+    map.mark_approximate(why);
     return map;
   };
   // The leaves read of each parameter (k_all: every one), in leaf order.
@@ -300,8 +300,8 @@ std::vector<MapSet> OutputDependence::maps(std::uint32_t callee, std::size_t out
       sets[p].push_back(whole(*leaves[k], static_cast<std::int64_t>(k)));
     }
   }
-  for (const auto& [p, why] : reads.undefined)
-    if (p < sets.size()) sets[p].push_back(IndexingMap::undefined(why));
+  for (const auto& [p, undefined_why] : reads.undefined)
+    if (p < sets.size()) sets[p].push_back(IndexingMap::undefined(undefined_why));
   return sets;
 }
 

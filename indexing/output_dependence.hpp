@@ -9,6 +9,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "indexing/op_maps.hpp"
@@ -42,7 +43,7 @@ public:
   /// the body, to a fixed point; only the leaf itself when the body passes it
   /// on), a call or conditional through its computations, and any other op to
   /// every leaf of every operand.
-  std::vector<MapSet> maps(std::uint32_t callee, std::size_t output);
+  std::vector<MapSet> maps(std::uint32_t callee, std::size_t output, std::string_view why);
 
   /// What one operand of an instruction may feed into one of its outputs.
   struct OperandReads {

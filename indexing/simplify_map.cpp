@@ -105,7 +105,7 @@ IndexingMap with_runtime_variables(const IndexingMap& map, std::vector<Variable>
   if (out.is_defined()) {
     for (const Expr& r : map.replica_id()) out.replica_id().push_back(simplify::substitute(r, rename));
   }
-  if (map.approximate()) out.mark_approximate();
+  out.inherit_approximation(map);
   return out;
 }
 
@@ -151,7 +151,8 @@ void simplify_with_sources(IndexingMap& map, MapSimplifyOptions options, bool ex
     if (!s.map) continue;
     IndexingMap element = *s.map;
     simplify(element, element_options);
-    if (element.range_count() != 0 || element.runtime_count() != 0) map.mark_approximate();
+    if (element.range_count() != 0 || element.runtime_count() != 0)
+      map.mark_approximate("one runtime variable stands for offsets read at several positions");
     s.map = std::make_shared<const IndexingMap>(std::move(element));
   }
   // With their element maps simplified, equal runtime values are recognised

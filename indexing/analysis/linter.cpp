@@ -520,7 +520,7 @@ void Linter::whole_instruction_rules(const hlo::Computation& c, std::uint32_t in
   const auto operands = c.operands_of(instr);
   // Per rule: the operands concerned (in order) and the first reason.
   std::set<std::size_t> undefined_operands, approximate_operands;
-  std::string reason;
+  std::string reason, approximation;
   for (const auto& per_output : logical.output_to_input) {
     for (std::size_t j = 0; j < per_output.size(); ++j) {
       for (const IndexingMap& m : per_output[j]) {
@@ -529,7 +529,12 @@ void Linter::whole_instruction_rules(const hlo::Computation& c, std::uint32_t in
             reason = m.undefined_reason().empty() ? "unknown" : m.undefined_reason();
           undefined_operands.insert(j);
         }
-        if (m.approximate()) approximate_operands.insert(j);
+        if (m.approximate()) {
+          if (approximate_operands.empty() || j < *approximate_operands.begin() ||
+              (j == *approximate_operands.begin() && approximation.empty()))
+            approximation = m.approximation_reason();
+          approximate_operands.insert(j);
+        }
       }
     }
   }
@@ -556,10 +561,12 @@ void Linter::whole_instruction_rules(const hlo::Computation& c, std::uint32_t in
     LintFinding f = finding(LintRule::kApproximateIndexing, c, instruction);
     f.message = fmt::format("the maps of %{} for operand {} %{} are approximate (sound supersets of the elements read)",
                             instr.name, first, name_of(first));
+    if (!approximation.empty()) f.message += ": " + approximation;
     if (approximate_operands.size() > 1) {
       f.message += fmt::format(" ({} operands with approximate maps)", approximate_operands.size());
     }
     f.values["operands"] = operand_list(approximate_operands);
+    if (!approximation.empty()) f.values["reason"] = approximation;
     out.push_back(std::move(f));
   }
 }

@@ -38,13 +38,16 @@ std::size_t MapInterner::Hash::operator()(const IndexingMap* map) const {
   for (const simplify::Expr& e : map->replica_id()) mix(seed, e.hash());
   for (const indexing::RuntimeSource& s : map->runtime_sources()) mix(seed, std::hash<std::string>()(s.source));
   mix(seed, std::hash<std::string>()(map->undefined_reason()));
+  mix(seed, std::hash<std::string>()(map->approximation_reason()));
   return seed;
 }
 
 // IndexingMap's operator== leaves out what it does not need for comparing
 // relations; an id stands for the map in every respect.
 bool MapInterner::Identical::operator()(const IndexingMap* a, const IndexingMap* b) const {
-  if (!(*a == *b) || a->undefined_reason() != b->undefined_reason()) return false;
+  if (!(*a == *b) || a->undefined_reason() != b->undefined_reason() ||
+      a->approximation_reason() != b->approximation_reason())
+    return false;
   for (std::size_t k = 0; k < a->runtime_sources().size(); ++k) {
     const indexing::RuntimeSource& x = a->runtime_sources()[k];
     const indexing::RuntimeSource& y = b->runtime_sources()[k];

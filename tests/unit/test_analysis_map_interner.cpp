@@ -36,6 +36,12 @@ TEST_CASE("MapInterner tells apart what printing may hide", "[analysis][interner
   IndexingMap approximate = exact;
   approximate.mark_approximate();
   CHECK(interner.intern(exact) != interner.intern(approximate));
+  // Two reasons print differently, so they are two maps.
+  IndexingMap because_a = exact, because_b = exact;
+  because_a.mark_approximate("a");
+  because_b.mark_approximate("b");
+  CHECK(interner.intern(because_a) != interner.intern(because_b));
+  CHECK(interner.intern(because_a) != interner.intern(approximate));
   CHECK(interner.intern(IndexingMap::undefined("a")) != interner.intern(IndexingMap::undefined("b")));
   CHECK(interner.intern(IndexingMap::undefined("a")) == interner.intern(IndexingMap::undefined("a")));
   IndexingMap with_runtime = parse_map("(d0){rt0} -> (d0 + rt0), domain: d0 in [0, 9], rt0 in [0, 5]");

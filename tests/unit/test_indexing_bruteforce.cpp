@@ -876,6 +876,20 @@ TEST_CASE("the final-map memo answers like simplify and insert_unique", "[brutef
   CHECK(memo.verdict_hits() > 0);
 }
 
+TEST_CASE("the final-map memo keeps each map's approximation reason", "[bruteforce]") {
+  // One relation, approximate for two reasons: the memo must not answer the
+  // second from the first (the printed reason would depend on analysis order).
+  indexing::FinalMapMemo memo;
+  IndexingMap first = indexing::parse_map("(d0) -> ((d0 floordiv 4) * 4 + d0 mod 4), domain: d0 in [0, 15]");
+  IndexingMap second = first;
+  first.mark_approximate("first reason");
+  second.mark_approximate("second reason");
+  memo.simplify(first, indexing::SimplifyPolicy::kExact);
+  memo.simplify(second, indexing::SimplifyPolicy::kExact);
+  CHECK(indexing::print_map(first) == "(d0) -> (d0), domain: d0 in [0, 15] (approximate: first reason)");
+  CHECK(indexing::print_map(second) == "(d0) -> (d0), domain: d0 in [0, 15] (approximate: second reason)");
+}
+
 // ---------------------------------------------------------------------------
 // The isl budget: out of operations, every answer is still sound: marked as
 // an over-approximation (or an inexact count) that contains the exact one.

@@ -190,6 +190,8 @@ TEST_CASE("composition caps: a short chain stays exact, a long one is the approx
     for (const IndexingMap& map : maps.output_to_input.at(0).at(0)) {
       REQUIRE(map.is_defined());
       approximate = approximate || map.approximate();
+      // The fallback says which bound stopped the composition.
+      if (map.approximate()) CHECK_THAT(map.approximation_reason(), Catch::Contains("expression nodes"));
       const test::Relation one = test::relation_of(map);
       forward.insert(one.begin(), one.end());
     }

@@ -106,16 +106,21 @@ ENTRY e {
   indexing::OutputDependence dependence(m);
 
   // Output 0 changes with the loop: its own element and the one the condition reads.
-  std::vector<MapSet> sets = dependence.maps(callee, 0);
+  std::vector<MapSet> sets = dependence.maps(callee, 0, "a test");
   REQUIRE(sets.size() == 2);
   CHECK(relation_of(sets[0]) == whole_reads(3, {{0, 3}, {2, 2}}));
   CHECK(sets[1].empty());
+  // Every fallback map is approximate and says why.
+  for (const IndexingMap& map : sets[0]) {
+    CHECK(map.approximate());
+    CHECK(map.approximation_reason() == "a test");
+  }
   // Output 1 is passed on by the loop: that element only, however often the body runs.
-  sets = dependence.maps(callee, 1);
+  sets = dependence.maps(callee, 1, "a test");
   CHECK(relation_of(sets[0]) == whole_reads(4, {{1, 4}}));
   CHECK(sets[1].empty());
   // Output 2 reads the array parameter only.
-  sets = dependence.maps(callee, 2);
+  sets = dependence.maps(callee, 2, "a test");
   CHECK(sets[0].empty());
   CHECK(relation_of(sets[1]) == whole_reads(3, {{-1, 3}}));
 }
@@ -145,11 +150,11 @@ ENTRY e {
   indexing::OutputDependence dependence(m);
   const std::uint32_t callee = computation_named(m, "callee");
   // Through the call: the element its computation reads.
-  std::vector<MapSet> sets = dependence.maps(callee, 0);
+  std::vector<MapSet> sets = dependence.maps(callee, 0, "a test");
   CHECK(relation_of(sets[0]) == whole_reads(3, {{1, 3}}));
   CHECK(sets[1].empty());
   // An op this dependence does not follow by element reads every element of its operand.
-  sets = dependence.maps(callee, 1);
+  sets = dependence.maps(callee, 1, "a test");
   CHECK(sets[0].empty());
   CHECK(relation_of(sets[1]) == whole_reads(5, {{0, 4}, {1, 5}}));
 }
@@ -196,16 +201,16 @@ ENTRY e {
   indexing::OutputDependence dependence(m);
   const std::uint32_t callee = computation_named(m, "callee");
   // Leaf {0,0}: its own state leaf and the one the condition reads.
-  std::vector<MapSet> sets = dependence.maps(callee, 0);
+  std::vector<MapSet> sets = dependence.maps(callee, 0, "a test");
   REQUIRE(sets.size() == 2);
   CHECK(relation_of(sets[0]) == whole_reads(3, {{0, 3}, {2, 2}}));
   CHECK(sets[1].empty());
   // Leaf {0,1}: passed on, that leaf only.
-  sets = dependence.maps(callee, 1);
+  sets = dependence.maps(callee, 1, "a test");
   CHECK(relation_of(sets[0]) == whole_reads(4, {{1, 4}}));
   CHECK(sets[1].empty());
   // Leaf {1}: leaf 2 of p1, f32[7] at {1,1}.
-  sets = dependence.maps(callee, 2);
+  sets = dependence.maps(callee, 2, "a test");
   CHECK(sets[0].empty());
   CHECK(relation_of(sets[1]) == whole_reads(7, {{2, 7}}));
 }

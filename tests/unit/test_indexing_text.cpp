@@ -139,6 +139,39 @@ TEST_CASE("approximate maps say so in their text", "[indexing][text]") {
   IndexingMap m = parse_map("(d0) -> (d0), domain: d0 in [0, 9] (approximate)");
   CHECK(m.approximate());
   CHECK(print_map(m) == "(d0) -> (d0), domain: d0 in [0, 9] (approximate)");
+  CHECK(m.approximation_reason().empty());
+}
+
+TEST_CASE("an approximate map's reason round-trips, parentheses included", "[indexing][text]") {
+  const std::string one_line =
+      "(d0)[s0] -> (s0), domain: d0 in [0, 9], s0 in [0, 9] (approximate: whole arrays (every element) reached)";
+  IndexingMap m = parse_map(one_line);
+  CHECK(m.approximate());
+  CHECK(m.approximation_reason() == "whole arrays (every element) reached");
+  CHECK(print_map(m) == one_line);
+  MapPrintOptions multi;
+  multi.layout = MapLayout::kMultiLine;
+  const std::string text = print_map(m, multi);
+  CHECK(text.find("\n(approximate: whole arrays (every element) reached)") != std::string::npos);
+  CHECK(print_map(parse_map(text)) == one_line);
+  // The first reason given stays: it names the step that lost exactness.
+  m.mark_approximate("a later step");
+  CHECK(m.approximation_reason() == "whole arrays (every element) reached");
+  // A reason with unbalanced parentheses is stored with brackets, so its text reads back.
+  IndexingMap unbalanced = parse_map("(d0) -> (d0), domain: d0 in [0, 9]");
+  unbalanced.mark_approximate("expected ')' here");
+  CHECK(unbalanced.approximation_reason() == "expected ']' here");
+  CHECK(parse_map(print_map(unbalanced)).approximation_reason() == "expected ']' here");
+  // A derived map keeps the reason; an exact one gets none.
+  IndexingMap derived = parse_map("(d0) -> (d0 * 2), domain: d0 in [0, 9]");
+  derived.inherit_approximation(m);
+  CHECK(derived.approximation_reason() == m.approximation_reason());
+  IndexingMap exact = parse_map("(d0) -> (d0), domain: d0 in [0, 9]");
+  exact.inherit_approximation(parse_map("(d0) -> (d0), domain: d0 in [0, 9]"));
+  CHECK_FALSE(exact.approximate());
+  // An unclosed reason is an error, not a map that swallows the rest of the text.
+  CHECK(error_of("(d0) -> (d0), domain: d0 in [0, 9] (approximate: never closed").find("expected ')'") !=
+        std::string::npos);
 }
 
 TEST_CASE("products of variables and divisions by variables are read and print back", "[indexing][text]") {
