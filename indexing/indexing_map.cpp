@@ -1,6 +1,8 @@
 #include "indexing/indexing_map.hpp"
 
+#include <mutex>
 #include <stdexcept>
+#include <unordered_set>
 
 namespace hlo_index::indexing {
 
@@ -55,12 +57,22 @@ std::string balanced(std::string_view why) {
   for (char& c : out) c = c == '(' ? '[' : (c == ')' ? ']' : (c == '\n' ? ' ' : c));
   return out;
 }
+
+// One copy of each reason for the process: maps are copied often, and an
+// approximate map's reason is one of a few dozen phrases (those quoting an
+// UNDEFINED reason name at most an instruction each).
+const std::string* interned_reason(std::string_view why) {
+  static std::mutex mutex;
+  static std::unordered_set<std::string> reasons;  // nodes: stable addresses
+  std::string text = balanced(why);
+  const std::lock_guard<std::mutex> lock(mutex);
+  return &*reasons.insert(std::move(text)).first;
+}
 }  // namespace
 
 void IndexingMap::mark_approximate(std::string_view why) {
-  const bool had_reason = m_approximate && !m_reason.empty();
   m_approximate = true;
-  if (!is_undefined() && !had_reason) m_reason = balanced(why);
+  if (m_approximation == nullptr && !is_undefined() && !why.empty()) m_approximation = interned_reason(why);
 }
 
 IndexingMap IndexingMap::known_empty(const IndexingMap& shape_of) {

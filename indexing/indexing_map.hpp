@@ -87,12 +87,16 @@ public:
   /// Why, for the reader: a short phrase without parentheses, printed as
   /// `(approximate: why)`; empty when no one said. The first reason given
   /// is kept: it names the step that lost exactness.
-  const std::string& approximation_reason() const { return is_undefined() ? no_reason() : m_reason; }
+  const std::string& approximation_reason() const {
+    return m_approximation != nullptr ? *m_approximation : no_reason();
+  }
   void mark_approximate(std::string_view why = {});
   /// Marks this map approximate, with `from`'s reason, when `from` is: a map
   /// derived from an approximate one is approximate for the same reason.
   void inherit_approximation(const IndexingMap& from) {
-    if (from.approximate()) mark_approximate(from.approximation_reason());
+    if (!from.approximate()) return;
+    m_approximate = true;
+    if (m_approximation == nullptr && !is_undefined()) m_approximation = from.m_approximation;
   }
 
   const Domain& domain() const { return m_domain; }
@@ -133,7 +137,10 @@ private:
 
   State m_state = State::kDefined;
   bool m_approximate = false;
-  std::string m_reason;  // of an UNDEFINED map, else why it is approximate
+  std::string m_reason;  // of an UNDEFINED map
+  // Why it is approximate: interned (few distinct reasons, copied with
+  // every map), never freed; null when no one said.
+  const std::string* m_approximation = nullptr;
   Domain m_domain;
   std::vector<Expr> m_results;
   std::vector<RuntimeSource> m_runtime_sources;
