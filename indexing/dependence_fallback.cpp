@@ -66,8 +66,8 @@ MapSet operand_to_output(const std::vector<std::int64_t>& out_dims, const hlo::S
 }  // namespace
 
 std::string dataflow_only(std::string_view reason) {
-  std::string why = "whole arrays the dataflow reaches";
-  if (!reason.empty()) why.append(": ").append(reason);
+  std::string why = "whole arrays";
+  if (!reason.empty()) why.append(", ").append(reason);
   return why;
 }
 

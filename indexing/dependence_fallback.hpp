@@ -29,7 +29,7 @@
 
 namespace hlo_index::indexing {
 
-/// The approximation reason of a fallback map: `whole arrays the dataflow reaches: <reason>`,
+/// The approximation reason of a fallback map: `whole arrays, <reason>`,
 /// where `reason` says why the maps could not be composed.
 std::string dataflow_only(std::string_view reason);
 

@@ -55,8 +55,8 @@ TimeLimitReached::TimeLimitReached(double seconds) : std::runtime_error(time_lim
 CompositionLimitReached::CompositionLimitReached(const std::string& reason) : std::runtime_error(reason) {}
 
 CompositionLimitReached::CompositionLimitReached()
-    : std::runtime_error(fmt::format("composing one output through the called computation takes more than {} map "
-                                     "compositions (a wide tuple read through a while or conditional)",
+    : std::runtime_error(fmt::format("over {} compositions for one output of the called computation (a wide tuple "
+                                     "through a while or conditional)",
                                      k_max_compositions_per_walk)) {}
 
 void IndexingAnalysis::check_deadline() const {
@@ -619,8 +619,7 @@ std::vector<MapSet> IndexingAnalysis::walk_output_to_input(std::uint32_t callee,
       if (instr.opcode == Opcode::kWhile && is_branch(callee) && !producer.empty() &&
           producer[0].size() > k_max_while_reads_per_walk) {
         throw CompositionLimitReached(fmt::format(
-            "an output of a while in a conditional's branch reads more than {} elements of its state (composing "
-            "them through the branch is bounded)",
+            "a while in a conditional's branch reads over {} state elements for one output",
             k_max_while_reads_per_walk));
       }
       auto operands = body.operands_of(instr);

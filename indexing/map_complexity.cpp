@@ -72,6 +72,7 @@ MapComplexity map_complexity(const IndexingMap& map, std::size_t node_limit, int
 }
 
 bool exceeds_composition_caps(const IndexingMap& map) {
+  if (map.is_defined() && map.domain().constraints().size() > k_max_composed_constraints) return true;
   const MapComplexity c = map_complexity(map, k_max_composed_map_nodes, k_max_composed_division_depth);
 
   return c.nodes > k_max_composed_map_nodes || c.division_depth > k_max_composed_division_depth ||
@@ -80,9 +81,9 @@ bool exceeds_composition_caps(const IndexingMap& map) {
 
 std::string composition_caps_reason() {
   return fmt::format(
-      "a composed map grew past {} expression nodes, {} nested or {} floordiv/mod, or {} maps of runtime "
-      "variables' sources (a long chain of reshapes that no longer simplifies, or of dynamic slices)",
-      k_max_composed_map_nodes, k_max_composed_division_depth, k_max_composed_divisions, k_max_composed_source_maps);
+      "a composed map past the caps: {} nodes, {} nested or {} divisions, {} constraints or {} source maps",
+      k_max_composed_map_nodes, k_max_composed_division_depth, k_max_composed_divisions, k_max_composed_constraints,
+      k_max_composed_source_maps);
 }
 
 }  // namespace hlo_index::indexing

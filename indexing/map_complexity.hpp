@@ -60,6 +60,15 @@ inline constexpr std::size_t k_max_composed_divisions = 48;
 /// exact style, where they do not nest, and past 2,000 within 10 steps in XLA's.
 inline constexpr std::size_t k_max_composed_source_maps = 2000;
 
+/// Constraints a composed map may hold. Operand -> output through a chain of
+/// dynamic slices adds a runtime variable and two constraints at every step
+/// (the output index is the operand's minus an offset, within the slice),
+/// and isl's time on such maps grows steeply with them: walks of the
+/// 200-slice chain of the regressions took 0.1 s each past 16 constraints.
+/// The corpus reaches 5. Runtime variables alone are not capped: output ->
+/// operand through the same chain sums 200 offsets in one exact, cheap map.
+inline constexpr std::size_t k_max_composed_constraints = 16;
+
 /// True when `map` is past any of the caps.
 bool exceeds_composition_caps(const IndexingMap& map);
 

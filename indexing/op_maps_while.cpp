@@ -141,7 +141,7 @@ std::vector<MapSet> o2i_while(const OpContext& op, std::size_t output) {
     const auto in = dimension_sizes(leaf_shape(state, e));
     if (build::product(in) == 0) continue;
     IndexingMap whole = build::map(out_dims, build::ranges(in.size()), in);
-    whole.mark_approximate("a state element the body changes: every element it may depend on");
+    whole.mark_approximate("state the body changes, read whole");
     sets[0].push_back(into(std::move(whole), e));
   }
   return sets;

@@ -68,7 +68,7 @@ TEST_CASE("time limit: a fusion past the limit reads all it depends on (approxim
     CHECK(map.approximate());
     // Every element of p for every element of f, either way round, and why.
     CHECK(indexing::print_map(map) ==
-          "(d0)[s0] -> (s0), domain: d0 in [0, 23], s0 in [0, 23] (approximate: whole arrays the dataflow reaches: "
+          "(d0)[s0] -> (s0), domain: d0 in [0, 23], s0 in [0, 23] (approximate: whole arrays, "
           "analysis took longer than the per-instruction limit of 1e-09 s)");
   }
   const indexing::InstructionIndexing negate = analysis.indexing(m.entry, find(m, "n"), true, false);
