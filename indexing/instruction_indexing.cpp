@@ -618,9 +618,9 @@ std::vector<MapSet> IndexingAnalysis::walk_output_to_input(std::uint32_t callee,
       const std::vector<MapSet>& producer = body_op_maps(callee, i, s->first, false, walked_often, scratch);
       if (instr.opcode == Opcode::kWhile && is_branch(callee) && !producer.empty() &&
           producer[0].size() > k_max_while_reads_per_walk) {
-        throw CompositionLimitReached(fmt::format(
-            "a while in a conditional's branch reads over {} state elements for one output",
-            k_max_while_reads_per_walk));
+        throw CompositionLimitReached(
+            fmt::format("a while in a conditional's branch reads over {} state elements for one output",
+                        k_max_while_reads_per_walk));
       }
       auto operands = body.operands_of(instr);
       for (std::size_t j = 0; j < operands.size() && j < producer.size(); ++j) {
