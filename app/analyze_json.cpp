@@ -122,26 +122,63 @@ json utilisation_json(const InstructionReport& report) {
       {"output_elements", u.output_elements}, {"bytes_written", u.bytes_written}, {"operands", std::move(list)}};
 }
 
+// `j.dump(2)` as it prints `indent` spaces deep in an enclosing dump(2): every
+// line after the first moves right (strings hold no raw newline).
+std::string nested_dump(const json& j, std::size_t indent) {
+  const std::string text = j.dump(2);
+  std::string out;
+  out.reserve(text.size() + text.size() / 8);
+  const std::string line_start = "\n" + std::string(indent, ' ');
+  for (char c : text) {
+    if (c == '\n') {
+      out += line_start;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// An object's nested_dump without its closing brace: more keys follow.
+std::string open_object(const json& j, std::size_t indent) {
+  std::string text = nested_dump(j, indent);
+  text.erase(text.size() - indent - 2);  // "\n" + indent spaces + "}"
+  return text;
+}
+
+// The document is written as it grows, the bytes `json::dump(2)` of the
+// whole would give: one instruction's JSON is held at a time, not the
+// module's (torax: 84 MB of JSON held 400 MB as one json value).
 class JsonRenderer : public AnalyzeRenderer {
 public:
   JsonRenderer(const AnalyzeOptions& options, std::ostream& out) : m_options(options), m_out(out) {}
 
-  void begin_module(const hlo::Module&, bool) override {}
+  void begin_module(const hlo::Module& module, bool) override {
+    m_out << (m_modules == 0 ? "{\n  \"modules\": [\n" : ",\n");
+    ++m_modules;
+    m_head = json{{"name", std::string(module.name)}};
+    if (!m_options.canonical_names) m_head["file"] = module.source ? module.source->name() : std::string();
+    m_head_written = false;
+    m_computations = 0;
+  }
 
-  void begin_computation(const hlo::Computation&) override { m_instructions = json::array(); }
+  void target(const hlo::Module&, analysis::Target target, bool detected) override {
+    m_head["target"] = std::string(analysis::target_name(target));
+    m_head["target_source"] = detected ? "detected" : "--target";
+  }
+
+  void begin_computation(const hlo::Computation& c) override {
+    write_head();
+    m_out << (m_computations == 0 ? "\n" : ",\n");
+    ++m_computations;
+    m_out << "        {\n          \"name\": " << json(std::string(c.name)).dump()
+          << ",\n          \"instructions\": [";
+    m_instructions = 0;
+  }
 
   void instruction(const hlo::Module& module, const InstructionReport& report) override {
     const hlo::Computation& c = module.computations[report.computation];
     const hlo::Instruction& i = c.instructions[report.instruction];
-    json outputs = json::array();
-    for (std::size_t k = 0; k < report.outputs.size(); ++k) {
-      json operands = json::array();
-      for (const OperandReport& op : report.outputs[k].operands)
-        operands.push_back(operand_json(report, op, m_options.xla_compat));
-      json output{{"index", k}, {"operands", std::move(operands)}};
-      if (!report.outputs[k].shape_index.empty()) output["shape_index"] = report.outputs[k].shape_index;
-      outputs.push_back(std::move(output));
-    }
     json j;
     j["name"] = std::string(i.name);
     // Where to look in the dump; line 0 for an instruction the parser made up (an inline operand).
@@ -156,44 +193,57 @@ public:
     j["opcode"] = std::string(module.opcode_text(i));
     j["shape"] = hlo::to_string(module.shape_of(i));
     if (auto kind = c.attribute(i, "kind")) j["kind"] = std::string(*kind);
-    j["outputs"] = std::move(outputs);
-    if (report.utilisation) j["utilisation"] = utilisation_json(report);
-    m_instructions.push_back(std::move(j));
+    m_out << (m_instructions == 0 ? "\n" : ",\n") << "            " << open_object(j, 12)
+          << ",\n              \"outputs\": [";
+    // One output at a time: a 268-output call's maps are tens of MB of JSON.
+    for (std::size_t k = 0; k < report.outputs.size(); ++k) {
+      json operands = json::array();
+      for (const OperandReport& op : report.outputs[k].operands)
+        operands.push_back(operand_json(report, op, m_options.xla_compat));
+      json output{{"index", k}, {"operands", std::move(operands)}};
+      if (!report.outputs[k].shape_index.empty()) output["shape_index"] = report.outputs[k].shape_index;
+      m_out << (k == 0 ? "\n" : ",\n") << "                " << nested_dump(output, 16);
+    }
+    m_out << (report.outputs.empty() ? "]" : "\n              ]");
+    if (report.utilisation) m_out << ",\n              \"utilisation\": " << nested_dump(utilisation_json(report), 14);
+    m_out << "\n            }";
+    ++m_instructions;
   }
 
-  void target(const hlo::Module&, analysis::Target target, bool detected) override {
-    m_target = json{{"target", std::string(analysis::target_name(target))},
-                    {"target_source", detected ? "detected" : "--target"}};
+  void end_computation(const hlo::Computation&) override {
+    m_out << (m_instructions == 0 ? "]" : "\n          ]") << "\n        }";
   }
 
-  void end_computation(const hlo::Computation& c) override {
-    m_computations.push_back(json{{"name", std::string(c.name)}, {"instructions", std::move(m_instructions)}});
-  }
-
-  void end_module(const hlo::Module& module, const UtilisationSummary* summary) override {
-    json j{{"name", std::string(module.name)}};
-    if (!m_options.canonical_names) j["file"] = module.source ? module.source->name() : std::string();
-    if (!m_target.is_null()) j.update(m_target);
-    m_target = json();
-    j["computations"] = std::move(m_computations);
-    if (summary) j["utilisation_summary"] = summary->json();
-    m_modules.push_back(std::move(j));
-    m_computations = json::array();
+  void end_module(const hlo::Module&, const UtilisationSummary* summary) override {
+    write_head();
+    m_out << (m_computations == 0 ? "]" : "\n      ]");
+    if (summary) m_out << ",\n      \"utilisation_summary\": " << nested_dump(summary->json(), 6);
+    m_out << "\n    }";
   }
 
   void finish(const analysis::MapTotals& t) override {
-    json summary{
+    m_out << (m_modules == 0 ? "{\n  \"modules\": []" : "\n  ]");
+    const json summary{
         {"instructions", t.instructions}, {"maps", t.maps}, {"undefined", t.undefined}, {"approximate", t.approximate}};
-    json document{{"modules", std::move(m_modules)}, {"summary", std::move(summary)}};
-    if (m_options.physical) document["offsets"] = "physical";
-    m_out << document.dump(2) << "\n";
+    m_out << ",\n  \"summary\": " << nested_dump(summary, 2);
+    if (m_options.physical) m_out << ",\n  \"offsets\": \"physical\"";
+    m_out << "\n}\n";
   }
 
 private:
+  // The module's keys before "computations" (name, file, target), known
+  // once target() has been told or the first computation begins.
+  void write_head() {
+    if (m_head_written) return;
+    m_head_written = true;
+    m_out << "    " << open_object(m_head, 4) << ",\n      \"computations\": [";
+  }
+
   const AnalyzeOptions& m_options;
   std::ostream& m_out;
-  json m_target;  // with --coalescing: the module's target and where it came from
-  json m_modules = json::array(), m_computations = json::array(), m_instructions = json::array();
+  json m_head;
+  bool m_head_written = false;
+  std::size_t m_modules = 0, m_computations = 0, m_instructions = 0;
 };
 
 }  // namespace
