@@ -321,6 +321,9 @@ std::vector<MapSet> IndexingAnalysis::op_maps(std::uint32_t computation, std::ui
     if (hlo::op_traits(instr.opcode).maps == hlo::MapFamily::kAsyncStart) {
       return async_start_maps(computation, instruction, index, forward);
     }
+    if (hlo::op_traits(instr.opcode).maps == hlo::MapFamily::kWhile) {
+      return while_maps(computation, instruction, index, forward);
+    }
     // Signatures grow with the operand list; wide ops (tuples) are cheap to rebuild. The maps of
     // ops with runtime offsets name the instructions holding them: memoised per instruction (lint
     // asks for them again after the walk, a chain of dynamic-update-slices hundreds of times).

@@ -19,6 +19,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -136,6 +137,17 @@ private:
   /// conditional_maps.cpp: each branch's composed maps, when the branch index selects it.
   std::vector<MapSet> conditional_maps(std::uint32_t computation, std::uint32_t instruction, std::size_t index,
                                        bool forward);
+  /// while_maps.cpp: a while's output `output` -> its operand; exact (the trips-th power of one
+  /// iteration) when the trip count is known, else o2i_while's dataflow answer. `invertible`:
+  /// the maps are the relation itself, not a bound, so their inverses are operand -> output.
+  struct WhileAnswer {
+    std::vector<MapSet> sets;
+    bool invertible = false;
+  };
+  const WhileAnswer& while_answer(std::uint32_t computation, std::uint32_t instruction, std::size_t output);
+  /// Output -> operand (forward: the operand -> each output, by inverse where invertible).
+  std::vector<MapSet> while_maps(std::uint32_t computation, std::uint32_t instruction, std::size_t index, bool forward);
+  std::optional<std::vector<MapSet>> counted_while_maps(const OpContext& op, std::size_t output);
   // How single-op maps, each composition step and composed maps are simplified.
   SimplifyPolicy single_op_policy(hlo::Opcode opcode) const;
   SimplifyPolicy step_policy() const;
@@ -182,6 +194,7 @@ private:
   // The simplification between composition steps, memoised the same way: the walks of a
   // wide call's outputs compose the same maps along the paths they share.
   FinalMapMemo m_step_memo;
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::size_t>, WhileAnswer> m_while_memo;
   std::unique_ptr<OutputDependence> m_dependence;  // the fallback past the walk bounds; made when first needed
   std::optional<std::chrono::steady_clock::time_point> m_deadline;  // of the instruction being analysed
   int m_depth = 0;

@@ -8,8 +8,11 @@
 #include <isl/map.h>
 #include <isl/set.h>
 #include <isl/space.h>
+#include <isl/union_map.h>
+#include <isl/union_set.h>
 #include <isl/val.h>
 
+#include <algorithm>
 #include <exception>
 #include <limits>
 #include <memory>
@@ -41,6 +44,10 @@ T* check(T* p) {
 
 void check_ok(isl_stat s) {
   if (s == isl_stat_error) check<void>(nullptr);
+}
+isl_size check_size(isl_size n) {
+  if (n < 0) check<void>(nullptr);
+  return n;
 }
 bool check_bool(isl_bool b) {
   if (b == isl_bool_error) check<void>(nullptr);
@@ -390,6 +397,64 @@ std::optional<std::vector<FunctionPiece>> function_pieces(const isl::set& graph,
   isl_pw_multi_aff_free(pma);
   rethrow_or_check(state.error, status);
   return std::move(state.pieces);
+}
+
+namespace {
+
+std::string leaf_tuple_name(std::size_t leaf) {
+  std::string name = "L";  // appended: GCC 12's -Wrestrict misfires on "L" + std::to_string(...)
+  return name.append(std::to_string(leaf));
+}
+
+std::size_t leaf_of_tuple_name(const char* name) {
+  if (name == nullptr || name[0] != 'L') throw std::runtime_error("isl: a loop relation without its leaf");
+  return static_cast<std::size_t>(std::stoull(name + 1));
+}
+
+}  // namespace
+
+std::vector<LeafRelation> leaf_relation_power(std::span<const LeafRelation> step, std::int64_t power, std::size_t from,
+                                              const isl::set& start) {
+  if (power < 1) throw std::invalid_argument("leaf_relation_power: the power must be positive");
+  isl_union_map* all = check(isl_union_map_empty(check(isl_space_params_alloc(raw_ctx(), 0))));
+  for (const LeafRelation& r : step) {
+    isl_map* map = check(isl_map_from_range(r.graph.copy()));
+    map = check(isl_map_move_dims(map, isl_dim_in, 0, isl_dim_out, 0, r.n_in));
+    map = check(isl_map_set_tuple_name(map, isl_dim_in, leaf_tuple_name(r.from).c_str()));
+    map = check(isl_map_set_tuple_name(map, isl_dim_out, leaf_tuple_name(r.to).c_str()));
+    all = check(isl_union_map_add_map(all, map));
+  }
+  isl::union_map powered =
+      isl::manage(check(isl_union_map_fixed_power_val(check(isl_union_map_coalesce(all)), val(power))));
+  isl_set* named_start = check(isl_set_set_tuple_name(start.copy(), leaf_tuple_name(from).c_str()));
+  powered =
+      isl::manage(check(isl_union_map_intersect_domain(powered.release(), check(isl_union_set_from_set(named_start)))));
+  powered = isl::manage(check(isl_union_map_coalesce(powered.release())));
+  struct State {
+    std::vector<LeafRelation> out;
+    std::exception_ptr error;
+  } state;
+  isl_stat status = isl_union_map_foreach_map(
+      powered.get(),
+      [](isl_map* raw, void* user) -> isl_stat {
+        auto& st = *static_cast<State*>(user);
+        isl::map map = isl::manage(raw);  // freed on every path
+        return guarded(st.error, [&] {
+          LeafRelation r;
+          r.from = leaf_of_tuple_name(isl_map_get_tuple_name(map.get(), isl_dim_in));
+          r.to = leaf_of_tuple_name(isl_map_get_tuple_name(map.get(), isl_dim_out));
+          r.n_in = static_cast<unsigned>(check_size(isl_map_dim(map.get(), isl_dim_in)));
+          isl_set* flat = check(isl_set_flatten(check(isl_map_wrap(map.copy()))));
+          r.graph = isl::manage(check(isl_set_reset_tuple_id(flat)));
+          if (!check_bool(isl_set_is_empty(r.graph.get()))) st.out.push_back(std::move(r));
+          return isl_stat_ok;
+        });
+      },
+      &state);
+  rethrow_or_check(state.error, status);
+  std::sort(state.out.begin(), state.out.end(),
+            [](const LeafRelation& a, const LeafRelation& b) { return a.to < b.to; });
+  return std::move(state.out);
 }
 
 Expr isl_canonical_form(const Expr& e, const Domain& domain) {

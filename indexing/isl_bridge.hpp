@@ -72,6 +72,24 @@ struct FunctionPiece {
 std::optional<std::vector<FunctionPiece>> function_pieces(const isl::set& graph, unsigned n_in,
                                                           std::span<const Var> vars);
 
+/// A relation between two leaves of a loop's state: from the first `n_in`
+/// dimensions of `graph` (an element of leaf `from`) to the rest (an element
+/// of leaf `to`).
+struct LeafRelation {
+  std::size_t from = 0;
+  std::size_t to = 0;
+  isl::set graph;
+  unsigned n_in = 0;
+};
+
+/// The `power`-th power (power >= 1) of the union of the relations `step`,
+/// restricted to the elements `start` of leaf `from` (a set over that leaf's
+/// dimensions): every leaf element reached in exactly `power` steps, one
+/// relation per leaf reached, sorted by leaf. isl computes fixed powers by
+/// repeated squaring, exactly.
+std::vector<LeafRelation> leaf_relation_power(std::span<const LeafRelation> step, std::int64_t power, std::size_t from,
+                                              const isl::set& start);
+
 /// The expression isl considers the simplest for `e` on `domain`: the gist
 /// of its quasi-affine form.
 Expr isl_canonical_form(const Expr& e, const Domain& domain);

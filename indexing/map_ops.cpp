@@ -116,8 +116,6 @@ IndexingMap compose(const IndexingMap& first, const IndexingMap& second) {
   return out;
 }
 
-namespace {
-
 bool over_dimensions_only(const std::vector<Expr>& results) {
   bool only = true;
   for (const Expr& r : results) {
@@ -127,8 +125,6 @@ bool over_dimensions_only(const std::vector<Expr>& results) {
   }
   return only;
 }
-
-}  // namespace
 
 bool same_runtime_value(const RuntimeSource& a, const RuntimeSource& b) {
   // The producing instruction names the value; `operand` is the position it

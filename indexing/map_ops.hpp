@@ -37,6 +37,9 @@ IndexingMap compose(const IndexingMap& first, const IndexingMap& second);
 /// computation's internal value differs per call site.
 bool same_runtime_value(const RuntimeSource& a, const RuntimeSource& b);
 
+/// True when the expressions use dimension variables only.
+bool over_dimensions_only(const std::vector<Expr>& results);
+
 /// Merges the runtime variables of `map` that denote the same runtime value
 /// (same_runtime_value) into the first of them, whose interval becomes the
 /// intersection of theirs: one value cannot take two values at one point.

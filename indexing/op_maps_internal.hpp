@@ -2,6 +2,8 @@
 // one set per operand, i2o_* one set per output.
 #pragma once
 
+#include <set>
+
 #include "indexing/map_builders.hpp"
 #include "indexing/op_maps.hpp"
 
@@ -113,7 +115,14 @@ std::vector<MapSet> i2o_scatter(const OpContext& op, std::size_t operand);
 std::vector<MapSet> o2i_fused_attention(const OpContext& op, std::size_t output, bool is_backward);
 std::vector<MapSet> i2o_fused_attention(const OpContext& op, std::size_t operand, bool is_backward);
 
-// op_maps_while.cpp (operand -> output maps: not given)
+// op_maps_while.cpp: what a while's outputs may depend on through its body's and condition's
+// dataflow (operand -> output maps: not given). IndexingAnalysis::while_maps answers exactly
+// where it can count the iterations and falls back to o2i_while.
+/// Whether the body passes leaf `leaf` of the state on unchanged.
+bool while_passes_on(const OpContext& op, std::size_t leaf);
+/// Leaf `leaf` and every state leaf it, or the condition, reaches through the body, again and again.
+std::set<std::size_t> while_leaves_read(const OpContext& op, std::size_t leaf);
+/// Each output leaf the body changes reads every while_leaves_read leaf whole (approximate).
 std::vector<MapSet> o2i_while(const OpContext& op, std::size_t output);
 
 // op_maps_linalg.cpp: fft, triangular-solve, cholesky.

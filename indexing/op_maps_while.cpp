@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <set>
 
+#include "indexing/loop_counter.hpp"
 #include "indexing/op_maps_internal.hpp"
 #include "indexing/tuple_leaves.hpp"
 
@@ -24,14 +25,9 @@ struct Loop {
 };
 
 Loop loop(const OpContext& op) {
-  auto find = [&](std::string_view key) -> const hlo::Computation* {
-    std::string_view name = op.attribute(key).value_or("");
-    while (!name.empty() && (name.front() == '%' || name.front() == ' ')) name.remove_prefix(1);
-    const std::uint32_t c = op.module.find_computation(name);
-    if (c == hlo::k_none) throw Unsupported(std::string("a while without its ").append(key).append(" computation"));
-    return &op.module.computations[c];
-  };
-  return {find("body"), find("condition")};
+  const auto called = loop_computations(op.module, op.computation, op.instruction());
+  if (!called) throw Unsupported("a while without its body or condition computation");
+  return {&op.module.computations[called->body], &op.module.computations[called->condition]};
 }
 
 constexpr std::int64_t k_every_leaf = -1;
@@ -120,6 +116,12 @@ std::set<std::size_t> leaves_read(const hlo::Module& module, const Loop& l, std:
 }
 
 }  // namespace
+
+bool while_passes_on(const OpContext& op, std::size_t leaf) { return passed_on(op.module, *loop(op).body, leaf); }
+
+std::set<std::size_t> while_leaves_read(const OpContext& op, std::size_t leaf) {
+  return leaves_read(op.module, loop(op), leaf, leaf_count(op.operand_shape(0)));
+}
 
 std::vector<MapSet> o2i_while(const OpContext& op, std::size_t output) {
   if (op.operand_count() != 1) throw Unsupported("a while with other than one operand");

@@ -151,6 +151,16 @@ void simplify_with_sources(IndexingMap& map, MapSimplifyOptions options, bool ex
     if (!s.map) continue;
     IndexingMap element = *s.map;
     simplify(element, element_options);
+    if (element.is_defined() && element.range_count() == 0 && element.runtime_count() != 0 &&
+        over_dimensions_only(element.results())) {
+      // The element read is a function of the dimensions alone (a scalar offset: its only
+      // element), so the other runtime values its domain names do not matter: they go.
+      Domain dims_only(element.domain().variables(VarKind::kDim), {}, {});
+      for (const Constraint& c : element.domain().constraints()) {
+        if (over_dimensions_only({c.expr})) (void)dims_only.add_constraint(c.expr, c.interval);
+      }
+      element = IndexingMap(std::move(dims_only), element.results());
+    }
     if (element.range_count() != 0 || element.runtime_count() != 0)
       map.mark_approximate("one runtime variable stands for offsets read at several positions");
     s.map = std::make_shared<const IndexingMap>(std::move(element));

@@ -1,0 +1,356 @@
+// while, output -> operand, when the loop's trip count is known
+// (loop_counter.hpp): each output leaf the body changes is the state after
+// exactly `trips` iterations of the body, so its maps are the trips-th power
+// of one iteration's relation, computed exactly by isl.
+//
+// One iteration relates element x of state leaf k after iteration t to the
+// elements y of leaf j before it: the body's composed maps from its root's
+// leaf k to its parameter's leaf j, with the iteration number t in [1, trips]
+// as an extra dimension, so that the counter's value in that iteration,
+// start + step * (t - 1), can stand in for every runtime variable the body
+// derives from the counter (an offset `i`, `select(i < 0, i + n, i)`, ...),
+// clamped as the op clamps it. The power from t = trips down to t = 0 then
+// relates the loop's output to its init, iteration by iteration: a scan's
+// row t reads xs row t and, through the carry, the rows before it, and the
+// rows it overwrites read nothing of the init. Every output leaf the body
+// changes also reads what the condition reads (it decides the trip count),
+// which is the init's element where the condition reads the counter or a
+// leaf the body passes on.
+//
+// The answer is exact when every body and condition map is, and the body
+// derives every runtime value from the counter. A runtime value the body
+// computes otherwise is any value in its range (approximate). Where the trip
+// count is not known, the condition reads a leaf the body changes, isl's
+// budget runs out, or a map is UNDEFINED, the answer is o2i_while's: every
+// element the output may depend on, read whole (approximate).
+#include <algorithm>
+#include <cstdlib>
+#include <unordered_map>
+
+#include "indexing/instruction_indexing.hpp"
+#include "indexing/inverse.hpp"
+#include "indexing/isl_bridge.hpp"
+#include "indexing/loop_counter.hpp"
+#include "indexing/map_builders.hpp"
+#include "indexing/op_maps_internal.hpp"
+#include "indexing/tuple_leaves.hpp"
+
+namespace hlo_index::indexing {
+
+namespace {
+
+using simplify::saturating_add;
+
+constexpr std::string_view k_body_runtime_value = "a runtime value the loop body computes, any value in its range";
+
+// The body's instructions by name: runtime sources name the instruction of a
+// called computation that holds the value ("body/name", or "name" in XLA's style).
+class BodyNames {
+public:
+  explicit BodyNames(const hlo::Computation& body) : m_body(body) {
+    for (std::uint32_t i = 0; i < body.instructions.size(); ++i) m_index.emplace(body.instructions[i].name, i);
+  }
+  std::optional<std::uint32_t> find(std::string_view source) const {
+    if (source.size() > m_body.name.size() && source.substr(0, m_body.name.size()) == m_body.name &&
+        source[m_body.name.size()] == '/')
+      source.remove_prefix(m_body.name.size() + 1);
+    const auto it = m_index.find(source);
+    if (it == m_index.end()) return std::nullopt;
+    return it->second;
+  }
+
+private:
+  const hlo::Computation& m_body;
+  std::unordered_map<std::string_view, std::uint32_t> m_index;
+};
+
+// What one iteration knows about the counter.
+struct Iterations {
+  std::int64_t trips = 0;
+  std::optional<LoopCounter> counter;
+  simplify::Interval counter_values;
+};
+
+// The domain of `map` with the iteration number t appended to its dimensions.
+Domain with_iteration(const Domain& domain, std::int64_t trips) {
+  Domain out = domain;
+  out.variables(VarKind::kDim).push_back(Variable{Interval{1, trips}, {}});
+  return out;
+}
+
+// The relation of one body map into leaf `to` (its results without the leaf
+// index) as pieces over [x, t, y, t - 1]: runtime variables the body derives
+// from the counter are pinned to its value in iteration t (clamped into the
+// values the op allows); the others, and range variables, are projected out.
+std::vector<LeafRelation> iteration_relations(const IndexingMap& map, std::vector<Expr> results, std::size_t from,
+                                              std::size_t to, const Iterations& loop, const hlo::Module& module,
+                                              const hlo::Computation& body, const BodyNames& names,
+                                              bool& runtime_value_unknown) {
+  const auto n_in = static_cast<std::uint32_t>(map.dim_count());
+  const Expr t = Expr::dim(n_in);
+  results.push_back(t - 1);
+  std::vector<Domain> pieces{with_iteration(map.domain(), loop.trips)};
+  for (std::size_t r = 0; r < map.runtime_count(); ++r) {
+    std::optional<std::vector<CounterPiece>> value;
+    const RuntimeSource* source = r < map.runtime_sources().size() ? &map.runtime_sources()[r] : nullptr;
+    if (loop.counter && source != nullptr && source->map && source->map->is_defined() &&
+        source->map->results().empty()) {
+      if (auto at = names.find(source->source))
+        value = counter_pieces(module, body, *at, *loop.counter, loop.counter_values);
+    }
+    if (!value) {
+      runtime_value_unknown = true;
+      continue;
+    }
+    const Expr rt = Expr::runtime(static_cast<std::uint32_t>(r));
+    std::vector<Domain> next;
+    for (const CounterPiece& p : *value) {
+      // The iterations whose counter value v = start + step * (t - 1) lies in the piece.
+      const std::int64_t step = loop.counter->step, start = loop.counter->start;
+      const std::int64_t t_lo = step > 0 ? simplify::ceil_div(p.values.lo - start, step) + 1
+                                         : simplify::ceil_div(p.values.hi - start, step) + 1;
+      const std::int64_t t_hi = step > 0 ? simplify::floor_div(p.values.hi - start, step) + 1
+                                         : simplify::floor_div(p.values.lo - start, step) + 1;
+      const Interval iterations = Interval{t_lo, t_hi}.intersect({1, loop.trips});
+      if (iterations.empty()) continue;
+      // The value in iteration t: scale * (start + step * (t - 1)) + offset = a * t + b.
+      const std::int64_t a = simplify::checked_mul(p.value.scale, step);
+      const std::int64_t b = simplify::checked_add(
+          simplify::checked_mul(p.value.scale, simplify::checked_add(start, -step)), p.value.offset);
+      const Interval feasible = source->feasible;
+      const Interval at_t = scale(iterations, a) + Interval::point(b);
+      for (const Domain& base : pieces) {
+        Domain piece = base;
+        if (!piece.add_constraint(t, iterations)) continue;
+        // Inside the op's range: the value itself; below or above it: the clamp's bound.
+        Domain inside = piece;
+        if (inside.add_constraint(rt - t * a, Interval::point(b)) &&
+            (feasible.contains(at_t) ||
+             inside.add_constraint(t * a, {saturating_add(feasible.lo, -b), saturating_add(feasible.hi, -b)})))
+          next.push_back(std::move(inside));
+        if (at_t.lo < feasible.lo) {
+          Domain below = piece;
+          if (below.add_constraint(rt, Interval::point(feasible.lo)) &&
+              below.add_constraint(t * a, {saturating_add(at_t.lo, -b), saturating_add(feasible.lo - 1, -b)}))
+            next.push_back(std::move(below));
+        }
+        if (at_t.hi > feasible.hi) {
+          Domain above = piece;
+          if (above.add_constraint(rt, Interval::point(feasible.hi)) &&
+              above.add_constraint(t * a, {saturating_add(feasible.hi + 1, -b), saturating_add(at_t.hi, -b)}))
+            next.push_back(std::move(above));
+        }
+      }
+    }
+    pieces = std::move(next);
+  }
+  std::vector<LeafRelation> out;
+  for (const Domain& piece : pieces) {
+    if (piece.has_empty_bounds()) continue;
+    const isl::set graph = graph_set(piece, results);
+    // [x, t, s, rt, y, t - 1] -> [x, t, y, t - 1]
+    const auto hidden = static_cast<unsigned>(piece.count(VarKind::kRange) + piece.count(VarKind::kRuntime));
+    out.push_back({from, to, project_out(graph, n_in + 1, hidden), n_in + 1});
+  }
+  return out;
+}
+
+// Leaf `leaf` passed on unchanged: x after iteration t is x before it.
+LeafRelation identity_relation(std::size_t leaf, const std::vector<std::int64_t>& dims, std::int64_t trips) {
+  const IndexingMap identity = IndexingMap::identity(dims);
+  std::vector<Expr> results = identity.results();
+  results.push_back(Expr::dim(static_cast<std::uint32_t>(dims.size())) - 1);
+  const auto n_in = static_cast<unsigned>(dims.size() + 1);
+  return {leaf, leaf, graph_set(with_iteration(identity.domain(), trips), results), n_in};
+}
+
+// The maps of a relation from the loop's output leaf over [x, t, y, t']
+// (t = trips, t' = 0): (x)[y] -> (leaf, y) per disjoint piece.
+std::vector<IndexingMap> relation_maps(const LeafRelation& r, const hlo::Shape& state) {
+  const unsigned n_out = r.n_in - 1;
+  const auto n_y = static_cast<std::uint32_t>(leaf_shape(state, r.to).dims.size());
+  isl::set graph = project_out(r.graph, n_out + 1 + n_y, 1);  // t'
+  graph = project_out(graph, n_out, 1);                       // t
+  std::vector<Var> vars;
+  for (std::uint32_t i = 0; i < n_out; ++i) vars.push_back({VarKind::kDim, i});
+  for (std::uint32_t i = 0; i < n_y; ++i) vars.push_back({VarKind::kRange, i});
+  std::vector<Expr> results;
+  if (state.is_tuple) results.push_back(Expr::constant(static_cast<std::int64_t>(r.to)));
+  for (std::uint32_t i = 0; i < n_y; ++i) results.push_back(Expr::range(i));
+  std::vector<IndexingMap> out;
+  for (Domain& piece : symbolic_pieces(graph, vars)) out.emplace_back(std::move(piece), results);
+  return out;
+}
+
+// Output element x of a leaf reads, in every iteration, what the condition
+// reads: `read` (a map from the condition's scalar result) with x's dimensions.
+IndexingMap for_every_element(const IndexingMap& read, const std::vector<std::int64_t>& out_dims) {
+  Domain domain(build::variables(out_dims), read.domain().variables(VarKind::kRange), {});
+  for (const Constraint& c : read.domain().constraints()) {
+    if (!domain.add_constraint(c.expr, c.interval)) return IndexingMap::known_empty(read);
+  }
+  IndexingMap out(std::move(domain), read.results());
+  out.inherit_approximation(read);
+  return out;
+}
+
+}  // namespace
+
+const IndexingAnalysis::WhileAnswer& IndexingAnalysis::while_answer(std::uint32_t computation,
+                                                                    std::uint32_t instruction, std::size_t output) {
+  const auto key = std::make_tuple(computation, instruction, output);
+  if (auto it = m_while_memo.find(key); it != m_while_memo.end()) return it->second;
+  const OpContext op{m_module, m_module.computations[computation], instruction};
+  std::optional<std::vector<MapSet>> exact;
+  if (m_depth > 64) throw Unsupported("loops nested too deeply");
+  ++m_depth;
+  try {
+    exact = counted_while_maps(op, output);
+  } catch (const simplify::ArithmeticOverflow&) {
+    exact.reset();  // a counter value past 64 bits: the dataflow answer
+  } catch (...) {
+    --m_depth;
+    throw;
+  }
+  --m_depth;
+  WhileAnswer answer;
+  answer.invertible = exact.has_value() || detail::while_passes_on(op, output);
+  if (exact) {
+    answer.sets = std::move(*exact);
+  } else {
+    // Simplified as op_maps simplifies a single op's maps.
+    for (MapSet& set : detail::o2i_while(op, output)) {
+      MapSet simplified;
+      for (IndexingMap& m : set) {
+        simplify(m, single_op_policy(hlo::Opcode::kWhile));
+        insert_unique(simplified, std::move(m), m_options.style == MapStyle::kExact);
+      }
+      answer.sets.push_back(std::move(simplified));
+    }
+  }
+  return m_while_memo.emplace(key, std::move(answer)).first->second;
+}
+
+std::vector<MapSet> IndexingAnalysis::while_maps(std::uint32_t computation, std::uint32_t instruction,
+                                                 std::size_t index, bool forward) {
+  if (!forward) return while_answer(computation, instruction, index).sets;
+  // Operand -> each output: the inverse of each output's relation, where it is one.
+  const std::size_t outputs =
+      leaf_count(m_module.shape_of(m_module.computations[computation].instructions[instruction]));
+  std::vector<MapSet> sets(outputs);
+  for (std::size_t k = 0; k < outputs; ++k) {
+    const WhileAnswer& answer = while_answer(computation, instruction, k);
+    if (!answer.invertible || answer.sets.empty()) {
+      sets[k] = MapSet{IndexingMap::undefined("operand -> output maps are not composed through a while")};
+      continue;
+    }
+    for (const IndexingMap& m : answer.sets[0]) {
+      if (!m.is_defined()) continue;
+      for (IndexingMap& piece : inverse(m)) {
+        piece.inherit_approximation(m);
+        sets[k].push_back(std::move(piece));
+      }
+    }
+    insert_all_final(sets[k]);
+  }
+  return sets;
+}
+
+std::optional<std::vector<MapSet>> IndexingAnalysis::counted_while_maps(const OpContext& op, std::size_t output) {
+  if (getenv("NOWHILE") || op.operand_count() != 1 || detail::while_passes_on(op, output)) return std::nullopt;
+  const auto trip = loop_trip_count(m_module, op.computation, op.index);
+  const auto called = loop_computations(m_module, op.computation, op.instruction());
+  if (!trip || !called) return std::nullopt;
+  const Iterations loop{trip->trips, trip->counter, trip->counter_values()};
+  const hlo::Computation& body = m_module.computations[called->body];
+  const hlo::Shape& state = op.operand_shape(0);
+  const bool tuple_state = state.is_tuple;
+  const std::set<std::size_t> leaves = detail::while_leaves_read(op, output);
+  if (leaves.size() > k_max_while_reads_per_walk) return std::nullopt;
+  const auto out_dims = op.output_dims(output);
+
+  std::string approximation;
+  auto approximate = [&](std::string_view why) {
+    if (approximation.empty()) approximation = why;
+  };
+  // The leaf a map into the state names (its first result for a tuple state), and the rest.
+  auto split = [&](const IndexingMap& m) -> std::optional<std::pair<std::size_t, std::vector<Expr>>> {
+    std::vector<Expr> rest = m.results();
+    if (!tuple_state) return std::make_pair(std::size_t{0}, std::move(rest));
+    if (rest.empty() || rest.front().kind() != Expr::Kind::kConstant) return std::nullopt;
+    const auto leaf = static_cast<std::size_t>(rest.front().constant_value());
+    rest.erase(rest.begin());
+    return std::make_pair(leaf, std::move(rest));
+  };
+  auto usable = [&](const IndexingMap& m) {
+    if (m.approximate()) approximate(m.approximation_reason());
+    return m.is_defined() && !m.has_replica_id();
+  };
+
+  MapSet maps;
+  // What the condition reads, in each iteration: the init's element where the
+  // leaf is the counter or passed on.
+  const std::vector<MapSet> condition_reads = fused_output_to_input(called->condition, 0);
+  if (condition_reads.size() != 1) return std::nullopt;
+  for (const IndexingMap& m : condition_reads[0]) {
+    if (m.is_known_empty()) continue;
+    if (!usable(m) || m.runtime_count() != 0) return std::nullopt;
+    const auto into = split(m);
+    if (!into) return std::nullopt;
+    const bool counter = loop.counter && loop.counter->leaf == into->first;
+    if (!counter && !detail::while_passes_on(op, into->first)) return std::nullopt;
+    maps.push_back(for_every_element(m, out_dims));
+  }
+
+  if (loop.trips == 0) {
+    IndexingMap init = IndexingMap::identity(out_dims);
+    if (tuple_state) init.results().insert(init.results().begin(), Expr::constant(static_cast<std::int64_t>(output)));
+    maps.push_back(std::move(init));
+  } else {
+    const BodyNames names(body);
+    bool runtime_value_unknown = false;
+    const bool found = within_isl_budget(
+        [&] {
+          std::vector<LeafRelation> step;
+          for (std::size_t leaf : leaves) {
+            const auto dims = dimension_sizes(leaf_shape(state, leaf));
+            if (build::product(dims) == 0) continue;
+            if (detail::while_passes_on(op, leaf)) {
+              step.push_back(identity_relation(leaf, dims, loop.trips));
+              continue;
+            }
+            const std::vector<MapSet> reads = fused_output_to_input(called->body, leaf);
+            if (reads.size() != 1) return false;
+            for (const IndexingMap& m : reads[0]) {
+              if (m.is_known_empty()) continue;
+              const auto into = split(m);
+              if (!usable(m) || !into || !leaves.contains(into->first)) return false;
+              for (LeafRelation& r : iteration_relations(m, into->second, leaf, into->first, loop, m_module, body,
+                                                         names, runtime_value_unknown))
+                step.push_back(std::move(r));
+            }
+          }
+          Domain start(build::variables(out_dims), {}, {});
+          start.variables(VarKind::kDim).push_back(Variable{Interval::point(loop.trips), {}});
+          for (const LeafRelation& r : leaf_relation_power(step, loop.trips, output, box_set(start))) {
+            check_deadline();
+            for (IndexingMap& m : relation_maps(r, state)) maps.push_back(std::move(m));
+          }
+          return true;
+        },
+        [] { return false; });
+    if (!found) return std::nullopt;
+    if (runtime_value_unknown) approximate(k_body_runtime_value);
+  }
+  MapSet out;
+  for (IndexingMap& m : maps) {
+    if (!approximation.empty()) m.mark_approximate(approximation);
+    m_final_memo.simplify(m, final_policy());
+    out.push_back(std::move(m));
+  }
+  insert_all_final(out);
+  if (out.empty()) out.push_back(IndexingMap::known_empty(IndexingMap::identity(out_dims)));
+  return std::vector<MapSet>{std::move(out)};
+}
+
+}  // namespace hlo_index::indexing
