@@ -24,7 +24,6 @@
 // budget runs out, or a map is UNDEFINED, the answer is o2i_while's: every
 // element the output may depend on, read whole (approximate).
 #include <algorithm>
-#include <cstdlib>
 #include <unordered_map>
 
 #include "indexing/instruction_indexing.hpp"
@@ -257,7 +256,7 @@ std::vector<MapSet> IndexingAnalysis::while_maps(std::uint32_t computation, std:
 }
 
 std::optional<std::vector<MapSet>> IndexingAnalysis::counted_while_maps(const OpContext& op, std::size_t output) {
-  if (getenv("NOWHILE") || op.operand_count() != 1 || detail::while_passes_on(op, output)) return std::nullopt;
+  if (op.operand_count() != 1 || detail::while_passes_on(op, output)) return std::nullopt;
   const auto trip = loop_trip_count(m_module, op.computation, op.index);
   const auto called = loop_computations(m_module, op.computation, op.instruction());
   if (!trip || !called) return std::nullopt;
