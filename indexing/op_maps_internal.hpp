@@ -2,8 +2,11 @@
 // one set per operand, i2o_* one set per output.
 #pragma once
 
+#include <functional>
+
 #include "indexing/map_builders.hpp"
 #include "indexing/op_maps.hpp"
+#include "parser/attributes.hpp"
 
 namespace hlo_index::indexing::detail {
 
@@ -12,8 +15,8 @@ std::vector<MapSet> one_each(std::vector<IndexingMap> maps);
 
 /// Operand `operand` -> each output: the inverses (indexing/inverse.hpp) of
 /// the maps `o2i` gives into the operand, approximate where those are.
-std::vector<MapSet> maps_by_inverse(const OpContext& op, std::size_t operand,
-                                    std::vector<MapSet> (*o2i)(const OpContext&, std::size_t));
+using OutputReads = std::function<std::vector<MapSet>(const OpContext&, std::size_t output)>;
+std::vector<MapSet> maps_by_inverse(const OpContext& op, std::size_t operand, const OutputReads& o2i);
 
 inline std::uint32_t u32(std::size_t i) { return static_cast<std::uint32_t>(i); }
 
@@ -62,6 +65,18 @@ std::vector<MapSet> i2o_reduce(const OpContext& op, std::size_t operand);
 std::vector<MapSet> o2i_dot(const OpContext& op);
 std::vector<MapSet> i2o_dot(const OpContext& op, std::size_t operand);
 
+/// The shapes a dot's maps are built from: the dot op's operands and result,
+/// or a GEMM custom-call's matrices and result.
+struct DotShapes {
+  std::vector<std::int64_t> lhs, rhs, out;
+};
+/// A dot's output -> {lhs, rhs} maps for dimension numbers `d` (the dot op's
+/// attributes, or a GEMM custom-call's backend_config); throws Unsupported
+/// when they do not fit the shapes.
+std::vector<IndexingMap> dot_operand_maps(const parser::DotDimensions& d, const DotShapes& shapes);
+/// Operand `operand` (0: lhs, 1: rhs) -> the dot's output.
+IndexingMap dot_output_map(const parser::DotDimensions& d, const DotShapes& shapes, std::size_t operand);
+
 /// scaled-dot: dot's maps, and into each scale the block of its operand it scales.
 std::vector<MapSet> o2i_scaled_dot(const OpContext& op);
 std::vector<MapSet> i2o_scaled_dot(const OpContext& op, std::size_t operand);
@@ -80,6 +95,24 @@ std::vector<MapSet> i2o_select_and_scatter(const OpContext& op, std::size_t oper
 // op_maps_convolution.cpp
 std::vector<MapSet> o2i_convolution(const OpContext& op, MapStyle style);
 std::vector<MapSet> i2o_convolution(const OpContext& op, std::size_t operand, MapStyle style);
+
+/// The three arrays of a convolution: input (lhs), kernel (rhs) and output.
+enum class ConvolutionArray { kInput, kKernel, kOutput };
+/// Their shapes: the convolution op's operands and result, or a cuDNN
+/// custom-call's operands and result in the roles its kind gives them.
+struct ConvolutionShapes {
+  std::vector<std::int64_t> input, kernel, output;
+};
+/// One term of the convolution sum seen from an element of array `from`:
+/// the maps from it to the elements of the other two arrays that meet in
+/// one product, over one domain (the map into `from` itself stays empty).
+/// Window, dim_labels and group counts are op's attributes; throws
+/// Unsupported when they do not fit the shapes.
+struct ConvolutionTerm {
+  IndexingMap input, kernel, output;
+};
+ConvolutionTerm convolution_term(const OpContext& op, const ConvolutionShapes& shapes, ConvolutionArray from,
+                                 MapStyle style);
 
 // op_maps_dynamic.cpp: dynamic-slice, dynamic-update-slice, gather.
 std::vector<MapSet> o2i_dynamic_slice(const OpContext& op, MapStyle style);
