@@ -27,6 +27,9 @@ enum class TargetMaps {
   // operands' buffers: every output element may read every operand element.
   // Sound (nothing outside the operands is read) but not exact: approximate.
   kKernelReadsWholeOperands,
+  kCublasGemm,  // dot_dimension_numbers, beta, epilogue in backend_config (op_maps_cublas.cpp)
+  kCublasLtMatmul,
+  kCublasLtMatmulF8,
 };
 
 struct KnownTarget {
@@ -48,6 +51,15 @@ constexpr KnownTarget k_targets[] = {
     {"SliceToDynamic", TargetMaps::kElementwise,
      "XLA dynamic padder (dynamic_padder.cc): operand 0 with the sizes of its dimensions (scalar operands) set"},
     {"TopK", TargetMaps::kTopK, "XLA: TopK custom-call (the k largest along the last dimension)"},
+    {"__cublas$gemm", TargetMaps::kCublasGemm,
+     "XLA GPU (service/gpu/cublas_cudnn.h, transforms/gemm_rewriter.cc, thunk_emitter.cc EmitGemmThunk): "
+     "alpha * dot(A, B) + beta * C, GemmBackendConfig in backend_config"},
+    {"__cublas$lt$matmul", TargetMaps::kCublasLtMatmul,
+     "XLA GPU (gemm_rewriter.cc, thunk_emitter.cc EmitCublasLtMatmulThunk): the GEMM with a cuBLASLt epilogue "
+     "(vector bias, activation, auxiliary output)"},
+    {"__cublas$lt$matmul$f8", TargetMaps::kCublasLtMatmulF8,
+     "XLA GPU (gemm_rewriter.cc CreateF8CustomCall, thunk_emitter.cc EmitCublasLtMatmulThunkF8): the FP8 GEMM "
+     "with scalar scales and an optional damax output"},
     {"__onednn$layernorm", TargetMaps::kLayerNorm,
      "XLA CPU oneDNN rewriter (onednn_layer_norm.cc): oneDNN layer normalization over the last dimension, "
      "then scale (and shift) per element of it"},
@@ -254,6 +266,9 @@ std::vector<MapSet> o2i_custom_call(const OpContext& op, std::size_t output) {
         for (IndexingMap& m : set) m.mark_approximate("a kernel with no per-element semantics: whole operands");
       return sets;
     }
+    case TargetMaps::kCublasGemm: return o2i_cublas_gemm(op, output, GemmKind::kLegacy);
+    case TargetMaps::kCublasLtMatmul: return o2i_cublas_gemm(op, output, GemmKind::kLt);
+    case TargetMaps::kCublasLtMatmulF8: return o2i_cublas_gemm(op, output, GemmKind::kLtF8);
   }
   return {};
 }
@@ -283,6 +298,9 @@ std::vector<MapSet> i2o_custom_call(const OpContext& op, std::size_t operand) {
         for (IndexingMap& m : set) m.mark_approximate("a kernel with no per-element semantics: whole operands");
       return sets;
     }
+    case TargetMaps::kCublasGemm: return i2o_cublas_gemm(op, operand, GemmKind::kLegacy);
+    case TargetMaps::kCublasLtMatmul: return i2o_cublas_gemm(op, operand, GemmKind::kLt);
+    case TargetMaps::kCublasLtMatmulF8: return i2o_cublas_gemm(op, operand, GemmKind::kLtF8);
   }
   return {};
 }

@@ -161,6 +161,11 @@ std::vector<MapSet> i2o_cholesky(const OpContext& op, std::size_t operand);
 std::vector<MapSet> o2i_scan(const OpContext& op, std::size_t output);
 std::vector<MapSet> i2o_scan(const OpContext& op, std::size_t operand);
 
+// op_maps_cublas.cpp: cuBLAS GEMM custom-calls.
+enum class GemmKind { kLegacy, kLt, kLtF8 };  // __cublas$gemm, __cublas$lt$matmul, __cublas$lt$matmul$f8
+std::vector<MapSet> o2i_cublas_gemm(const OpContext& op, std::size_t output, GemmKind kind);
+std::vector<MapSet> i2o_cublas_gemm(const OpContext& op, std::size_t operand, GemmKind kind);
+
 // op_maps_custom_call.cpp
 std::vector<MapSet> o2i_custom_call(const OpContext& op, std::size_t output);
 std::vector<MapSet> i2o_custom_call(const OpContext& op, std::size_t operand);
