@@ -93,7 +93,7 @@ Convolution convolution(const OpContext& op, const ConvolutionShapes& shapes) {
   // its operands and result, which nothing else relates to the window.
   for (std::size_t i = 0; i < spatial; ++i) {
     if (c.output[sz(c.dims.output_spatial[i])] != window_output_size(c.window[i], c.input[sz(c.dims.input_spatial[i])]))
-      throw Unsupported("the output's spatial sizes do not follow from the input and the window");
+      throw Unsupported("the spatial sizes of the input and the output do not fit the window");
   }
   return c;
 }

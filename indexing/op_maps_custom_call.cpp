@@ -30,6 +30,11 @@ enum class TargetMaps {
   kCublasGemm,  // dot_dimension_numbers, beta, epilogue in backend_config (op_maps_cublas.cpp)
   kCublasLtMatmul,
   kCublasLtMatmulF8,
+  kCudnnConvForward,  // window and dim_labels of the forward convolution (op_maps_cudnn.cpp)
+  kCudnnConvBackwardInput,
+  kCudnnConvBackwardFilter,
+  kCudnnConvBiasActivationForward,
+  kCudnnConvForwardGraph,
 };
 
 struct KnownTarget {
@@ -60,6 +65,20 @@ constexpr KnownTarget k_targets[] = {
     {"__cublas$lt$matmul$f8", TargetMaps::kCublasLtMatmulF8,
      "XLA GPU (gemm_rewriter.cc CreateF8CustomCall, thunk_emitter.cc EmitCublasLtMatmulThunkF8): the FP8 GEMM "
      "with scalar scales and an optional damax output"},
+    {"__cudnn$convBackwardFilter", TargetMaps::kCudnnConvBackwardFilter,
+     "XLA GPU (cublas_cudnn.h CudnnConvKind, transforms/conv_rewriter.cc, gpu_conv_runner.cc): "
+     "(input, output gradient) -> filter gradient of the forward convolution in window and dim_labels"},
+    {"__cudnn$convBackwardInput", TargetMaps::kCudnnConvBackwardInput,
+     "XLA GPU (cublas_cudnn.h CudnnConvKind, transforms/conv_rewriter.cc, gpu_conv_runner.cc): "
+     "(output gradient, filter) -> input gradient of the forward convolution in window and dim_labels"},
+    {"__cudnn$convBiasActivationForward", TargetMaps::kCudnnConvBiasActivationForward,
+     "XLA GPU (transforms/cudnn_fused_conv_rewriter.cc, gpu_conv_runner.cc): activation(conv + side input + "
+     "bias per output feature)"},
+    {"__cudnn$convForward", TargetMaps::kCudnnConvForward,
+     "XLA GPU (cublas_cudnn.h, transforms/conv_rewriter.cc): the convolution of window and dim_labels"},
+    {"__cudnn$convForwardGraph", TargetMaps::kCudnnConvForwardGraph,
+     "XLA GPU (transforms/cudnn_fused_conv_rewriter.cc F8GraphConv): the convolution, then a pointwise graph "
+     "with scalar or output-shaped operands and amax results"},
     {"__onednn$layernorm", TargetMaps::kLayerNorm,
      "XLA CPU oneDNN rewriter (onednn_layer_norm.cc): oneDNN layer normalization over the last dimension, "
      "then scale (and shift) per element of it"},
@@ -269,6 +288,12 @@ std::vector<MapSet> o2i_custom_call(const OpContext& op, std::size_t output) {
     case TargetMaps::kCublasGemm: return o2i_cublas_gemm(op, output, GemmKind::kLegacy);
     case TargetMaps::kCublasLtMatmul: return o2i_cublas_gemm(op, output, GemmKind::kLt);
     case TargetMaps::kCublasLtMatmulF8: return o2i_cublas_gemm(op, output, GemmKind::kLtF8);
+    case TargetMaps::kCudnnConvForward: return o2i_cudnn_convolution(op, output, CudnnConvKind::kForward);
+    case TargetMaps::kCudnnConvBackwardInput: return o2i_cudnn_convolution(op, output, CudnnConvKind::kBackwardInput);
+    case TargetMaps::kCudnnConvBackwardFilter: return o2i_cudnn_convolution(op, output, CudnnConvKind::kBackwardFilter);
+    case TargetMaps::kCudnnConvBiasActivationForward:
+      return o2i_cudnn_convolution(op, output, CudnnConvKind::kForwardActivation);
+    case TargetMaps::kCudnnConvForwardGraph: return o2i_cudnn_convolution(op, output, CudnnConvKind::kForwardGraph);
   }
   return {};
 }
@@ -301,6 +326,13 @@ std::vector<MapSet> i2o_custom_call(const OpContext& op, std::size_t operand) {
     case TargetMaps::kCublasGemm: return i2o_cublas_gemm(op, operand, GemmKind::kLegacy);
     case TargetMaps::kCublasLtMatmul: return i2o_cublas_gemm(op, operand, GemmKind::kLt);
     case TargetMaps::kCublasLtMatmulF8: return i2o_cublas_gemm(op, operand, GemmKind::kLtF8);
+    case TargetMaps::kCudnnConvForward: return i2o_cudnn_convolution(op, operand, CudnnConvKind::kForward);
+    case TargetMaps::kCudnnConvBackwardInput: return i2o_cudnn_convolution(op, operand, CudnnConvKind::kBackwardInput);
+    case TargetMaps::kCudnnConvBackwardFilter:
+      return i2o_cudnn_convolution(op, operand, CudnnConvKind::kBackwardFilter);
+    case TargetMaps::kCudnnConvBiasActivationForward:
+      return i2o_cudnn_convolution(op, operand, CudnnConvKind::kForwardActivation);
+    case TargetMaps::kCudnnConvForwardGraph: return i2o_cudnn_convolution(op, operand, CudnnConvKind::kForwardGraph);
   }
   return {};
 }

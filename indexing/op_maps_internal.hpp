@@ -166,6 +166,11 @@ enum class GemmKind { kLegacy, kLt, kLtF8 };  // __cublas$gemm, __cublas$lt$matm
 std::vector<MapSet> o2i_cublas_gemm(const OpContext& op, std::size_t output, GemmKind kind);
 std::vector<MapSet> i2o_cublas_gemm(const OpContext& op, std::size_t operand, GemmKind kind);
 
+// op_maps_cudnn.cpp: cuDNN convolution custom-calls (XLA's CudnnConvKind).
+enum class CudnnConvKind { kForward, kBackwardInput, kBackwardFilter, kForwardActivation, kForwardGraph };
+std::vector<MapSet> o2i_cudnn_convolution(const OpContext& op, std::size_t output, CudnnConvKind kind);
+std::vector<MapSet> i2o_cudnn_convolution(const OpContext& op, std::size_t operand, CudnnConvKind kind);
+
 // op_maps_custom_call.cpp
 std::vector<MapSet> o2i_custom_call(const OpContext& op, std::size_t output);
 std::vector<MapSet> i2o_custom_call(const OpContext& op, std::size_t operand);
