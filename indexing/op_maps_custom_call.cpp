@@ -47,6 +47,9 @@ struct KnownTarget {
 constexpr KnownTarget k_targets[] = {
     {"AllocateBuffer", TargetMaps::kNothingRead, "XLA: an uninitialised buffer, no operands"},
     {"AssumeGatherIndicesInBound", TargetMaps::kIdentity, "XLA: marks gather indices in bounds, returns them"},
+    {"CuteDSLRT_NvJaxCutlassCall", TargetMaps::kKernelReadsWholeOperands,
+     "NVIDIA CUTLASS CuTe DSL from JAX (cutlass_call; XLA backends/gpu/libraries/cutedsl): a compiled CuTe kernel "
+     "over its operand buffers, no per-element semantics"},
     {"GetRngSeed", TargetMaps::kNothingRead, "XLA CPU/GPU: a seed, no operands"},
     {"LayoutConstraint", TargetMaps::kIdentity, "XLA: fixes operand 0's layout"},
     {"MoveToDevice", TargetMaps::kIdentity, "XLA host offloading: operand 0 moved to device memory"},
@@ -91,6 +94,9 @@ constexpr KnownTarget k_targets[] = {
      "last dimension"},
     {"tpu_custom_call", TargetMaps::kKernelReadsWholeOperands,
      "JAX Pallas/Mosaic TPU kernel: arbitrary code over its operand buffers, no per-element semantics"},
+    {"triton_kernel_call_ffi", TargetMaps::kKernelReadsWholeOperands,
+     "JAX jaxlib/gpu/triton_kernels.cc (Pallas on GPU, jax-triton): a compiled Triton kernel over its operand "
+     "buffers, no per-element semantics"},
     {"xla_builder.math.Asinh", TargetMaps::kElementwise, "XLA client library (xla/hlo/builder/lib/math.h): Asinh"},
     {"xla_builder.math.Polygamma", TargetMaps::kElementwise,
      "XLA client library (xla/hlo/builder/lib/math.h): Polygamma(n, x), elementwise"},
