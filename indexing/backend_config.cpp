@@ -142,6 +142,27 @@ GemmConfig gemm_config(const OpContext& op) {
   return c;
 }
 
+TriangularSolveOptions triangular_solve_options(const OpContext& op) {
+  const Json j = backend_config(op);
+  TriangularSolveOptions o;
+  o.left_side = bool_field(j, "", "left_side");
+  o.lower = bool_field(j, "", "lower");
+  o.unit_diagonal = bool_field(j, "", "unit_diagonal");
+  // TriangularSolveOptions.Transpose: TRANSPOSE_INVALID, NO_TRANSPOSE, TRANSPOSE, ADJOINT.
+  constexpr std::array<std::string_view, 4> names = {"TRANSPOSE_INVALID", "NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"};
+  const auto it = j.find("transpose_a");
+  if (it == j.end()) malformed("no transpose_a");
+  if (it->is_string())
+    o.transpose_a = it->get<std::string>();
+  else if (it->is_number_integer() && it->get<std::int64_t>() >= 1 && it->get<std::int64_t>() <= 3)
+    o.transpose_a = names.at(static_cast<std::size_t>(it->get<std::int64_t>()));
+  else
+    malformed("transpose_a is not a known transpose");
+  if (o.transpose_a != names[1] && o.transpose_a != names[2] && o.transpose_a != names[3])
+    malformed("transpose_a '" + o.transpose_a + "' is not a known transpose");
+  return o;
+}
+
 double cudnn_side_input_scale(const OpContext& op) {
   const Json j = backend_config(op);
   return number_field(sub_config(j, "cudnn_conv_backend_config", "conv_result_scale"), "cudnn_conv_backend_config.",

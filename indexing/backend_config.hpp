@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "indexing/op_context.hpp"
+#include "indexing/op_maps_internal.hpp"
 #include "parser/attributes.hpp"
 
 namespace hlo_index::indexing::detail {
@@ -43,6 +44,10 @@ struct GemmConfig {
 
 /// `gemm_backend_config` of op's backend_config (dot_dimension_numbers is required).
 GemmConfig gemm_config(const OpContext& op);
+
+/// TriangularSolveOptions (xla_data.proto) of op's backend_config;
+/// transpose_a is required (its proto default is TRANSPOSE_INVALID).
+TriangularSolveOptions triangular_solve_options(const OpContext& op);
 
 /// CudnnConvBackendConfig.side_input_scale of op's backend_config (0 when
 /// the field is absent, as proto3 prints it).

@@ -1,4 +1,7 @@
-// cuBLAS GEMM custom-calls: __cublas$gemm, __cublas$lt$matmul and
+// cuBLAS custom-calls. The triangular solve, __cublas$triangularSolve
+// (XLA: transforms/triangular_solve_rewriter.cc), is the triangular-solve op
+// with its TriangularSolveOptions as backend_config and a result (x,
+// scratch). The GEMMs, __cublas$gemm, __cublas$lt$matmul and
 // __cublas$lt$matmul$f8 (XLA: xla/service/gpu/transforms/gemm_rewriter.cc
 // builds them, xla/service/gpu/thunk_emitter.cc reads their operands and
 // results; the fields are GemmBackendConfig's in backend_configs.proto).
@@ -151,6 +154,22 @@ std::vector<MapSet> o2i_cublas_gemm(const OpContext& op, std::size_t output, Gem
   } catch (const Unsupported& e) {
     throw Unsupported(target_name(kind) + ": " + e.what());
   }
+}
+
+std::vector<MapSet> o2i_cublas_triangular_solve(const OpContext& op, std::size_t output) {
+  try {
+    if (op.operand_count() != 2) throw Unsupported("a triangular solve takes a and b");
+    if (op.shape().is_tuple && op.output_count() != 2) throw Unsupported("a result other than (x, scratch)");
+    if (output == 1) return std::vector<MapSet>(2);  // the scratch buffer
+    return one_each(
+        triangular_solve_maps(triangular_solve_options(op), op.operand_dims(0), op.operand_dims(1), op.output_dims(0)));
+  } catch (const Unsupported& e) {
+    throw Unsupported(std::string("__cublas$triangularSolve: ") + e.what());
+  }
+}
+
+std::vector<MapSet> i2o_cublas_triangular_solve(const OpContext& op, std::size_t operand) {
+  return maps_by_inverse(op, operand, o2i_cublas_triangular_solve);
 }
 
 std::vector<MapSet> i2o_cublas_gemm(const OpContext& op, std::size_t operand, GemmKind kind) {

@@ -30,7 +30,8 @@ enum class TargetMaps {
   kCublasGemm,  // dot_dimension_numbers, beta, epilogue in backend_config (op_maps_cublas.cpp)
   kCublasLtMatmul,
   kCublasLtMatmulF8,
-  kCudnnConvForward,  // window and dim_labels of the forward convolution (op_maps_cudnn.cpp)
+  kCublasTriangularSolve,  // TriangularSolveOptions in backend_config (op_maps_cublas.cpp)
+  kCudnnConvForward,       // window and dim_labels of the forward convolution (op_maps_cudnn.cpp)
   kCudnnConvBackwardInput,
   kCudnnConvBackwardFilter,
   kCudnnConvBiasActivationForward,
@@ -68,6 +69,9 @@ constexpr KnownTarget k_targets[] = {
     {"__cublas$lt$matmul$f8", TargetMaps::kCublasLtMatmulF8,
      "XLA GPU (gemm_rewriter.cc CreateF8CustomCall, thunk_emitter.cc EmitCublasLtMatmulThunkF8): the FP8 GEMM "
      "with scalar scales and an optional damax output"},
+    {"__cublas$triangularSolve", TargetMaps::kCublasTriangularSolve,
+     "XLA GPU (transforms/triangular_solve_rewriter.cc): triangular-solve, its options as backend_config, "
+     "(x, scratch)"},
     {"__cudnn$convBackwardFilter", TargetMaps::kCudnnConvBackwardFilter,
      "XLA GPU (cublas_cudnn.h CudnnConvKind, transforms/conv_rewriter.cc, gpu_conv_runner.cc): "
      "(input, output gradient) -> filter gradient of the forward convolution in window and dim_labels"},
@@ -294,6 +298,7 @@ std::vector<MapSet> o2i_custom_call(const OpContext& op, std::size_t output) {
     case TargetMaps::kCublasGemm: return o2i_cublas_gemm(op, output, GemmKind::kLegacy);
     case TargetMaps::kCublasLtMatmul: return o2i_cublas_gemm(op, output, GemmKind::kLt);
     case TargetMaps::kCublasLtMatmulF8: return o2i_cublas_gemm(op, output, GemmKind::kLtF8);
+    case TargetMaps::kCublasTriangularSolve: return o2i_cublas_triangular_solve(op, output);
     case TargetMaps::kCudnnConvForward: return o2i_cudnn_convolution(op, output, CudnnConvKind::kForward);
     case TargetMaps::kCudnnConvBackwardInput: return o2i_cudnn_convolution(op, output, CudnnConvKind::kBackwardInput);
     case TargetMaps::kCudnnConvBackwardFilter: return o2i_cudnn_convolution(op, output, CudnnConvKind::kBackwardFilter);
@@ -332,6 +337,7 @@ std::vector<MapSet> i2o_custom_call(const OpContext& op, std::size_t operand) {
     case TargetMaps::kCublasGemm: return i2o_cublas_gemm(op, operand, GemmKind::kLegacy);
     case TargetMaps::kCublasLtMatmul: return i2o_cublas_gemm(op, operand, GemmKind::kLt);
     case TargetMaps::kCublasLtMatmulF8: return i2o_cublas_gemm(op, operand, GemmKind::kLtF8);
+    case TargetMaps::kCublasTriangularSolve: return i2o_cublas_triangular_solve(op, operand);
     case TargetMaps::kCudnnConvForward: return i2o_cudnn_convolution(op, operand, CudnnConvKind::kForward);
     case TargetMaps::kCudnnConvBackwardInput: return i2o_cudnn_convolution(op, operand, CudnnConvKind::kBackwardInput);
     case TargetMaps::kCudnnConvBackwardFilter:

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <string>
 
 #include "indexing/map_builders.hpp"
 #include "indexing/op_maps.hpp"
@@ -154,6 +155,15 @@ std::vector<MapSet> o2i_fft(const OpContext& op, std::size_t output);
 std::vector<MapSet> i2o_fft(const OpContext& op, std::size_t operand);
 std::vector<MapSet> o2i_triangular_solve(const OpContext& op, std::size_t output);
 std::vector<MapSet> i2o_triangular_solve(const OpContext& op, std::size_t operand);
+/// TriangularSolveOptions: the op's attributes, or a cuBLAS custom-call's backend_config.
+struct TriangularSolveOptions {
+  bool left_side = false, lower = false, unit_diagonal = false;
+  std::string transpose_a = "NO_TRANSPOSE";  // NO_TRANSPOSE, TRANSPOSE or ADJOINT
+};
+/// The result -> {a, b} maps of a triangular solve with these options and shapes.
+std::vector<IndexingMap> triangular_solve_maps(const TriangularSolveOptions& options,
+                                               const std::vector<std::int64_t>& a, const std::vector<std::int64_t>& b,
+                                               const std::vector<std::int64_t>& out);
 std::vector<MapSet> o2i_cholesky(const OpContext& op, std::size_t output);
 std::vector<MapSet> i2o_cholesky(const OpContext& op, std::size_t operand);
 
@@ -165,6 +175,9 @@ std::vector<MapSet> i2o_scan(const OpContext& op, std::size_t operand);
 enum class GemmKind { kLegacy, kLt, kLtF8 };  // __cublas$gemm, __cublas$lt$matmul, __cublas$lt$matmul$f8
 std::vector<MapSet> o2i_cublas_gemm(const OpContext& op, std::size_t output, GemmKind kind);
 std::vector<MapSet> i2o_cublas_gemm(const OpContext& op, std::size_t operand, GemmKind kind);
+/// __cublas$triangularSolve: triangular-solve with its options in backend_config; (x, scratch).
+std::vector<MapSet> o2i_cublas_triangular_solve(const OpContext& op, std::size_t output);
+std::vector<MapSet> i2o_cublas_triangular_solve(const OpContext& op, std::size_t operand);
 
 // op_maps_cudnn.cpp: cuDNN convolution custom-calls (XLA's CudnnConvKind).
 enum class CudnnConvKind { kForward, kBackwardInput, kBackwardFilter, kForwardActivation, kForwardGraph };
