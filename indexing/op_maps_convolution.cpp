@@ -48,6 +48,8 @@ Convolution convolution(const OpContext& op, const ConvolutionShapes& shapes) {
   Convolution c;
   auto dims = parser::convolution_dimensions(op.computation, op.instruction());
   if (!dims) throw Unsupported("the convolution has no dim_labels");
+  if (!dims->input_unlabelled.empty() || !dims->kernel_unlabelled.empty() || !dims->output_unlabelled.empty())
+    throw Unsupported("dimensions labelled '?' (cuDNN's vectorized features) are not modelled");
   c.dims = *dims;
   c.input = shapes.input;
   c.kernel = shapes.kernel;
