@@ -204,4 +204,15 @@ IndexingMap runtime_as_range(const IndexingMap& map) {
   return out;
 }
 
+IndexingMap dims_as_ranges(const IndexingMap& map) {
+  if (!map.is_defined()) return map;
+  const auto dims = static_cast<std::uint32_t>(map.dim_count());
+  Domain variables({}, concat(map.domain().variables(VarKind::kDim), map.domain().variables(VarKind::kRange)),
+                   map.domain().variables(VarKind::kRuntime));
+  return rewritten(map, std::move(variables), map.domain().constraints(), [&](Var v) {
+    if (v.kind == VarKind::kDim) return Expr::range(v.index);
+    return v.kind == VarKind::kRange ? Expr::range(dims + v.index) : Expr::variable(v);
+  });
+}
+
 }  // namespace hlo_index::indexing

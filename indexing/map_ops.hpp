@@ -58,4 +58,9 @@ IndexingMap replica_id_as_results(const IndexingMap& map);
 /// dropped runtime variables (which changes what the relation is a function of).
 IndexingMap runtime_as_range(const IndexingMap& map);
 
+/// The map with its dimensions turned into range variables (before its
+/// own): ()[d.., s..] -> (results), every element that any point of the
+/// domain reads, as the map of a scalar (a reduction over the whole output).
+IndexingMap dims_as_ranges(const IndexingMap& map);
+
 }  // namespace hlo_index::indexing

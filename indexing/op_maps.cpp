@@ -18,8 +18,7 @@ std::vector<MapSet> one_each(std::vector<IndexingMap> maps) {
   return out;
 }
 
-std::vector<MapSet> maps_by_inverse(const OpContext& op, std::size_t operand,
-                                    std::vector<MapSet> (*o2i)(const OpContext&, std::size_t)) {
+std::vector<MapSet> maps_by_inverse(const OpContext& op, std::size_t operand, const OutputReads& o2i) {
   std::vector<MapSet> sets(op.output_count());
   for (std::size_t k = 0; k < op.output_count(); ++k) {
     const std::vector<MapSet> reads = o2i(op, k);

@@ -27,6 +27,15 @@ enum class TargetMaps {
   // operands' buffers: every output element may read every operand element.
   // Sound (nothing outside the operands is read) but not exact: approximate.
   kKernelReadsWholeOperands,
+  kCublasGemm,  // dot_dimension_numbers, beta, epilogue in backend_config (op_maps_cublas.cpp)
+  kCublasLtMatmul,
+  kCublasLtMatmulF8,
+  kCublasTriangularSolve,  // TriangularSolveOptions in backend_config (op_maps_cublas.cpp)
+  kCudnnConvForward,       // window and dim_labels of the forward convolution (op_maps_cudnn.cpp)
+  kCudnnConvBackwardInput,
+  kCudnnConvBackwardFilter,
+  kCudnnConvBiasActivationForward,
+  kCudnnConvForwardGraph,
 };
 
 struct KnownTarget {
@@ -39,6 +48,9 @@ struct KnownTarget {
 constexpr KnownTarget k_targets[] = {
     {"AllocateBuffer", TargetMaps::kNothingRead, "XLA: an uninitialised buffer, no operands"},
     {"AssumeGatherIndicesInBound", TargetMaps::kIdentity, "XLA: marks gather indices in bounds, returns them"},
+    {"CuteDSLRT_NvJaxCutlassCall", TargetMaps::kKernelReadsWholeOperands,
+     "NVIDIA CUTLASS CuTe DSL from JAX (cutlass_call; XLA backends/gpu/libraries/cutedsl): a compiled CuTe kernel "
+     "over its operand buffers, no per-element semantics"},
     {"GetRngSeed", TargetMaps::kNothingRead, "XLA CPU/GPU: a seed, no operands"},
     {"LayoutConstraint", TargetMaps::kIdentity, "XLA: fixes operand 0's layout"},
     {"MoveToDevice", TargetMaps::kIdentity, "XLA host offloading: operand 0 moved to device memory"},
@@ -48,6 +60,32 @@ constexpr KnownTarget k_targets[] = {
     {"SliceToDynamic", TargetMaps::kElementwise,
      "XLA dynamic padder (dynamic_padder.cc): operand 0 with the sizes of its dimensions (scalar operands) set"},
     {"TopK", TargetMaps::kTopK, "XLA: TopK custom-call (the k largest along the last dimension)"},
+    {"__cublas$gemm", TargetMaps::kCublasGemm,
+     "XLA GPU (service/gpu/cublas_cudnn.h, transforms/gemm_rewriter.cc, thunk_emitter.cc EmitGemmThunk): "
+     "alpha * dot(A, B) + beta * C, GemmBackendConfig in backend_config"},
+    {"__cublas$lt$matmul", TargetMaps::kCublasLtMatmul,
+     "XLA GPU (gemm_rewriter.cc, thunk_emitter.cc EmitCublasLtMatmulThunk): the GEMM with a cuBLASLt epilogue "
+     "(vector bias, activation, auxiliary output)"},
+    {"__cublas$lt$matmul$f8", TargetMaps::kCublasLtMatmulF8,
+     "XLA GPU (gemm_rewriter.cc CreateF8CustomCall, thunk_emitter.cc EmitCublasLtMatmulThunkF8): the FP8 GEMM "
+     "with scalar scales and an optional damax output"},
+    {"__cublas$triangularSolve", TargetMaps::kCublasTriangularSolve,
+     "XLA GPU (transforms/triangular_solve_rewriter.cc): triangular-solve, its options as backend_config, "
+     "(x, scratch)"},
+    {"__cudnn$convBackwardFilter", TargetMaps::kCudnnConvBackwardFilter,
+     "XLA GPU (cublas_cudnn.h CudnnConvKind, transforms/conv_rewriter.cc, gpu_conv_runner.cc): "
+     "(input, output gradient) -> filter gradient of the forward convolution in window and dim_labels"},
+    {"__cudnn$convBackwardInput", TargetMaps::kCudnnConvBackwardInput,
+     "XLA GPU (cublas_cudnn.h CudnnConvKind, transforms/conv_rewriter.cc, gpu_conv_runner.cc): "
+     "(output gradient, filter) -> input gradient of the forward convolution in window and dim_labels"},
+    {"__cudnn$convBiasActivationForward", TargetMaps::kCudnnConvBiasActivationForward,
+     "XLA GPU (transforms/cudnn_fused_conv_rewriter.cc, gpu_conv_runner.cc): activation(conv + side input + "
+     "bias per output feature)"},
+    {"__cudnn$convForward", TargetMaps::kCudnnConvForward,
+     "XLA GPU (cublas_cudnn.h, transforms/conv_rewriter.cc): the convolution of window and dim_labels"},
+    {"__cudnn$convForwardGraph", TargetMaps::kCudnnConvForwardGraph,
+     "XLA GPU (transforms/cudnn_fused_conv_rewriter.cc F8GraphConv): the convolution, then a pointwise graph "
+     "with scalar or output-shaped operands and amax results"},
     {"__onednn$layernorm", TargetMaps::kLayerNorm,
      "XLA CPU oneDNN rewriter (onednn_layer_norm.cc): oneDNN layer normalization over the last dimension, "
      "then scale (and shift) per element of it"},
@@ -60,6 +98,9 @@ constexpr KnownTarget k_targets[] = {
      "last dimension"},
     {"tpu_custom_call", TargetMaps::kKernelReadsWholeOperands,
      "JAX Pallas/Mosaic TPU kernel: arbitrary code over its operand buffers, no per-element semantics"},
+    {"triton_kernel_call_ffi", TargetMaps::kKernelReadsWholeOperands,
+     "JAX jaxlib/gpu/triton_kernels.cc (Pallas on GPU, jax-triton): a compiled Triton kernel over its operand "
+     "buffers, no per-element semantics"},
     {"xla_builder.math.Asinh", TargetMaps::kElementwise, "XLA client library (xla/hlo/builder/lib/math.h): Asinh"},
     {"xla_builder.math.Polygamma", TargetMaps::kElementwise,
      "XLA client library (xla/hlo/builder/lib/math.h): Polygamma(n, x), elementwise"},
@@ -254,6 +295,16 @@ std::vector<MapSet> o2i_custom_call(const OpContext& op, std::size_t output) {
         for (IndexingMap& m : set) m.mark_approximate("a kernel with no per-element semantics: whole operands");
       return sets;
     }
+    case TargetMaps::kCublasGemm: return o2i_cublas_gemm(op, output, GemmKind::kLegacy);
+    case TargetMaps::kCublasLtMatmul: return o2i_cublas_gemm(op, output, GemmKind::kLt);
+    case TargetMaps::kCublasLtMatmulF8: return o2i_cublas_gemm(op, output, GemmKind::kLtF8);
+    case TargetMaps::kCublasTriangularSolve: return o2i_cublas_triangular_solve(op, output);
+    case TargetMaps::kCudnnConvForward: return o2i_cudnn_convolution(op, output, CudnnConvKind::kForward);
+    case TargetMaps::kCudnnConvBackwardInput: return o2i_cudnn_convolution(op, output, CudnnConvKind::kBackwardInput);
+    case TargetMaps::kCudnnConvBackwardFilter: return o2i_cudnn_convolution(op, output, CudnnConvKind::kBackwardFilter);
+    case TargetMaps::kCudnnConvBiasActivationForward:
+      return o2i_cudnn_convolution(op, output, CudnnConvKind::kForwardActivation);
+    case TargetMaps::kCudnnConvForwardGraph: return o2i_cudnn_convolution(op, output, CudnnConvKind::kForwardGraph);
   }
   return {};
 }
@@ -283,6 +334,17 @@ std::vector<MapSet> i2o_custom_call(const OpContext& op, std::size_t operand) {
         for (IndexingMap& m : set) m.mark_approximate("a kernel with no per-element semantics: whole operands");
       return sets;
     }
+    case TargetMaps::kCublasGemm: return i2o_cublas_gemm(op, operand, GemmKind::kLegacy);
+    case TargetMaps::kCublasLtMatmul: return i2o_cublas_gemm(op, operand, GemmKind::kLt);
+    case TargetMaps::kCublasLtMatmulF8: return i2o_cublas_gemm(op, operand, GemmKind::kLtF8);
+    case TargetMaps::kCublasTriangularSolve: return i2o_cublas_triangular_solve(op, operand);
+    case TargetMaps::kCudnnConvForward: return i2o_cudnn_convolution(op, operand, CudnnConvKind::kForward);
+    case TargetMaps::kCudnnConvBackwardInput: return i2o_cudnn_convolution(op, operand, CudnnConvKind::kBackwardInput);
+    case TargetMaps::kCudnnConvBackwardFilter:
+      return i2o_cudnn_convolution(op, operand, CudnnConvKind::kBackwardFilter);
+    case TargetMaps::kCudnnConvBiasActivationForward:
+      return i2o_cudnn_convolution(op, operand, CudnnConvKind::kForwardActivation);
+    case TargetMaps::kCudnnConvForwardGraph: return i2o_cudnn_convolution(op, operand, CudnnConvKind::kForwardGraph);
   }
   return {};
 }

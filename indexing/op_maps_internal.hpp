@@ -2,10 +2,13 @@
 // one set per operand, i2o_* one set per output.
 #pragma once
 
+#include <functional>
 #include <set>
+#include <string>
 
 #include "indexing/map_builders.hpp"
 #include "indexing/op_maps.hpp"
+#include "parser/attributes.hpp"
 
 namespace hlo_index::indexing::detail {
 
@@ -14,8 +17,8 @@ std::vector<MapSet> one_each(std::vector<IndexingMap> maps);
 
 /// Operand `operand` -> each output: the inverses (indexing/inverse.hpp) of
 /// the maps `o2i` gives into the operand, approximate where those are.
-std::vector<MapSet> maps_by_inverse(const OpContext& op, std::size_t operand,
-                                    std::vector<MapSet> (*o2i)(const OpContext&, std::size_t));
+using OutputReads = std::function<std::vector<MapSet>(const OpContext&, std::size_t output)>;
+std::vector<MapSet> maps_by_inverse(const OpContext& op, std::size_t operand, const OutputReads& o2i);
 
 inline std::uint32_t u32(std::size_t i) { return static_cast<std::uint32_t>(i); }
 
@@ -64,6 +67,18 @@ std::vector<MapSet> i2o_reduce(const OpContext& op, std::size_t operand);
 std::vector<MapSet> o2i_dot(const OpContext& op);
 std::vector<MapSet> i2o_dot(const OpContext& op, std::size_t operand);
 
+/// The shapes a dot's maps are built from: the dot op's operands and result,
+/// or a GEMM custom-call's matrices and result.
+struct DotShapes {
+  std::vector<std::int64_t> lhs, rhs, out;
+};
+/// A dot's output -> {lhs, rhs} maps for dimension numbers `d` (the dot op's
+/// attributes, or a GEMM custom-call's backend_config); throws Unsupported
+/// when they do not fit the shapes.
+std::vector<IndexingMap> dot_operand_maps(const parser::DotDimensions& d, const DotShapes& shapes);
+/// Operand `operand` (0: lhs, 1: rhs) -> the dot's output.
+IndexingMap dot_output_map(const parser::DotDimensions& d, const DotShapes& shapes, std::size_t operand);
+
 /// scaled-dot: dot's maps, and into each scale the block of its operand it scales.
 std::vector<MapSet> o2i_scaled_dot(const OpContext& op);
 std::vector<MapSet> i2o_scaled_dot(const OpContext& op, std::size_t operand);
@@ -82,6 +97,24 @@ std::vector<MapSet> i2o_select_and_scatter(const OpContext& op, std::size_t oper
 // op_maps_convolution.cpp
 std::vector<MapSet> o2i_convolution(const OpContext& op, MapStyle style);
 std::vector<MapSet> i2o_convolution(const OpContext& op, std::size_t operand, MapStyle style);
+
+/// The three arrays of a convolution: input (lhs), kernel (rhs) and output.
+enum class ConvolutionArray { kInput, kKernel, kOutput };
+/// Their shapes: the convolution op's operands and result, or a cuDNN
+/// custom-call's operands and result in the roles its kind gives them.
+struct ConvolutionShapes {
+  std::vector<std::int64_t> input, kernel, output;
+};
+/// One term of the convolution sum seen from an element of array `from`:
+/// the maps from it to the elements of the other two arrays that meet in
+/// one product, over one domain (the map into `from` itself stays empty).
+/// Window, dim_labels and group counts are op's attributes; throws
+/// Unsupported when they do not fit the shapes.
+struct ConvolutionTerm {
+  IndexingMap input, kernel, output;
+};
+ConvolutionTerm convolution_term(const OpContext& op, const ConvolutionShapes& shapes, ConvolutionArray from,
+                                 MapStyle style);
 
 // op_maps_dynamic.cpp: dynamic-slice, dynamic-update-slice, gather.
 std::vector<MapSet> o2i_dynamic_slice(const OpContext& op, MapStyle style);
@@ -130,12 +163,34 @@ std::vector<MapSet> o2i_fft(const OpContext& op, std::size_t output);
 std::vector<MapSet> i2o_fft(const OpContext& op, std::size_t operand);
 std::vector<MapSet> o2i_triangular_solve(const OpContext& op, std::size_t output);
 std::vector<MapSet> i2o_triangular_solve(const OpContext& op, std::size_t operand);
+/// TriangularSolveOptions: the op's attributes, or a cuBLAS custom-call's backend_config.
+struct TriangularSolveOptions {
+  bool left_side = false, lower = false, unit_diagonal = false;
+  std::string transpose_a = "NO_TRANSPOSE";  // NO_TRANSPOSE, TRANSPOSE or ADJOINT
+};
+/// The result -> {a, b} maps of a triangular solve with these options and shapes.
+std::vector<IndexingMap> triangular_solve_maps(const TriangularSolveOptions& options,
+                                               const std::vector<std::int64_t>& a, const std::vector<std::int64_t>& b,
+                                               const std::vector<std::int64_t>& out);
 std::vector<MapSet> o2i_cholesky(const OpContext& op, std::size_t output);
 std::vector<MapSet> i2o_cholesky(const OpContext& op, std::size_t operand);
 
 // op_maps_scan.cpp
 std::vector<MapSet> o2i_scan(const OpContext& op, std::size_t output);
 std::vector<MapSet> i2o_scan(const OpContext& op, std::size_t operand);
+
+// op_maps_cublas.cpp: cuBLAS GEMM custom-calls.
+enum class GemmKind { kLegacy, kLt, kLtF8 };  // __cublas$gemm, __cublas$lt$matmul, __cublas$lt$matmul$f8
+std::vector<MapSet> o2i_cublas_gemm(const OpContext& op, std::size_t output, GemmKind kind);
+std::vector<MapSet> i2o_cublas_gemm(const OpContext& op, std::size_t operand, GemmKind kind);
+/// __cublas$triangularSolve: triangular-solve with its options in backend_config; (x, scratch).
+std::vector<MapSet> o2i_cublas_triangular_solve(const OpContext& op, std::size_t output);
+std::vector<MapSet> i2o_cublas_triangular_solve(const OpContext& op, std::size_t operand);
+
+// op_maps_cudnn.cpp: cuDNN convolution custom-calls (XLA's CudnnConvKind).
+enum class CudnnConvKind { kForward, kBackwardInput, kBackwardFilter, kForwardActivation, kForwardGraph };
+std::vector<MapSet> o2i_cudnn_convolution(const OpContext& op, std::size_t output, CudnnConvKind kind);
+std::vector<MapSet> i2o_cudnn_convolution(const OpContext& op, std::size_t operand, CudnnConvKind kind);
 
 // op_maps_custom_call.cpp
 std::vector<MapSet> o2i_custom_call(const OpContext& op, std::size_t output);

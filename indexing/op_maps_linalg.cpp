@@ -59,21 +59,21 @@ std::vector<MapSet> i2o_fft(const OpContext& op, std::size_t operand) { return m
 // Exact: every element of those sets feeds x[r, c] through the substitution
 // chain. E[p, q] is a[p, q], or a[q, p] when exactly one of transpose_a and
 // the right side transposes it.
-std::vector<MapSet> o2i_triangular_solve(const OpContext& op, std::size_t output) {
-  if (op.operand_count() != 2) throw Unsupported("triangular-solve takes a and b");
-  const auto a = op.operand_dims(0), b = op.operand_dims(1), out = op.output_dims(output);
+std::vector<IndexingMap> triangular_solve_maps(const TriangularSolveOptions& o, const std::vector<std::int64_t>& a,
+                                               const std::vector<std::int64_t>& b,
+                                               const std::vector<std::int64_t>& out) {
   if (a.size() < 2 || b.size() != a.size() || out != b || a[a.size() - 1] != a[a.size() - 2])
     throw Unsupported("triangular-solve expects a [..., M, M] and b and the result of one shape [..., R, C]");
   const std::size_t n = a.size(), batch = n - 2;
-  const bool left = bool_attribute(op, "left_side");
+  const bool left = o.left_side;
   const std::int64_t m = a[n - 1];
   if (b[left ? n - 2 : n - 1] != m) throw Unsupported("triangular-solve: b does not match a's size M");
-  const std::string_view transpose = op.attribute("transpose_a").value_or("NO_TRANSPOSE");
+  const std::string_view transpose = o.transpose_a;
   if (transpose != "NO_TRANSPOSE" && transpose != "TRANSPOSE" && transpose != "ADJOINT")
     throw Unsupported("triangular-solve: unknown transpose_a");
   const bool transposed = transpose != "NO_TRANSPOSE";
-  const bool lower = bool_attribute(op, "lower");
-  const bool unit = bool_attribute(op, "unit_diagonal");
+  const bool lower = o.lower;
+  const bool unit = o.unit_diagonal;
   const bool forward = (lower != transposed) != !left;
   const bool swap = transposed != !left;
   const Expr r = Expr::dim(u32(left ? n - 2 : n - 1));
@@ -92,7 +92,15 @@ std::vector<MapSet> o2i_triangular_solve(const OpContext& op, std::size_t output
   IndexingMap a_map = build::map(out, std::move(a_index), {m, m});
   at_least(a_map, forward ? s0 - s1 : s1 - s0, unit ? 1 : 0, m - 1);
   at_least(a_map, forward ? r - s0 : s0 - r, 0, m - 1);
-  return one_each({std::move(a_map), std::move(b_map)});
+  return {std::move(a_map), std::move(b_map)};
+}
+
+std::vector<MapSet> o2i_triangular_solve(const OpContext& op, std::size_t output) {
+  if (op.operand_count() != 2) throw Unsupported("triangular-solve takes a and b");
+  const TriangularSolveOptions options{bool_attribute(op, "left_side"), bool_attribute(op, "lower"),
+                                       bool_attribute(op, "unit_diagonal"),
+                                       std::string(op.attribute("transpose_a").value_or("NO_TRANSPOSE"))};
+  return one_each(triangular_solve_maps(options, op.operand_dims(0), op.operand_dims(1), op.output_dims(output)));
 }
 
 std::vector<MapSet> i2o_triangular_solve(const OpContext& op, std::size_t operand) {

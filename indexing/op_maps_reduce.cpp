@@ -81,31 +81,54 @@ std::vector<MapSet> i2o_reduce(const OpContext& op, std::size_t operand) {
 namespace {
 
 struct DotLayout {
-  parser::DotDimensions dims;
   std::vector<std::size_t> lhs_free, rhs_free;
 };
 
-DotLayout dot_layout(const OpContext& op) {
-  const std::size_t operands = op.opcode() == hlo::Opcode::kScaledDot ? 4 : 2;
-  if (op.operand_count() != operands) {
-    throw Unsupported(std::string(op.module.opcode_text(op.instruction()))
-                          .append(" with other than ")
-                          .append(std::to_string(operands))
-                          .append(" operands"));
+bool distinct_in_range(const std::vector<std::int64_t>& dims, std::size_t rank) {
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] < 0 || static_cast<std::size_t>(dims[i]) >= rank) return false;
+    if (std::find(dims.begin(), dims.begin() + static_cast<std::ptrdiff_t>(i), dims[i]) !=
+        dims.begin() + static_cast<std::ptrdiff_t>(i))
+      return false;
   }
-  DotLayout l{parser::dot_dimensions(op.computation, op.instruction()), {}, {}};
-  const auto lhs = op.operand_dims(0), rhs = op.operand_dims(1);
-  for (std::size_t i = 0; i < lhs.size(); ++i) {
-    if (!contains(l.dims.lhs_batch, i) && !contains(l.dims.lhs_contracting, i)) l.lhs_free.push_back(i);
-  }
-  for (std::size_t i = 0; i < rhs.size(); ++i) {
-    if (!contains(l.dims.rhs_batch, i) && !contains(l.dims.rhs_contracting, i)) l.rhs_free.push_back(i);
-  }
-  if (l.dims.lhs_batch.size() != l.dims.rhs_batch.size() ||
-      l.dims.lhs_contracting.size() != l.dims.rhs_contracting.size() ||
-      l.dims.lhs_batch.size() + l.lhs_free.size() + l.rhs_free.size() != op.output_dims(0).size()) {
+  return true;
+}
+
+// The free dimensions of both operands, after checking that the dimension
+// numbers fit the shapes (the dot op's were checked at parse time; a
+// custom-call's come from backend_config unchecked).
+DotLayout dot_layout(const parser::DotDimensions& d, const DotShapes& s) {
+  const auto& lhs = s.lhs;
+  const auto& rhs = s.rhs;
+  auto sizes_match = [&](const std::vector<std::int64_t>& a, const std::vector<std::int64_t>& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (lhs[static_cast<std::size_t>(a[i])] != rhs[static_cast<std::size_t>(b[i])]) return false;
+    return true;
+  };
+  std::vector<std::int64_t> lhs_used = d.lhs_batch, rhs_used = d.rhs_batch;
+  lhs_used.insert(lhs_used.end(), d.lhs_contracting.begin(), d.lhs_contracting.end());
+  rhs_used.insert(rhs_used.end(), d.rhs_contracting.begin(), d.rhs_contracting.end());
+  if (!distinct_in_range(lhs_used, lhs.size()) || !distinct_in_range(rhs_used, rhs.size()) ||
+      !sizes_match(d.lhs_batch, d.rhs_batch) || !sizes_match(d.lhs_contracting, d.rhs_contracting)) {
     throw Unsupported("dot dimensions do not match the shapes");
   }
+  DotLayout l;
+  std::vector<std::int64_t> expected_out;
+  for (std::int64_t b : d.lhs_batch) expected_out.push_back(lhs[static_cast<std::size_t>(b)]);
+  for (std::size_t i = 0; i < lhs.size(); ++i) {
+    if (!contains(lhs_used, i)) {
+      l.lhs_free.push_back(i);
+      expected_out.push_back(lhs[i]);
+    }
+  }
+  for (std::size_t i = 0; i < rhs.size(); ++i) {
+    if (!contains(rhs_used, i)) {
+      l.rhs_free.push_back(i);
+      expected_out.push_back(rhs[i]);
+    }
+  }
+  if (expected_out != s.out) throw Unsupported("dot dimensions do not match the shapes");
   return l;
 }
 
@@ -113,17 +136,26 @@ std::size_t position(const std::vector<std::int64_t>& v, std::size_t x) {
   return static_cast<std::size_t>(std::find(v.begin(), v.end(), static_cast<std::int64_t>(x)) - v.begin());
 }
 
+DotShapes dot_shapes(const OpContext& op) {
+  const std::size_t operands = op.opcode() == hlo::Opcode::kScaledDot ? 4 : 2;
+  if (op.operand_count() != operands) {
+    throw Unsupported(std::string(op.module.opcode_text(op.instruction()))
+                          .append(" with other than ")
+                          .append(std::to_string(operands))
+                          .append(" operands"));
+  }
+  return {op.operand_dims(0), op.operand_dims(1), op.output_dims(0)};
+}
+
 }  // namespace
 
 // Output dimensions: batch, lhs free, rhs free; a contracting pair is one
 // range variable shared by both operands' maps.
-std::vector<MapSet> o2i_dot(const OpContext& op) {
-  const DotLayout l = dot_layout(op);
-  const auto out = op.output_dims(0);
-  const auto lhs = op.operand_dims(0), rhs = op.operand_dims(1);
+std::vector<IndexingMap> dot_operand_maps(const parser::DotDimensions& d, const DotShapes& s) {
+  const DotLayout l = dot_layout(d, s);
   std::vector<std::int64_t> contracting_sizes;
-  for (std::int64_t c : l.dims.lhs_contracting) contracting_sizes.push_back(lhs.at(static_cast<std::size_t>(c)));
-  const std::size_t nb = l.dims.lhs_batch.size();
+  for (std::int64_t c : d.lhs_contracting) contracting_sizes.push_back(s.lhs.at(static_cast<std::size_t>(c)));
+  const std::size_t nb = d.lhs_batch.size();
   auto operand_map = [&](std::size_t rank, const std::vector<std::int64_t>& batch,
                          const std::vector<std::int64_t>& contracting, const std::vector<std::size_t>& free,
                          std::size_t free_base) {
@@ -138,19 +170,18 @@ std::vector<MapSet> o2i_dot(const OpContext& op) {
             Expr::dim(u32(free_base + static_cast<std::size_t>(std::find(free.begin(), free.end(), i) - free.begin())));
       }
     }
-    return build::map(out, std::move(results), contracting_sizes);
+    return build::map(s.out, std::move(results), contracting_sizes);
   };
-  return one_each(
-      {operand_map(lhs.size(), l.dims.lhs_batch, l.dims.lhs_contracting, l.lhs_free, nb),
-       operand_map(rhs.size(), l.dims.rhs_batch, l.dims.rhs_contracting, l.rhs_free, nb + l.lhs_free.size())});
+  return {operand_map(s.lhs.size(), d.lhs_batch, d.lhs_contracting, l.lhs_free, nb),
+          operand_map(s.rhs.size(), d.rhs_batch, d.rhs_contracting, l.rhs_free, nb + l.lhs_free.size())};
 }
 
-std::vector<MapSet> i2o_dot(const OpContext& op, std::size_t operand) {
-  const DotLayout l = dot_layout(op);
+IndexingMap dot_output_map(const parser::DotDimensions& d, const DotShapes& s, std::size_t operand) {
+  const DotLayout l = dot_layout(d, s);
   const bool is_lhs = operand == 0;
-  const auto in = op.operand_dims(operand);
-  const auto other = op.operand_dims(is_lhs ? 1 : 0);
-  const auto& batch = is_lhs ? l.dims.lhs_batch : l.dims.rhs_batch;
+  const auto& in = is_lhs ? s.lhs : s.rhs;
+  const auto& other = is_lhs ? s.rhs : s.lhs;
+  const auto& batch = is_lhs ? d.lhs_batch : d.rhs_batch;
   const auto& own_free = is_lhs ? l.lhs_free : l.rhs_free;
   const auto& other_free = is_lhs ? l.rhs_free : l.lhs_free;
   std::vector<Expr> results;
@@ -167,7 +198,15 @@ std::vector<MapSet> i2o_dot(const OpContext& op, std::size_t operand) {
   const auto& second = is_lhs ? others : own;
   results.insert(results.end(), first.begin(), first.end());
   results.insert(results.end(), second.begin(), second.end());
-  return one_each({build::map(in, std::move(results), range_sizes)});
+  return build::map(in, std::move(results), range_sizes);
+}
+
+std::vector<MapSet> o2i_dot(const OpContext& op) {
+  return one_each(dot_operand_maps(parser::dot_dimensions(op.computation, op.instruction()), dot_shapes(op)));
+}
+
+std::vector<MapSet> i2o_dot(const OpContext& op, std::size_t operand) {
+  return one_each({dot_output_map(parser::dot_dimensions(op.computation, op.instruction()), dot_shapes(op), operand)});
 }
 
 //===--- scaled-dot ---===//

@@ -13,8 +13,10 @@ namespace {
 // Decodes one side of dim_labels ("b01f"): the position of each letter in
 // `letters` and of each spatial digit.
 bool decode_labels(std::string_view labels, std::string_view letters, std::vector<std::int64_t>& letter_dims,
-                   std::vector<std::int64_t>& spatial, std::size_t base, AttributeError* error) {
+                   std::vector<std::int64_t>& spatial, std::vector<std::int64_t>& unlabelled, std::size_t base,
+                   AttributeError* error) {
   letter_dims.assign(letters.size(), -1);
+  unlabelled.clear();
   std::vector<std::int64_t> by_digit(labels.size(), -1);
   std::size_t digits = 0;
   auto fail = [&](std::size_t at, std::string message) {
@@ -23,7 +25,9 @@ bool decode_labels(std::string_view labels, std::string_view letters, std::vecto
   };
   for (std::size_t i = 0; i < labels.size(); ++i) {
     char c = labels[i];
-    if (c >= '0' && c <= '9') {
+    if (c == '?') {  // a dimension with no role (XLA prints cuDNN's vectorized features so)
+      unlabelled.push_back(static_cast<std::int64_t>(i));
+    } else if (c >= '0' && c <= '9') {
       auto d = static_cast<std::size_t>(c - '0');
       if (d >= by_digit.size() || by_digit[d] != -1) return fail(i, fmt::format("bad spatial dimension '{}'", c));
       by_digit[d] = static_cast<std::int64_t>(i);
@@ -68,13 +72,15 @@ std::optional<ConvolutionDimensions> parse_dim_labels(std::string_view text, Att
   std::string_view out = text.substr(arrow + 2);
   ConvolutionDimensions dims;
   std::vector<std::int64_t> letters;
-  if (!decode_labels(lhs, "bf", letters, dims.input_spatial, 0, error)) return std::nullopt;
+  if (!decode_labels(lhs, "bf", letters, dims.input_spatial, dims.input_unlabelled, 0, error)) return std::nullopt;
   dims.input_batch = letters[0];
   dims.input_feature = letters[1];
-  if (!decode_labels(rhs, "io", letters, dims.kernel_spatial, underscore + 1, error)) return std::nullopt;
+  if (!decode_labels(rhs, "io", letters, dims.kernel_spatial, dims.kernel_unlabelled, underscore + 1, error))
+    return std::nullopt;
   dims.kernel_input_feature = letters[0];
   dims.kernel_output_feature = letters[1];
-  if (!decode_labels(out, "bf", letters, dims.output_spatial, arrow + 2, error)) return std::nullopt;
+  if (!decode_labels(out, "bf", letters, dims.output_spatial, dims.output_unlabelled, arrow + 2, error))
+    return std::nullopt;
   dims.output_batch = letters[0];
   dims.output_feature = letters[1];
   if (dims.input_spatial.size() != dims.kernel_spatial.size() ||

@@ -43,6 +43,9 @@ struct ConvolutionDimensions {
   std::vector<std::int64_t> kernel_spatial;
   std::int64_t output_batch = 0, output_feature = 0;
   std::vector<std::int64_t> output_spatial;
+  /// Dimensions labelled '?', with no role of their own (cuDNN's vectorized
+  /// feature dimensions, `b01f?_01i?o->b01f?`).
+  std::vector<std::int64_t> input_unlabelled, kernel_unlabelled, output_unlabelled;
 };
 
 struct DotDimensions {

@@ -258,9 +258,9 @@ private:
     const hlo::Shape* in1 = operand_shape(s.c, s.i, 1);
     auto dims = *parse_dim_labels(*text);
     std::size_t n = dims.input_spatial.size() + 2;
-    if (check_count(*text, "dim_labels", n, s.in0->rank(), "the input") && in1)
-      if (check_count(*text, "dim_labels", n, in1->rank(), "the kernel"))
-        check_count(*text, "dim_labels", n, s.out.rank(), "the result");
+    if (check_count(*text, "dim_labels", n + dims.input_unlabelled.size(), s.in0->rank(), "the input") && in1)
+      if (check_count(*text, "dim_labels", n + dims.kernel_unlabelled.size(), in1->rank(), "the kernel"))
+        check_count(*text, "dim_labels", n + dims.output_unlabelled.size(), s.out.rank(), "the result");
     if (auto window = s.attr("window"))
       check_count(*window, "window", parse_window(*window)->size(), n - 2, "the convolution's spatial part");
   }

@@ -30,7 +30,9 @@ constexpr std::string_view k_gather[] = {"offset_dims",           "collapsed_sli
                                          "operand_batching_dims", "start_indices_batching_dims", "slice_sizes",
                                          "index_vector_dim"};
 constexpr std::string_view k_index[] = {"index"};
-constexpr std::string_view k_custom_call[] = {"custom_call_target", "backend_config"};
+// custom-call: cuDNN convolutions also read the convolution's attributes.
+constexpr std::string_view k_custom_call[] = {"custom_call_target", "backend_config",      "window",
+                                              "dim_labels",         "feature_group_count", "batch_group_count"};
 constexpr std::string_view k_feature_index[] = {"feature_index"};
 constexpr std::string_view k_collective_groups[] = {"dimensions", "replica_groups"};
 constexpr std::string_view k_loop[] = {"body", "condition"};

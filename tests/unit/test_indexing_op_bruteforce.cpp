@@ -66,6 +66,7 @@
 #include <utility>
 #include <vector>
 
+#include "convolution_reference.hpp"
 #include "indexing/indexing_map.hpp"
 #include "indexing/instruction_indexing.hpp"
 #include "indexing/inverse.hpp"
@@ -903,52 +904,10 @@ int gen_pad(Gen& g, int x) {
 
 // --- reduce-window (stride, padding, base and window dilation; variadic) ---
 
-struct WindowDim {
-  std::int64_t size = 1, stride = 1, low = 0, high = 0, base = 1, dilation = 1;
-  bool reversal = false;  // convolution only: rhs_reversal
-};
-
-std::string window_text(const std::vector<WindowDim>& w) {
-  auto field = [&](const char* name, const std::function<std::string(const WindowDim&)>& f) {
-    std::string out = std::string(" ") + name + "=";
-    for (std::size_t i = 0; i < w.size(); ++i) out.append(i ? "x" : "").append(f(w[i]));
-    return out;
-  };
-  return "{" + field("size", [](const WindowDim& d) { return std::to_string(d.size); }).substr(1) +
-         field("stride", [](const WindowDim& d) { return std::to_string(d.stride); }) +
-         field("pad", [](const WindowDim& d) { return std::to_string(d.low) + "_" + std::to_string(d.high); }) +
-         field("lhs_dilate", [](const WindowDim& d) { return std::to_string(d.base); }) +
-         field("rhs_dilate", [](const WindowDim& d) { return std::to_string(d.dilation); }) +
-         (std::any_of(w.begin(), w.end(), [](const WindowDim& d) { return d.reversal; })
-              ? field("rhs_reversal", [](const WindowDim& d) { return std::string(d.reversal ? "1" : "0"); })
-              : std::string()) +
-         "}";
-}
-
-/// A random window over an input dimension of size n; returns the output
-/// size (0: none fits).
-std::int64_t random_window(Rng& r, std::int64_t n, std::int64_t min_low, WindowDim& w) {
-  for (int attempt = 0; attempt < 30; ++attempt) {
-    w.size = r.uniform(1, 3);
-    w.stride = r.uniform(1, 3);
-    w.low = r.uniform(min_low, 2);
-    w.high = r.uniform(min_low, 2);
-    w.base = r.chance(60) ? 1 : 2;
-    w.dilation = r.chance(60) ? 1 : 2;
-    const std::int64_t padded = (n - 1) * w.base + 1 + w.low + w.high;
-    const std::int64_t extent = (w.size - 1) * w.dilation + 1;
-    if (padded >= extent) return (padded - extent) / w.stride + 1;
-  }
-  return 0;
-}
-
-/// The input position window position s of output o reads along one
-/// dimension, or nullopt where it covers padding (or a dilation hole).
-std::optional<std::int64_t> window_input(const WindowDim& w, std::int64_t n, std::int64_t o, std::int64_t s) {
-  const std::int64_t q = o * w.stride + s * w.dilation - w.low;
-  if (q < 0 || q % w.base != 0 || q / w.base >= n) return std::nullopt;
-  return q / w.base;
-}
+using test::random_window;
+using test::window_input;
+using test::window_text;
+using test::WindowDim;
 
 int gen_reduce_window(Gen& g, int x) {
   const Array a = g.array(x);
@@ -996,71 +955,12 @@ int gen_reduce_window(Gen& g, int x) {
 // --- convolution (dim_labels, window, feature and batch groups) ---
 
 int gen_convolution(Gen& g, int x) {
-  const Array a = g.array(x);
-  const std::size_t rank = a.dims.size();
-  if (rank < 3 || rank > 4) return -1;
-  const std::size_t spatial = rank - 2;
-  const Tuple in_roles = g.r.permutation(rank);  // in_roles[0]: batch dim, [1]: feature, [2+i]: spatial i
-  const auto in_batch = static_cast<std::size_t>(in_roles[0]), in_feature = static_cast<std::size_t>(in_roles[1]);
-  const std::int64_t batch = a.dims[in_batch], features = a.dims[in_feature];
-  auto divisors_above_one = [](std::int64_t n) {
-    Tuple out;
-    for (std::int64_t d = 2; d <= n; ++d) {
-      if (n % d == 0) out.push_back(d);
-    }
-    return out;
-  };
-  std::int64_t feature_groups = 1, batch_groups = 1;
-  const int mode = static_cast<int>(g.r.uniform(0, 2));
-  if (mode == 1 && !divisors_above_one(features).empty()) {
-    const Tuple d = divisors_above_one(features);
-    feature_groups = d[g.r.index(d.size())];
-  } else if (mode == 2 && !divisors_above_one(batch).empty()) {
-    const Tuple d = divisors_above_one(batch);
-    batch_groups = d[g.r.index(d.size())];
-  }
-  const std::int64_t groups = feature_groups * batch_groups;
-  const std::int64_t C = features / feature_groups;   // kernel input features
-  const std::int64_t F = groups * g.r.uniform(1, 3);  // output features
-  const std::int64_t B = batch / batch_groups;        // output batch
-  std::vector<WindowDim> window(spatial);
-  Tuple out_spatial, in_spatial_sizes, window_sizes;
-  for (std::size_t i = 0; i < spatial; ++i) {
-    const std::int64_t n = a.dims[static_cast<std::size_t>(in_roles[2 + i])];
-    const std::int64_t out = random_window(g.r, n, -1, window[i]);
-    if (out == 0) return -1;
-    window[i].reversal = g.r.chance(30);
-    out_spatial.push_back(out);
-    in_spatial_sizes.push_back(n);
-    window_sizes.push_back(window[i].size);
-  }
-  const Tuple kernel_roles = g.r.permutation(rank);  // [0]: input feature, [1]: output feature, [2+i]: spatial i
-  const Tuple out_roles = g.r.permutation(rank);     // [0]: batch, [1]: feature, [2+i]: spatial i
-  Tuple kernel_dims(rank), out_dims(rank);
-  kernel_dims[static_cast<std::size_t>(kernel_roles[0])] = C;
-  kernel_dims[static_cast<std::size_t>(kernel_roles[1])] = F;
-  out_dims[static_cast<std::size_t>(out_roles[0])] = B;
-  out_dims[static_cast<std::size_t>(out_roles[1])] = F;
-  for (std::size_t i = 0; i < spatial; ++i) {
-    kernel_dims[static_cast<std::size_t>(kernel_roles[2 + i])] = window[i].size;
-    out_dims[static_cast<std::size_t>(out_roles[2 + i])] = out_spatial[i];
-  }
-  if (element_count(out_dims) > g.cap || element_count(window_sizes) * C > 24) return -1;
-  auto labels = [&](const Tuple& roles, char first, char second) {
-    std::string s(rank, '?');
-    s[static_cast<std::size_t>(roles[0])] = first;
-    s[static_cast<std::size_t>(roles[1])] = second;
-    for (std::size_t i = 0; i < spatial; ++i) s[static_cast<std::size_t>(roles[2 + i])] = static_cast<char>('0' + i);
-    return s;
-  };
-  std::string attributes = ", window=" + window_text(window) + ", dim_labels=" + labels(in_roles, 'b', 'f') + "_" +
-                           labels(kernel_roles, 'i', 'o') + "->" + labels(out_roles, 'b', 'f');
-  if (feature_groups > 1) attributes += ", feature_group_count=" + std::to_string(feature_groups);
-  if (batch_groups > 1) attributes += ", batch_group_count=" + std::to_string(batch_groups);
-  cover("convolution feature groups", feature_groups > 1);
-  cover("convolution batch groups", batch_groups > 1);
-  cover("convolution with two spatial dimensions", spatial == 2);
-  for (const WindowDim& w : window) {
+  const auto conv = test::random_convolution(g.r, g.array(x).dims, g.cap);
+  if (!conv) return -1;
+  cover("convolution feature groups", conv->feature_groups > 1);
+  cover("convolution batch groups", conv->batch_groups > 1);
+  cover("convolution with two spatial dimensions", conv->spatial == 2);
+  for (const WindowDim& w : conv->window) {
     cover("convolution stride", w.stride > 1);
     cover("convolution negative padding", w.low < 0 || w.high < 0);
     cover("convolution lhs dilation", w.base > 1);
@@ -1068,37 +968,12 @@ int gen_convolution(Gen& g, int x) {
     cover("convolution window reversal", w.reversal && w.size > 1);
     cover("convolution window over padding or a hole", w.low > 0 || w.base > 1);
   }
-  const int kernel = g.operand_like("f32", kernel_dims);
-  Node n = g.op("convolution", {x, kernel}, {g.f32(out_dims)}, attributes);
-  n.reads = [=](std::size_t, const Tuple& out, const Env&, Reads& reads) {
-    const std::int64_t b = out[static_cast<std::size_t>(out_roles[0])];
-    const std::int64_t f = out[static_cast<std::size_t>(out_roles[1])];
-    const std::int64_t per_group = F / groups;
-    for_each_index(window_sizes, [&](const Tuple& s) {
-      for (std::int64_t ci = 0; ci < C; ++ci) {
-        Tuple k(rank);
-        k[static_cast<std::size_t>(kernel_roles[0])] = ci;
-        k[static_cast<std::size_t>(kernel_roles[1])] = f;
-        for (std::size_t i = 0; i < spatial; ++i) {
-          // With rhs_reversal, window position s multiplies kernel element size - 1 - s.
-          k[static_cast<std::size_t>(kernel_roles[2 + i])] = window[i].reversal ? window[i].size - 1 - s[i] : s[i];
-        }
-        Tuple in(rank);
-        in[in_batch] = batch_groups > 1 ? (f / per_group) * B + b : b;
-        in[in_feature] = feature_groups > 1 ? (f / per_group) * C + ci : ci;
-        bool inside = true;
-        for (std::size_t i = 0; i < spatial && inside; ++i) {
-          auto p = window_input(window[i], in_spatial_sizes[i], out[static_cast<std::size_t>(out_roles[2 + i])], s[i]);
-          if (p) in[static_cast<std::size_t>(in_roles[2 + i])] = *p;
-          inside = p.has_value();
-        }
-        // A window position over padding or a base-dilation hole multiplies
-        // the kernel by nothing: neither operand is read there.
-        if (inside) {
-          reads[0].push_back(in);
-          reads[1].push_back(k);
-        }
-      }
+  const int kernel = g.operand_like("f32", conv->kernel);
+  Node n = g.op("convolution", {x, kernel}, {g.f32(conv->output)}, conv->attributes());
+  n.reads = [c = *conv](std::size_t, const Tuple& out, const Env&, Reads& reads) {
+    test::for_each_term(c, out, [&](const Tuple& in, const Tuple& k) {
+      reads[0].push_back(in);
+      reads[1].push_back(k);
     });
   };
   return g.add(std::move(n));

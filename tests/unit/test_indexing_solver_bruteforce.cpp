@@ -333,7 +333,10 @@ TEST_CASE("fft: the whole transformed dimensions of the same batch index", "[op-
   }
 }
 
-TEST_CASE("triangular-solve: substitution through a triangle of op(a) and a band of b", "[op-bruteforce][linalg]") {
+TEST_CASE(
+    "triangular-solve (and the __cublas$triangularSolve custom-call): substitution through a triangle of op(a) "
+    "and a band of b",
+    "[op-bruteforce][linalg]") {
   test::Rng rng(2605);
   const char* const transposes[] = {"NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"};
   for (int round = 0; round < 48; ++round) {
@@ -346,9 +349,16 @@ TEST_CASE("triangular-solve: substitution through a triangle of op(a) and a band
     a_dims.insert(a_dims.end(), {size, size});
     b_dims.insert(b_dims.end(), left ? std::initializer_list<std::int64_t>{size, other}
                                      : std::initializer_list<std::int64_t>{other, size});
+    // Every third round as cuBLAS's custom-call: the options as backend_config, (x, scratch).
+    const bool custom_call = round % 3 == 1;
     const std::string op =
-        fmt::format("triangular-solve({{}}), left_side={}, lower={}, unit_diagonal={}, transpose_a={}", left, lower,
-                    unit, transpose);
+        custom_call ? fmt::format(
+                          "custom-call({{}}), custom_call_target=\"__cublas$triangularSolve\", "
+                          "backend_config={{\"left_side\":{},\"lower\":{},\"unit_diagonal\":{},"
+                          "\"transpose_a\":\"{}\"}}",
+                          left, lower, unit, transpose)
+                    : fmt::format("triangular-solve({{}}), left_side={}, lower={}, unit_diagonal={}, transpose_a={}",
+                                  left, lower, unit, transpose);
     // op(a)[p, q], read from the triangle `lower` names (the other is zero).
     const bool op_lower = lower != transposed;
     std::map<Point, Deps> x;  // by full index
@@ -387,9 +397,12 @@ TEST_CASE("triangular-solve: substitution through a triangle of op(a) and a band
         }
       }
     }
-    const Reference reference = [&](std::size_t, const Point& o) { return Reads{x.at(o), x.at(o)}; };
+    const Reference reference = [&](std::size_t k, const Point& o) {
+      return k == 0 ? Reads{x.at(o), x.at(o)} : Reads{};  // the scratch buffer reads nothing
+    };
+    const std::string x_shape = shape_text("f32", b_dims);
     check_root(module_text("", {{"a", shape_text("f32", a_dims)}, {"b", shape_text("f32", b_dims)}},
-                           shape_text("f32", b_dims), op, round % 5 == 4),
+                           custom_call ? fmt::format("({}, s8[0])", x_shape) : x_shape, op, round % 5 == 4),
                reference);
   }
 }

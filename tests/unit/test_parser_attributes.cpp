@@ -78,7 +78,15 @@ TEST_CASE("dim_labels decode batch, feature and spatial dimensions") {
   CHECK(e.offset == 1);
 }
 
-TEST_CASE("computation lists") {
-  CHECK(parse_computation_list("%fused.1") == std::vector<std::string_view>{"fused.1"});
-  CHECK(parse_computation_list("{%a, b}") == std::vector<std::string_view>{"a", "b"});
+TEST_CASE("dim_labels: '?' marks a dimension with no role (cuDNN's vectorized features)") {
+  auto c = parse_dim_labels("b01f?_01i?o->b01f?");
+  REQUIRE(c);
+  CHECK(c->input_feature == 3);
+  CHECK(c->input_unlabelled == V{4});
+  CHECK(c->kernel_input_feature == 2);
+  CHECK(c->kernel_output_feature == 4);
+  CHECK(c->kernel_unlabelled == V{3});
+  CHECK(c->output_unlabelled == V{4});
+  CHECK(c->output_spatial == V{1, 2});
+  CHECK(parse_dim_labels("b01f_01io->b01f")->input_unlabelled.empty());
 }
