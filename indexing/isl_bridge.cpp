@@ -17,6 +17,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <tuple>
 
 #include "simplify/constraint_rules.hpp"
 #include "simplify/range.hpp"
@@ -413,8 +414,8 @@ std::size_t leaf_of_tuple_name(const char* name) {
 
 }  // namespace
 
-std::vector<LeafRelation> leaf_relation_power(std::span<const LeafRelation> step, std::int64_t power, std::size_t from,
-                                              const isl::set& start) {
+std::vector<LeafRelation> leaf_relation_power(std::span<const LeafRelation> step, std::int64_t power,
+                                              std::span<const LeafElements> start) {
   if (power < 1) throw std::invalid_argument("leaf_relation_power: the power must be positive");
   isl_union_map* all = check(isl_union_map_empty(check(isl_space_params_alloc(raw_ctx(), 0))));
   for (const LeafRelation& r : step) {
@@ -426,9 +427,12 @@ std::vector<LeafRelation> leaf_relation_power(std::span<const LeafRelation> step
   }
   isl::union_map powered =
       isl::manage(check(isl_union_map_fixed_power_val(check(isl_union_map_coalesce(all)), val(power))));
-  isl_set* named_start = check(isl_set_set_tuple_name(start.copy(), leaf_tuple_name(from).c_str()));
-  powered =
-      isl::manage(check(isl_union_map_intersect_domain(powered.release(), check(isl_union_set_from_set(named_start)))));
+  isl_union_set* from = check(isl_union_set_empty(check(isl_space_params_alloc(raw_ctx(), 0))));
+  for (const LeafElements& e : start) {
+    isl_set* named = check(isl_set_set_tuple_name(e.elements.copy(), leaf_tuple_name(e.leaf).c_str()));
+    from = check(isl_union_set_add_set(from, named));
+  }
+  powered = isl::manage(check(isl_union_map_intersect_domain(powered.release(), from)));
   powered = isl::manage(check(isl_union_map_coalesce(powered.release())));
   struct State {
     std::vector<LeafRelation> out;
@@ -452,8 +456,9 @@ std::vector<LeafRelation> leaf_relation_power(std::span<const LeafRelation> step
       },
       &state);
   rethrow_or_check(state.error, status);
-  std::sort(state.out.begin(), state.out.end(),
-            [](const LeafRelation& a, const LeafRelation& b) { return a.to < b.to; });
+  std::sort(state.out.begin(), state.out.end(), [](const LeafRelation& a, const LeafRelation& b) {
+    return std::tie(a.from, a.to) < std::tie(b.from, b.to);
+  });
   return std::move(state.out);
 }
 

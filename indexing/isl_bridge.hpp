@@ -82,13 +82,18 @@ struct LeafRelation {
   unsigned n_in = 0;
 };
 
+/// Elements of a loop's state leaf: a set over that leaf's dimensions.
+struct LeafElements {
+  std::size_t leaf = 0;
+  isl::set elements;
+};
+
 /// The `power`-th power (power >= 1) of the union of the relations `step`,
-/// restricted to the elements `start` of leaf `from` (a set over that leaf's
-/// dimensions): every leaf element reached in exactly `power` steps, one
-/// relation per leaf reached, sorted by leaf. isl computes fixed powers by
-/// repeated squaring, exactly.
-std::vector<LeafRelation> leaf_relation_power(std::span<const LeafRelation> step, std::int64_t power, std::size_t from,
-                                              const isl::set& start);
+/// restricted to the elements `start`: every leaf element reached from them
+/// in exactly `power` steps, one relation per pair of leaves, sorted by
+/// (from, to). isl computes fixed powers by repeated squaring, exactly.
+std::vector<LeafRelation> leaf_relation_power(std::span<const LeafRelation> step, std::int64_t power,
+                                              std::span<const LeafElements> start);
 
 /// The expression isl considers the simplest for `e` on `domain`: the gist
 /// of its quasi-affine form.

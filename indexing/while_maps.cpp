@@ -12,16 +12,21 @@
 // clamped as the op clamps it. The power from t = trips down to t = 0 then
 // relates the loop's output to its init, iteration by iteration: a scan's
 // row t reads xs row t and, through the carry, the rows before it, and the
-// rows it overwrites read nothing of the init. Every output leaf the body
-// changes also reads what the condition reads (it decides the trip count),
-// which is the init's element where the condition reads the counter or a
-// leaf the body passes on.
+// rows it overwrites read nothing of the init. A leaf the body passes on is
+// the init's in every iteration: its elements have no iteration and lead to
+// themselves. Every output leaf the body changes also reads what the
+// condition reads (it decides the trip count), which is the init's element
+// where the condition reads the counter or a leaf the body passes on.
+// Operand -> output maps are the inverse relation.
 //
 // The answer is exact when every body and condition map is, and the body
-// derives every runtime value from the counter. A runtime value the body
-// computes otherwise is any value in its range (approximate). Where the trip
-// count is not known, the condition reads a leaf the body changes, isl's
-// budget runs out, or a map is UNDEFINED, the answer is o2i_while's: every
+// derives every runtime value from the counter; a runtime value the body
+// computes otherwise is any value in its range (approximate). Outputs that
+// reach the same leaves share one power. Where the trip count is not known,
+// an output reaches more than k_max_while_reads_per_walk leaves, the
+// condition reads a leaf the body changes, a body map is UNDEFINED or reads
+// through an all-gather, the step has more than k_max_loop_step_relations
+// relations or isl's budget runs out, the answer is o2i_while's: every
 // element the output may depend on, read whole (approximate).
 #include <algorithm>
 #include <unordered_map>
@@ -39,6 +44,8 @@ namespace hlo_index::indexing {
 namespace {
 
 using simplify::saturating_add;
+
+constexpr std::size_t k_max_loop_step_relations = 512;
 
 constexpr std::string_view k_body_runtime_value = "a runtime value the loop body computes, any value in its range";
 
@@ -78,16 +85,19 @@ Domain with_iteration(const Domain& domain, std::int64_t trips) {
 }
 
 // The relation of one body map into leaf `to` (its results without the leaf
-// index) as pieces over [x, t, y, t - 1]: runtime variables the body derives
-// from the counter are pinned to its value in iteration t (clamped into the
-// values the op allows); the others, and range variables, are projected out.
+// index) as pieces over [x, t, y, t - 1], or [x, t, y] into a leaf the body
+// passes on (`to_passed_on`): that leaf is the same in every iteration, so its
+// elements need no iteration of their own and only lead to themselves.
+// Runtime variables the body derives from the counter are pinned to its value
+// in iteration t (clamped into the values the op allows); the others, and
+// range variables, are projected out.
 std::vector<LeafRelation> iteration_relations(const IndexingMap& map, std::vector<Expr> results, std::size_t from,
-                                              std::size_t to, const Iterations& loop, const hlo::Module& module,
-                                              const hlo::Computation& body, const BodyNames& names,
-                                              bool& runtime_value_unknown) {
+                                              std::size_t to, bool to_passed_on, const Iterations& loop,
+                                              const hlo::Module& module, const hlo::Computation& body,
+                                              const BodyNames& names, bool& runtime_value_unknown) {
   const auto n_in = static_cast<std::uint32_t>(map.dim_count());
   const Expr t = Expr::dim(n_in);
-  results.push_back(t - 1);
+  if (!to_passed_on) results.push_back(t - 1);
   std::vector<Domain> pieces{with_iteration(map.domain(), loop.trips)};
   for (std::size_t r = 0; r < map.runtime_count(); ++r) {
     std::optional<std::vector<CounterPiece>> value;
@@ -154,22 +164,21 @@ std::vector<LeafRelation> iteration_relations(const IndexingMap& map, std::vecto
   return out;
 }
 
-// Leaf `leaf` passed on unchanged: x after iteration t is x before it.
-LeafRelation identity_relation(std::size_t leaf, const std::vector<std::int64_t>& dims, std::int64_t trips) {
+// Leaf `leaf` passed on unchanged: an element leads to itself, in every
+// iteration (the power's paths that reach it early stay there).
+LeafRelation identity_relation(std::size_t leaf, const std::vector<std::int64_t>& dims) {
   const IndexingMap identity = IndexingMap::identity(dims);
-  std::vector<Expr> results = identity.results();
-  results.push_back(Expr::dim(static_cast<std::uint32_t>(dims.size())) - 1);
-  const auto n_in = static_cast<unsigned>(dims.size() + 1);
-  return {leaf, leaf, graph_set(with_iteration(identity.domain(), trips), results), n_in};
+  return {leaf, leaf, graph_set(identity.domain(), identity.results()), static_cast<unsigned>(dims.size())};
 }
 
 // The maps of a relation from the loop's output leaf over [x, t, y, t']
-// (t = trips, t' = 0): (x)[y] -> (leaf, y) per disjoint piece.
-std::vector<IndexingMap> relation_maps(const LeafRelation& r, const hlo::Shape& state) {
+// (t = trips, t' = 0), or [x, t, y] into a leaf passed on: (x)[y] -> (leaf,
+// y) per disjoint piece.
+std::vector<IndexingMap> relation_maps(const LeafRelation& r, const hlo::Shape& state, bool to_passed_on) {
   const unsigned n_out = r.n_in - 1;
   const auto n_y = static_cast<std::uint32_t>(leaf_shape(state, r.to).dims.size());
-  isl::set graph = project_out(r.graph, n_out + 1 + n_y, 1);  // t'
-  graph = project_out(graph, n_out, 1);                       // t
+  isl::set graph = to_passed_on ? r.graph : project_out(r.graph, n_out + 1 + n_y, 1);  // t'
+  graph = project_out(graph, n_out, 1);                                                // t
   std::vector<Var> vars;
   for (std::uint32_t i = 0; i < n_out; ++i) vars.push_back({VarKind::kDim, i});
   for (std::uint32_t i = 0; i < n_y; ++i) vars.push_back({VarKind::kRange, i});
@@ -200,32 +209,31 @@ const IndexingAnalysis::WhileAnswer& IndexingAnalysis::while_answer(std::uint32_
   const auto key = std::make_tuple(computation, instruction, output);
   if (auto it = m_while_memo.find(key); it != m_while_memo.end()) return it->second;
   const OpContext op{m_module, m_module.computations[computation], instruction};
-  std::optional<std::vector<MapSet>> exact;
-  if (m_depth > 64) throw Unsupported("loops nested too deeply");
-  ++m_depth;
-  try {
-    exact = counted_while_maps(op, output);
-  } catch (const simplify::ArithmeticOverflow&) {
-    exact.reset();  // a counter value past 64 bits: the dataflow answer
-  } catch (...) {
-    --m_depth;
-    throw;
-  }
-  --m_depth;
-  WhileAnswer answer;
-  answer.invertible = exact.has_value() || detail::while_passes_on(op, output);
-  if (exact) {
-    answer.sets = std::move(*exact);
-  } else {
-    // Simplified as op_maps simplifies a single op's maps.
-    for (MapSet& set : detail::o2i_while(op, output)) {
-      MapSet simplified;
-      for (IndexingMap& m : set) {
-        simplify(m, single_op_policy(hlo::Opcode::kWhile));
-        insert_unique(simplified, std::move(m), m_options.style == MapStyle::kExact);
-      }
-      answer.sets.push_back(std::move(simplified));
+  if (m_while_counted.insert({computation, instruction}).second) {
+    // Every output the loop's count answers, at once: they share one iteration's relation.
+    if (m_depth > 64) throw Unsupported("loops nested too deeply");
+    ++m_depth;
+    try {
+      count_while(computation, op);
+    } catch (const simplify::ArithmeticOverflow&) {
+      // a counter value past 64 bits: the dataflow answer
+    } catch (...) {
+      --m_depth;
+      throw;
     }
+    --m_depth;
+    if (auto it = m_while_memo.find(key); it != m_while_memo.end()) return it->second;
+  }
+  WhileAnswer answer;
+  answer.invertible = detail::while_passes_on(op, output);
+  // Simplified as op_maps simplifies a single op's maps.
+  for (MapSet& set : detail::o2i_while(op, output)) {
+    MapSet simplified;
+    for (IndexingMap& m : set) {
+      simplify(m, single_op_policy(hlo::Opcode::kWhile));
+      insert_unique(simplified, std::move(m), m_options.style == MapStyle::kExact);
+    }
+    answer.sets.push_back(std::move(simplified));
   }
   return m_while_memo.emplace(key, std::move(answer)).first->second;
 }
@@ -255,22 +263,50 @@ std::vector<MapSet> IndexingAnalysis::while_maps(std::uint32_t computation, std:
   return sets;
 }
 
-std::optional<std::vector<MapSet>> IndexingAnalysis::counted_while_maps(const OpContext& op, std::size_t output) {
-  if (op.operand_count() != 1 || detail::while_passes_on(op, output)) return std::nullopt;
+void IndexingAnalysis::count_while(std::uint32_t computation, const OpContext& op) {
+  if (op.operand_count() != 1) return;
   const auto trip = loop_trip_count(m_module, op.computation, op.index);
   const auto called = loop_computations(m_module, op.computation, op.instruction());
-  if (!trip || !called) return std::nullopt;
-  const Iterations loop{trip->trips, trip->counter, trip->counter_values()};
-  const hlo::Computation& body = m_module.computations[called->body];
+  if (!trip || !called) return;
+  // The outputs the body changes, each with the leaves its dataflow reaches, in groups whose
+  // leaves together fit the bound (first fit, in output order): the outputs of a loop that reach
+  // the same leaves share one power.
+  struct Group {
+    std::map<std::size_t, std::set<std::size_t>> outputs;
+    std::set<std::size_t> leaves;
+  };
+  std::vector<Group> groups;
+  for (std::size_t k = 0; k < leaf_count(op.shape()); ++k) {
+    if (detail::while_passes_on(op, k)) continue;
+    const std::set<std::size_t> leaves = detail::while_leaves_read(op, k);
+    if (leaves.size() > k_max_while_reads_per_walk) continue;
+    auto fits = [&](const Group& g) {
+      std::set<std::size_t> both = g.leaves;
+      both.insert(leaves.begin(), leaves.end());
+      return both.size() <= k_max_while_reads_per_walk;
+    };
+    auto it = std::find_if(groups.begin(), groups.end(), fits);
+    if (it == groups.end()) it = groups.insert(groups.end(), Group{});
+    it->outputs.emplace(k, leaves);
+    it->leaves.insert(leaves.begin(), leaves.end());
+  }
+  for (const Group& g : groups) count_outputs(computation, op, *trip, *called, g.outputs, g.leaves);
+}
+
+void IndexingAnalysis::count_outputs(std::uint32_t computation, const OpContext& op, const TripCount& trip,
+                                     const LoopComputations& called,
+                                     const std::map<std::size_t, std::set<std::size_t>>& outputs,
+                                     const std::set<std::size_t>& leaves) {
+  const Iterations loop{trip.trips, trip.counter, trip.counter_values()};
+  const hlo::Computation& body = m_module.computations[called.body];
   const hlo::Shape& state = op.operand_shape(0);
   const bool tuple_state = state.is_tuple;
-  const std::set<std::size_t> leaves = detail::while_leaves_read(op, output);
-  if (leaves.size() > k_max_while_reads_per_walk) return std::nullopt;
-  const auto out_dims = op.output_dims(output);
 
-  std::string approximation;
-  auto approximate = [&](std::string_view why) {
-    if (approximation.empty()) approximation = why;
+  // Why a leaf's (or the condition's) maps are approximate; the first reason is kept.
+  std::map<std::size_t, std::string> leaf_approximation;
+  std::string condition_approximation;
+  auto note = [](std::string& reason, std::string_view why) {
+    if (reason.empty()) reason = why;
   };
   // The leaf a map into the state names (its first result for a tuple state), and the rest.
   auto split = [&](const IndexingMap& m) -> std::optional<std::pair<std::size_t, std::vector<Expr>>> {
@@ -281,33 +317,40 @@ std::optional<std::vector<MapSet>> IndexingAnalysis::counted_while_maps(const Op
     rest.erase(rest.begin());
     return std::make_pair(leaf, std::move(rest));
   };
-  auto usable = [&](const IndexingMap& m) {
-    if (m.approximate()) approximate(m.approximation_reason());
+  // A map through an all-gather in the body reads elements of other devices' buffers, which
+  // the relation cannot name: such loops (SPMD layer loops) keep the dataflow answer.
+  auto usable = [&](const IndexingMap& m, std::string& reason) {
+    if (m.approximate()) note(reason, m.approximation_reason());
     return m.is_defined() && !m.has_replica_id();
   };
 
-  MapSet maps;
   // What the condition reads, in each iteration: the init's element where the
   // leaf is the counter or passed on.
-  const std::vector<MapSet> condition_reads = fused_output_to_input(called->condition, 0);
-  if (condition_reads.size() != 1) return std::nullopt;
+  std::vector<IndexingMap> condition;
+  const std::vector<MapSet> condition_reads = fused_output_to_input(called.condition, 0);
+  if (condition_reads.size() != 1) return;
   for (const IndexingMap& m : condition_reads[0]) {
     if (m.is_known_empty()) continue;
-    if (!usable(m) || m.runtime_count() != 0) return std::nullopt;
+    if (!usable(m, condition_approximation) || m.runtime_count() != 0) return;
     const auto into = split(m);
-    if (!into) return std::nullopt;
+    if (!into) return;
     const bool counter = loop.counter && loop.counter->leaf == into->first;
-    if (!counter && !detail::while_passes_on(op, into->first)) return std::nullopt;
-    maps.push_back(for_every_element(m, out_dims));
+    if (!counter && !detail::while_passes_on(op, into->first)) return;
+    condition.push_back(m);
   }
 
+  std::map<std::size_t, MapSet> maps;
+  for (const auto& [k, reach] : outputs) {
+    for (const IndexingMap& m : condition) maps[k].push_back(for_every_element(m, op.output_dims(k)));
+  }
   if (loop.trips == 0) {
-    IndexingMap init = IndexingMap::identity(out_dims);
-    if (tuple_state) init.results().insert(init.results().begin(), Expr::constant(static_cast<std::int64_t>(output)));
-    maps.push_back(std::move(init));
+    for (const auto& [k, reach] : outputs) {
+      IndexingMap init = IndexingMap::identity(op.output_dims(k));
+      if (tuple_state) init.results().insert(init.results().begin(), Expr::constant(static_cast<std::int64_t>(k)));
+      maps[k].push_back(std::move(init));
+    }
   } else {
     const BodyNames names(body);
-    bool runtime_value_unknown = false;
     const bool found = within_isl_budget(
         [&] {
           std::vector<LeafRelation> step;
@@ -315,41 +358,62 @@ std::optional<std::vector<MapSet>> IndexingAnalysis::counted_while_maps(const Op
             const auto dims = dimension_sizes(leaf_shape(state, leaf));
             if (build::product(dims) == 0) continue;
             if (detail::while_passes_on(op, leaf)) {
-              step.push_back(identity_relation(leaf, dims, loop.trips));
+              step.push_back(identity_relation(leaf, dims));
               continue;
             }
-            const std::vector<MapSet> reads = fused_output_to_input(called->body, leaf);
+            const std::vector<MapSet> reads = fused_output_to_input(called.body, leaf);
             if (reads.size() != 1) return false;
+            std::string& reason = leaf_approximation[leaf];
             for (const IndexingMap& m : reads[0]) {
               if (m.is_known_empty()) continue;
               const auto into = split(m);
-              if (!usable(m) || !into || !leaves.contains(into->first)) return false;
-              for (LeafRelation& r : iteration_relations(m, into->second, leaf, into->first, loop, m_module, body,
-                                                         names, runtime_value_unknown))
+              if (!usable(m, reason) || !into || !leaves.contains(into->first)) return false;
+              bool runtime_value_unknown = false;
+              const bool to_passed_on = detail::while_passes_on(op, into->first);
+              for (LeafRelation& r : iteration_relations(m, into->second, leaf, into->first, to_passed_on, loop,
+                                                         m_module, body, names, runtime_value_unknown))
                 step.push_back(std::move(r));
+              if (runtime_value_unknown) note(reason, k_body_runtime_value);
             }
           }
-          Domain start(build::variables(out_dims), {}, {});
-          start.variables(VarKind::kDim).push_back(Variable{Interval::point(loop.trips), {}});
-          for (const LeafRelation& r : leaf_relation_power(step, loop.trips, output, box_set(start))) {
+          // A deterministic bound on the power's work (isl composes every pair of relations
+          // while squaring); the corpus's counted loops have at most 353.
+          if (step.size() > k_max_loop_step_relations) return false;
+          std::vector<LeafElements> start;
+          for (const auto& [k, reach] : outputs) {
+            Domain after_last(build::variables(op.output_dims(k)), {}, {});
+            after_last.variables(VarKind::kDim).push_back(Variable{Interval::point(loop.trips), {}});
+            start.push_back({k, box_set(after_last)});
+          }
+          for (const LeafRelation& r : leaf_relation_power(step, loop.trips, start)) {
             check_deadline();
-            for (IndexingMap& m : relation_maps(r, state)) maps.push_back(std::move(m));
+            for (IndexingMap& m : relation_maps(r, state, detail::while_passes_on(op, r.to)))
+              maps[r.from].push_back(std::move(m));
           }
           return true;
         },
         [] { return false; });
-    if (!found) return std::nullopt;
-    if (runtime_value_unknown) approximate(k_body_runtime_value);
+    if (!found) return;
   }
-  MapSet out;
-  for (IndexingMap& m : maps) {
-    if (!approximation.empty()) m.mark_approximate(approximation);
-    m_final_memo.simplify(m, final_policy());
-    out.push_back(std::move(m));
+  for (const auto& [k, reach] : outputs) {
+    // Approximate when the condition's or a reached leaf's maps are.
+    std::string approximation = condition_approximation;
+    for (std::size_t leaf : reach) {
+      if (auto it = leaf_approximation.find(leaf); it != leaf_approximation.end()) note(approximation, it->second);
+    }
+    MapSet out;
+    for (IndexingMap& m : maps[k]) {
+      if (!approximation.empty()) m.mark_approximate(approximation);
+      m_final_memo.simplify(m, final_policy());
+      out.push_back(std::move(m));
+    }
+    insert_all_final(out);
+    if (out.empty()) out.push_back(IndexingMap::known_empty(IndexingMap::identity(op.output_dims(k))));
+    WhileAnswer answer;
+    answer.sets = {std::move(out)};
+    answer.invertible = true;
+    m_while_memo.emplace(std::make_tuple(computation, op.index, k), std::move(answer));
   }
-  insert_all_final(out);
-  if (out.empty()) out.push_back(IndexingMap::known_empty(IndexingMap::identity(out_dims)));
-  return std::vector<MapSet>{std::move(out)};
 }
 
 }  // namespace hlo_index::indexing
