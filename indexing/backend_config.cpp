@@ -68,28 +68,33 @@ bool bool_field(const Json& j, const char* path, const char* key) {
   return it->get<bool>();
 }
 
-// A repeated int64 field: proto3 JSON writes int64 as strings ("1"), some
-// writers as numbers; absent means empty.
+// One int64 of a field: proto3 JSON writes int64 as a string ("1"), some writers as a number.
+std::int64_t int_value(const Json& e, const char* path, const char* key) {
+  if (e.is_number_integer()) return e.get<std::int64_t>();
+  if (!e.is_string()) malformed(std::string(path) + key + " holds a non-integer");
+  const auto& s = e.get_ref<const std::string&>();
+  std::int64_t value = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+  if (ec != std::errc() || end != s.data() + s.size() || s.empty())
+    malformed(std::string(path) + key + " holds '" + s + "', not an integer");
+  return value;
+}
+
+// A repeated int64 field; absent means empty.
 std::vector<std::int64_t> int_list(const Json& j, const char* path, const char* key) {
   std::vector<std::int64_t> out;
   const auto it = j.find(key);
   if (it == j.end()) return out;
   if (!it->is_array()) malformed(std::string(path) + key + " is not a list");
-  for (const Json& e : *it) {
-    std::int64_t value = 0;
-    if (e.is_number_integer()) {
-      value = e.get<std::int64_t>();
-    } else if (e.is_string()) {
-      const auto& s = e.get_ref<const std::string&>();
-      const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-      if (ec != std::errc() || end != s.data() + s.size() || s.empty())
-        malformed(std::string(path) + key + " holds '" + s + "', not an integer");
-    } else {
-      malformed(std::string(path) + key + " holds a non-integer");
-    }
-    out.push_back(value);
-  }
+  for (const Json& e : *it) out.push_back(int_value(e, path, key));
   return out;
+}
+
+// A scalar int64 field; none when absent.
+std::optional<std::int64_t> int_field(const Json& j, const char* path, const char* key) {
+  const auto it = j.find(key);
+  if (it == j.end()) return std::nullopt;
+  return int_value(*it, path, key);
 }
 
 GemmEpilogue epilogue_field(const Json& j) {
@@ -167,6 +172,26 @@ double cudnn_side_input_scale(const OpContext& op) {
   const Json j = backend_config(op);
   return number_field(sub_config(j, "cudnn_conv_backend_config", "conv_result_scale"), "cudnn_conv_backend_config.",
                       "side_input_scale");
+}
+
+std::optional<WhileLoopConfig> while_loop_config(const OpContext& op) {
+  if (!op.attribute("backend_config")) return std::nullopt;
+  const Json j = backend_config(op);
+  WhileLoopConfig c;
+  auto sub = [&](const char* key) -> const Json* {
+    const auto it = j.find(key);
+    if (it == j.end()) return nullptr;
+    if (!it->is_object()) malformed(std::string(key) + " is not an object");
+    return &*it;
+  };
+  if (const Json* trips = sub("known_trip_count")) c.trip_count = int_field(*trips, "known_trip_count.", "n");
+  if (const Json* init_step = sub("known_init_step")) {
+    c.init = int_field(*init_step, "known_init_step.", "init");
+    c.step = int_field(*init_step, "known_init_step.", "step");
+  }
+  if (const Json* variable = sub("known_induction_variable"))
+    c.induction_element = int_field(*variable, "known_induction_variable.", "tuple_index");
+  return c;
 }
 
 }  // namespace hlo_index::indexing::detail

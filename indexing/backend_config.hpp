@@ -1,11 +1,11 @@
-// The fields of XLA:GPU backend_config JSON (xla/service/gpu/
-// backend_configs.proto) that decide the maps of cuBLAS and cuDNN
-// custom-calls. The JSON is read tolerantly (the attribute written bare or
-// as a quoted string, the config nested in GpuBackendConfig or, as older XLA
-// printed it, at the top level; proto3 defaults for absent scalar fields),
-// and anything malformed throws Unsupported with the reason.
+// The fields of XLA's backend_config JSON that decide maps: those of
+// xla/service/gpu/backend_configs.proto for cuBLAS and cuDNN custom-calls,
+// and a while loop's WhileLoopBackendConfig (xla/xla_data.proto). The JSON is read tolerantly (the attribute written
+// bare or as a quoted string, the config nested in GpuBackendConfig or, as older XLA printed it, at the top level;
+// proto3 defaults for absent scalar fields), and anything malformed throws Unsupported with the reason.
 #pragma once
 
+#include <optional>
 #include <string_view>
 
 #include "indexing/op_context.hpp"
@@ -52,5 +52,16 @@ TriangularSolveOptions triangular_solve_options(const OpContext& op);
 /// CudnnConvBackendConfig.side_input_scale of op's backend_config (0 when
 /// the field is absent, as proto3 prints it).
 double cudnn_side_input_scale(const OpContext& op);
+
+/// WhileLoopBackendConfig: what XLA's while-loop analysis found.
+struct WhileLoopConfig {
+  std::optional<std::int64_t> trip_count;         // known_trip_count.n
+  std::optional<std::int64_t> init, step;         // known_init_step
+  std::optional<std::int64_t> induction_element;  // known_induction_variable.tuple_index
+};
+
+/// The while's WhileLoopBackendConfig; none without a backend_config, and
+/// Unsupported when it is malformed.
+std::optional<WhileLoopConfig> while_loop_config(const OpContext& op);
 
 }  // namespace hlo_index::indexing::detail

@@ -1,12 +1,12 @@
 #include "indexing/loop_counter.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <limits>
 #include <string_view>
 #include <tuple>
 #include <vector>
 
+#include "indexing/backend_config.hpp"
 #include "indexing/integer_values.hpp"
 #include "indexing/tuple_leaves.hpp"
 
@@ -176,24 +176,6 @@ std::optional<TripCount> counted_loop(const hlo::Module& module, const hlo::Comp
   const Interval range = type_range(counter_shape->type);
   if (!range.contains(*start) || !range.contains(last)) return std::nullopt;
   return TripCount{*trips, LoopCounter{*leaf, *start, *step}};
-}
-
-// XLA's backend_config={"known_trip_count":{"n":"10"}} (quoted or not).
-std::optional<std::int64_t> known_trip_count(const hlo::Computation& c, const hlo::Instruction& loop) {
-  const std::string_view config = c.attribute(loop, "backend_config").value_or("");
-  constexpr std::string_view k_key = "known_trip_count";
-  const std::size_t key = config.find(k_key);
-  if (key == std::string_view::npos) return std::nullopt;
-  std::string_view rest = config.substr(key + k_key.size());
-  const std::size_t n = rest.find('n');
-  if (n == std::string_view::npos || n > 8) return std::nullopt;  // `":{"n"` or `\":{\"n\"`
-  rest.remove_prefix(n + 1);
-  while (!rest.empty() && (rest.front() == '"' || rest.front() == '\\' || rest.front() == ':' || rest.front() == ' '))
-    rest.remove_prefix(1);
-  std::int64_t value = 0;
-  const auto [end, error] = std::from_chars(rest.data(), rest.data() + rest.size(), value);
-  if (error != std::errc() || end == rest.data() || value < 0 || value > k_max_trip_count) return std::nullopt;
-  return value;
 }
 
 // Piecewise affine values of the counter over an interval of its values.
@@ -416,11 +398,31 @@ std::optional<TripCount> loop_trip_count(const hlo::Module& module, const hlo::C
   if (!called) return std::nullopt;
   const auto counted = counted_loop(module, computation, loop, module.computations[called->body],
                                     module.computations[called->condition]);
-  const auto known = known_trip_count(computation, loop);
+  detail::WhileLoopConfig config;  // every field empty when there is none
+  try {
+    if (auto found = detail::while_loop_config(OpContext{module, computation, instruction})) config = *found;
+  } catch (const Unsupported&) {
+    // a backend_config that is not XLA's WhileLoopBackendConfig says nothing of the count
+  }
+  std::optional<std::int64_t> known;
+  if (config.trip_count && *config.trip_count >= 0 && *config.trip_count <= k_max_trip_count) known = config.trip_count;
   if (counted && known && counted->trips != *known) return std::nullopt;
   if (counted) return counted;
-  if (known) return TripCount{*known, std::nullopt};
-  return std::nullopt;
+  if (!known) return std::nullopt;
+  TripCount out{*known, std::nullopt};
+  // XLA's while-loop analysis may also name the counter: its tuple element, start and step.
+  const hlo::Shape& state = module.shape_of(loop);
+  if (config.induction_element && config.init && config.step && *config.step != 0 && state.is_tuple &&
+      *config.induction_element >= 0 && static_cast<std::size_t>(*config.induction_element) < state.elements.size()) {
+    const auto element = static_cast<std::size_t>(*config.induction_element);
+    const hlo::Shape& counter = state.elements[element];
+    std::int64_t last = 0;
+    if (is_integer_scalar(counter) && !__builtin_mul_overflow(*known, *config.step, &last) &&
+        !__builtin_add_overflow(last, *config.init, &last) && type_range(counter.type).contains(*config.init) &&
+        type_range(counter.type).contains(last))
+      out.counter = LoopCounter{leaf_offset(state, element), *config.init, *config.step};
+  }
+  return out;
 }
 
 std::optional<std::vector<CounterPiece>> counter_pieces(const hlo::Module& module, const hlo::Computation& body,

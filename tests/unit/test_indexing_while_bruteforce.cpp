@@ -4,7 +4,9 @@
 // element at an offset derived from the counter (i, JAX's negative-index fix
 // select(i < 0, i + m, i), 2i - 1, max(i - 1, 0)) and write a row at such an
 // offset (a scan), run for every start, step, comparison and bound that ends
-// within a few iterations.
+// within a few iterations; some start the counter at a parameter and give
+// the trip count, start and step in backend_config, as XLA's while-loop
+// analysis writes them.
 //
 // The reference runs the loop on dependency sets instead of numbers,
 // independently of indexing/: every element holds the set of init elements
@@ -57,6 +59,9 @@ struct Loop {
   std::int64_t start = 0, step = 1, bound = 0;
   std::string direction = "LT";
   Offset offset = Offset::kCounter;
+  // The counter starts at a parameter, and the while's backend_config says what XLA's
+  // while-loop analysis knows: the trip count, the start and step, the counter's element.
+  bool configured = false;
   std::vector<LeafOp> ops;  // per leaf; leaf 0 is the counter, the last one the invariant s32[] leaf
   std::size_t leaves() const { return 1 + vectors + matrices + 1; }
   std::size_t invariant_leaf() const { return leaves() - 1; }
@@ -110,7 +115,7 @@ std::string state_shape(const Loop& l) {
   return fmt::format("({})", fmt::join(parts, ", "));
 }
 
-std::string module_text(const Loop& l) {
+std::string module_text(const Loop& l, std::size_t trips) {
   const std::string state = state_shape(l);
   std::string body = fmt::format("body {{\n  s = {} parameter(0)\n", state);
   for (std::size_t k = 0; k < l.leaves(); ++k)
@@ -179,14 +184,21 @@ std::string module_text(const Loop& l) {
       "\ncond {{\n  s = {} parameter(0)\n  i = s32[] get-tuple-element(s), index=0\n  b = s32[] constant({})\n"
       "  ROOT p = pred[] compare(i, b), direction={}\n}}\n",
       state, l.bound, l.direction);
-  text += fmt::format("\nENTRY main {{\n  c = s32[] constant({})\n", l.start);
+  text += l.configured ? fmt::format("\nENTRY main {{\n  c = s32[] parameter({})\n", l.leaves() - 1)
+                       : fmt::format("\nENTRY main {{\n  c = s32[] constant({})\n", l.start);
   std::vector<std::string> init{"c"};
   for (std::size_t k = 1; k < l.leaves(); ++k) {
     text += fmt::format("  p{} = {} parameter({})\n", k, shape(l, k), k - 1);
     init.push_back(fmt::format("p{}", k));
   }
-  text += fmt::format("  init = {0} tuple({1})\n  ROOT w = {0} while(init), condition=cond, body=body\n}}\n", state,
-                      fmt::join(init, ", "));
+  const std::string config =
+      l.configured ? fmt::format(
+                         ", backend_config={{\"known_trip_count\":{{\"n\":\"{}\"}},\"known_init_step\":{{\"init\":"
+                         "\"{}\",\"step\":\"{}\"}},\"known_induction_variable\":{{\"tuple_index\":\"0\"}}}}",
+                         trips, l.start, l.step)
+                   : "";
+  text += fmt::format("  init = {0} tuple({1})\n  ROOT w = {0} while(init), condition=cond, body=body{2}\n}}\n", state,
+                      fmt::join(init, ", "), config);
   return text;
 }
 
@@ -291,6 +303,7 @@ Loop random_loop(test::Rng& rng, std::vector<std::int64_t>& values) {
     l.bound = l.start + rng.uniform(-2, 10) * (l.step > 0 ? 1 : -1);
     l.direction = rng.pick(std::vector<std::string>{"LT", "LE", "GT", "GE", "NE"});
     l.offset = static_cast<Offset>(rng.uniform(0, 4));
+    l.configured = rng.chance(25);
     auto v = counter_values(l, 6);
     if (!v) continue;
     values = *v;
@@ -323,7 +336,7 @@ TEST_CASE("while with a counter: maps are the loop's dependences, exactly") {
   for (int trial = 0; trial < 150; ++trial) {
     std::vector<std::int64_t> values;
     const Loop l = random_loop(rng, values);
-    const std::string text = module_text(l);
+    const std::string text = module_text(l, values.size());
     INFO(text);
     const std::vector<hlo::Module> modules = test::parse_ok(text);
     const hlo::Module& m = modules[0];
