@@ -143,6 +143,8 @@ constexpr FamilyMaps k_family_maps[] = {
     // Composed by IndexingAnalysis (async_maps.cpp).
     {F::kAsyncStart, [](Op op, Index, Style) -> Sets { no_maps(op); },
                      [](Op op, Index, Style) -> Sets { no_maps(op); }},
+    {F::kDynamicReshape, [](Op op, Index, Style) { return o2i_dynamic_reshape(op); },
+                         [](Op op, Index operand, Style) { return i2o_dynamic_reshape(op, operand); }},
 };
 // clang-format on
 

@@ -53,11 +53,13 @@ std::vector<MapSet> i2o_all_to_all(const OpContext& op, std::size_t operand);
 std::vector<MapSet> o2i_reduce_scatter(const OpContext& op, std::size_t output);
 std::vector<MapSet> i2o_reduce_scatter(const OpContext& op, std::size_t operand);
 
-// op_maps_reshape.cpp: reshape, bitcast, bitcast-convert.
+// op_maps_reshape.cpp: reshape, dynamic-reshape, bitcast, bitcast-convert.
 std::vector<MapSet> o2i_reshape(const OpContext& op);
 std::vector<MapSet> i2o_reshape(const OpContext& op);
 std::vector<MapSet> o2i_bitcast(const OpContext& op, MapStyle style);
 std::vector<MapSet> i2o_bitcast(const OpContext& op, MapStyle style);
+std::vector<MapSet> o2i_dynamic_reshape(const OpContext& op);
+std::vector<MapSet> i2o_dynamic_reshape(const OpContext& op, std::size_t operand);
 std::vector<MapSet> o2i_bitcast_convert(const OpContext& op);
 std::vector<MapSet> i2o_bitcast_convert(const OpContext& op);
 

@@ -1,5 +1,6 @@
-// reshape, bitcast and bitcast-convert: ops that keep the elements in place
+// reshape, dynamic-reshape, bitcast and bitcast-convert: ops that keep the elements in place
 // and only change how they are indexed.
+#include <algorithm>
 #include <numeric>
 
 #include "indexing/layout_maps.hpp"
@@ -115,6 +116,51 @@ IndexingMap bitcast(const hlo::Shape& from, const hlo::Shape& to, MapStyle style
 
 std::vector<MapSet> o2i_reshape(const OpContext& op) { return reshaped(op.output_dims(0), op.operand_dims(0)); }
 std::vector<MapSet> i2o_reshape(const OpContext& op) { return reshaped(op.operand_dims(0), op.output_dims(0)); }
+
+// dynamic-reshape(operand, size...): the operand in row-major order, laid out
+// over the output's runtime sizes (one scalar operand per dimension, read by
+// every element). With every dimension static the sizes are the dimensions
+// and it is a reshape, exactly. When only the major dimensions of both
+// shapes are bounded-dynamic, the minor sizes, and so the row-major
+// positions, are those of the bounds: the reshape of the bounds, approximate
+// (elements past the runtime size read nothing). Otherwise any element.
+std::vector<MapSet> o2i_dynamic_reshape(const OpContext& op) {
+  const hlo::Shape& out = op.shape();
+  const hlo::Shape& in = op.operand_shape(0);
+  if (op.operand_count() != out.rank() + 1) throw Unsupported("dynamic-reshape needs one size operand per dimension");
+  auto dynamic_after_major = [](const hlo::Shape& s) {
+    for (std::size_t d = 1; d < s.dim_kinds.size(); ++d)
+      if (s.dim_kinds[d] != hlo::DimKind::kStatic) return true;
+    return false;
+  };
+  auto dynamic = [](const hlo::Shape& s) {
+    return std::any_of(s.dim_kinds.begin(), s.dim_kinds.end(),
+                       [](hlo::DimKind k) { return k != hlo::DimKind::kStatic; });
+  };
+  const auto out_dims = op.output_dims(0);
+  const auto in_dims = op.operand_dims(0);
+  if (std::find(out_dims.begin(), out_dims.end(), -1) != out_dims.end() ||
+      std::find(in_dims.begin(), in_dims.end(), -1) != in_dims.end())
+    throw Unsupported("an unbounded dynamic dimension ('?')");
+  std::vector<MapSet> sets;
+  if (dynamic_after_major(out) || dynamic_after_major(in)) {
+    IndexingMap whole = build::map(out_dims, build::ranges(in_dims.size()), in_dims);
+    whole.mark_approximate("a dynamic-reshape whose minor sizes are known only at run time");
+    sets.push_back({std::move(whole)});
+  } else {
+    sets = reshaped(out_dims, in_dims);
+    if (dynamic(out) || dynamic(in)) {
+      for (IndexingMap& m : sets[0]) m.mark_approximate("the bounds of a dynamic-reshape's major dimension");
+    }
+  }
+  for (std::size_t k = 1; k < op.operand_count(); ++k) sets.push_back({build::scalar(out_dims)});
+  return sets;
+}
+
+std::vector<MapSet> i2o_dynamic_reshape(const OpContext& op, std::size_t operand) {
+  if (operand > 0) return i2o_whole_operands(op, operand);
+  return maps_by_inverse(op, operand, [](const OpContext& o, std::size_t) { return o2i_dynamic_reshape(o); });
+}
 
 std::vector<MapSet> o2i_bitcast(const OpContext& op, MapStyle style) {
   return one_each({bitcast(op.shape(), op.operand_shape(0), style)});

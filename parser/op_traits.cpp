@@ -138,6 +138,7 @@ constexpr OpRow k_op_table[] = {
 
     // Reshapes: the maps depend on the shapes (and layouts) only.
     {Opcode::kReshape, {.maps = M::kReshape, .result = S::kReshape, .xla_simplify = XlaSimplify::kKeepPoints}},
+    {Opcode::kDynamicReshape, {.maps = M::kDynamicReshape, .result = S::kDynamicReshape}},
     {Opcode::kBitcast, {.maps = M::kBitcast, .result = S::kBitcast, .xla_simplify = XlaSimplify::kKeepPoints}},
     {Opcode::kBitcastConvert, {.maps = M::kBitcastConvert, .result = S::kBitcastConvert}},
 

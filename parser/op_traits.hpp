@@ -69,6 +69,7 @@ enum class MapFamily : std::uint8_t {
   kTriangularSolve,   // forward/backward substitution: a band of b, a triangle of op(a)
   kCholesky,          // the leading triangle and the start of the element's row
   kAsyncStart,        // ((operands...), result, context): the result composed through the wrapped computation
+  kDynamicReshape,    // a reshape to sizes given as operands (bounded dynamic dimensions)
   kCount,
 };
 
@@ -108,6 +109,7 @@ enum class ShapeRule : std::uint8_t {
   kOperandShape,  // operand 0's shape (select-and-scatter, cholesky)
   kTriangularSolve,
   kFft,
+  kDynamicReshape,  // operand 0's element type, one dimension per size operand
   kCount,
 };
 

@@ -754,6 +754,19 @@ private:
     return expect(*operand(0), "operand 0");
   }
 
+  // dynamic-reshape(operand, size...): operand 0's elements, one dimension per
+  // size operand (whose bounds the text gives: nothing to infer them from).
+  Outcome check_dynamic_reshape() const {
+    if (m_operands.empty() || !operand(0) || operand(0)->is_tuple || m_result.is_tuple || inferring()) return {};
+    if (m_result.rank() + 1 != m_operands.size())
+      return fail(fmt::format("dynamic-reshape to {} needs {} size operands, not {}", hlo::to_string(m_result),
+                              m_result.rank(), m_operands.size() - 1));
+    if (m_result.type != operand(0)->type)
+      return fail(fmt::format("dynamic-reshape changes the element type ({} to {})", hlo::to_string(*operand(0)),
+                              hlo::to_string(m_result)));
+    return {};
+  }
+
   // triangular-solve(a, b): x has b's shape.
   Outcome check_triangular_solve() const {
     if (m_operands.size() != 2 || !operand(1) || m_result.is_tuple) return {};
@@ -822,6 +835,7 @@ private:
         {S::kOperandShape, &Rules::check_operand_shape},
         {S::kTriangularSolve, &Rules::check_triangular_solve},
         {S::kFft, &Rules::check_fft},
+        {S::kDynamicReshape, &Rules::check_dynamic_reshape},
     };
     static_assert(std::size(k_rules) == static_cast<std::size_t>(S::kCount), "one rule per hlo::ShapeRule");
     static_assert([] {
