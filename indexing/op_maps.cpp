@@ -145,6 +145,10 @@ constexpr FamilyMaps k_family_maps[] = {
                      [](Op op, Index, Style) -> Sets { no_maps(op); }},
     {F::kDynamicReshape, [](Op op, Index, Style) { return o2i_dynamic_reshape(op); },
                          [](Op op, Index operand, Style) { return i2o_dynamic_reshape(op, operand); }},
+    {F::kRaggedDot, [](Op op, Index, Style) { return o2i_ragged_dot(op); },
+                    [](Op op, Index operand, Style) { return i2o_ragged_dot(op, operand); }},
+    {F::kRaggedAllToAll, [](Op op, Index, Style) { return o2i_ragged_all_to_all(op); },
+                         [](Op op, Index operand, Style) { return i2o_ragged_all_to_all(op, operand); }},
 };
 // clang-format on
 

@@ -50,6 +50,9 @@ std::vector<MapSet> o2i_all_gather(const OpContext& op, std::size_t output);
 std::vector<MapSet> i2o_all_gather(const OpContext& op, std::size_t operand);
 std::vector<MapSet> o2i_all_to_all(const OpContext& op, std::size_t output);
 std::vector<MapSet> i2o_all_to_all(const OpContext& op, std::size_t operand);
+/// ragged-all-to-all(input, output, input_offsets, send_sizes, output_offsets, recv_sizes).
+std::vector<MapSet> o2i_ragged_all_to_all(const OpContext& op);
+std::vector<MapSet> i2o_ragged_all_to_all(const OpContext& op, std::size_t operand);
 std::vector<MapSet> o2i_reduce_scatter(const OpContext& op, std::size_t output);
 std::vector<MapSet> i2o_reduce_scatter(const OpContext& op, std::size_t operand);
 
@@ -80,6 +83,10 @@ struct DotShapes {
 std::vector<IndexingMap> dot_operand_maps(const parser::DotDimensions& d, const DotShapes& shapes);
 /// Operand `operand` (0: lhs, 1: rhs) -> the dot's output.
 IndexingMap dot_output_map(const parser::DotDimensions& d, const DotShapes& shapes, std::size_t operand);
+
+// op_maps_ragged_dot.cpp
+std::vector<MapSet> o2i_ragged_dot(const OpContext& op);
+std::vector<MapSet> i2o_ragged_dot(const OpContext& op, std::size_t operand);
 
 /// scaled-dot: dot's maps, and into each scale the block of its operand it scales.
 std::vector<MapSet> o2i_scaled_dot(const OpContext& op);

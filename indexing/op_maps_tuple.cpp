@@ -174,6 +174,38 @@ std::vector<MapSet> o2i_all_to_all(const OpContext& op, std::size_t output) {
   return sets;
 }
 
+// ragged-all-to-all(input, output, input_offsets, send_sizes, output_offsets,
+// recv_sizes): each device of the group sends rows input[input_offsets[j] :
+// + send_sizes[j]] (along the leading dimension) to device j, which writes
+// them at its output_offsets; the rows no chunk lands on keep operand 1's
+// value. Which rows move where is known only at run time: an output row may
+// be its own row of operand 1, or any input row of some device (the other
+// dimensions in place), and depends on every offset and size. Approximate.
+std::vector<MapSet> o2i_ragged_all_to_all(const OpContext& op) {
+  if (op.operand_count() != 6 || op.shape().is_tuple) throw Unsupported("ragged-all-to-all takes six operands");
+  const auto out = op.output_dims(0);
+  const auto in = op.operand_dims(0);
+  if (out.empty() || in.size() != out.size() || op.operand_dims(1) != out)
+    throw Unsupported("ragged-all-to-all's input and output differ in rank, or the output buffer in shape");
+  constexpr std::string_view k_why = "a ragged-all-to-all's offsets and sizes are known only at run time";
+  std::vector<Expr> row = build::dims(out.size());
+  row.front() = Expr::range(0);
+  std::vector<MapSet> sets;
+  sets.push_back({build::map(out, std::move(row), {in.front()})});
+  sets.push_back({IndexingMap::identity(out)});
+  for (std::size_t k = 2; k < 6; ++k) {
+    const auto dims = op.operand_dims(k);
+    sets.push_back({build::map(out, build::ranges(dims.size()), dims)});
+  }
+  for (MapSet& set : sets)
+    for (IndexingMap& m : set) m.mark_approximate(k_why);
+  return sets;
+}
+
+std::vector<MapSet> i2o_ragged_all_to_all(const OpContext& op, std::size_t operand) {
+  return maps_by_inverse(op, operand, [](const OpContext& o, std::size_t) { return o2i_ragged_all_to_all(o); });
+}
+
 // reduce-scatter with dimensions={d}: this device's output is its shard of the
 // reduction over the group: index x along d reads element x + p * n of the
 // operand of every device (n the output's size along d, p this device's

@@ -169,6 +169,7 @@ constexpr OpRow k_op_table[] = {
     {Opcode::kAllGather, {.maps = M::kAllGather, .result = S::kAllGather, .memo_attributes = k_dimensions}},
     {Opcode::kAllGatherStart, {.maps = M::kAllGather, .memo_attributes = k_dimensions}},
     {Opcode::kAllToAll, {.maps = M::kAllToAll, .memo_attributes = k_collective_groups}},
+    {Opcode::kRaggedAllToAll, {.maps = M::kRaggedAllToAll, .result = S::kOutputOperandShape}},
     {Opcode::kReduceScatter, {.maps = M::kReduceScatter, .memo_attributes = k_dimensions}},
     {Opcode::kFusion, {.maps = M::kCall, .check = C::kFusionKind}},
     {Opcode::kCall, {.maps = M::kCall}},
@@ -177,6 +178,8 @@ constexpr OpRow k_op_table[] = {
 
     // Block-scaled dot, windows with data-dependent selection, scans and linear algebra.
     {Opcode::kScaledDot, {.maps = M::kScaledDot, .result = S::kDot, .memo_attributes = k_dot}},
+    // Memoised per instruction: constant group sizes make its maps.
+    {Opcode::kRaggedDot, {.maps = M::kRaggedDot, .result = S::kDot, .runtime_offsets = true}},
     {Opcode::kSelectAndScatter, {.maps = M::kSelectAndScatter, .result = S::kOperandShape, .memo_attributes = k_window}},
     {Opcode::kScan, {.maps = M::kScan, .memo_attributes = k_scan}},
     {Opcode::kFft, {.maps = M::kFft, .result = S::kFft, .memo_attributes = k_fft}},

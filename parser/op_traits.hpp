@@ -70,6 +70,8 @@ enum class MapFamily : std::uint8_t {
   kCholesky,          // the leading triangle and the start of the element's row
   kAsyncStart,        // ((operands...), result, context): the result composed through the wrapped computation
   kDynamicReshape,    // a reshape to sizes given as operands (bounded dynamic dimensions)
+  kRaggedDot,         // a dot over groups of a ragged dimension (sizes an operand)
+  kRaggedAllToAll,    // chunks of runtime offsets and sizes into the output buffer (approximate)
   kCount,
 };
 
@@ -106,7 +108,8 @@ enum class ShapeRule : std::uint8_t {
   kGetTupleElement,
   kTuple,
   kAllGather,
-  kOperandShape,  // operand 0's shape (select-and-scatter, cholesky)
+  kOperandShape,        // operand 0's shape (select-and-scatter, cholesky)
+  kOutputOperandShape,  // operand 1's shape (ragged-all-to-all's output buffer)
   kTriangularSolve,
   kFft,
   kDynamicReshape,  // operand 0's element type, one dimension per size operand

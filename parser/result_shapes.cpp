@@ -468,11 +468,26 @@ private:
 
   // Batch dimensions, then the free lhs dimensions, then the free rhs dimensions.
   Outcome check_dot() const {
-    const std::size_t operands = m_opcode == Opcode::kScaledDot ? 4 : 2;  // scaled-dot: and the two scales
+    const std::size_t operands = m_opcode == Opcode::kScaledDot ? 4 : (m_opcode == Opcode::kRaggedDot ? 3 : 2);
     if (m_operands.size() != operands || !operand(0) || !operand(1) || m_result.is_tuple || attribute("sparsity"))
       return {};
     const Shape& lhs = *operand(0);
     const Shape& rhs = *operand(1);
+    // ragged-dot: rhs's group dimension is not the dot's; a ragged contracting dimension
+    // adds the group dimension in front (group_sizes' last dimension).
+    std::optional<std::int64_t> groups_in_front, rhs_group;
+    if (m_opcode == Opcode::kRaggedDot) {
+      const auto ragged = int_list("lhs_ragged_dims");
+      const auto group = int_list("rhs_group_dims");
+      const Shape* sizes = operand(2);
+      if (!ragged || ragged->size() != 1 || !sizes || sizes->is_tuple || sizes->rank() == 0) return {};
+      if (contains(int_list("lhs_contracting_dims").value_or(Dims{}), ragged->front())) {
+        groups_in_front = sizes->dims.back();
+      } else if (group && group->size() == 1) {
+        if (group->front() < 0 || pos(group->front()) >= rhs.rank()) return {};
+        rhs_group = group->front();
+      }
+    }
     auto list = [&](std::string_view name) { return int_list(name).value_or(Dims{}); };
     Dims lb = list("lhs_batch_dims"), rb = list("rhs_batch_dims");
     Dims lc = list("lhs_contracting_dims"), rc = list("rhs_contracting_dims");
@@ -489,12 +504,14 @@ private:
           return fail(fmt::format("dot {} dimensions differ in size: lhs dimension {} has {}, rhs dimension {} has {}",
                                   kind, (*l)[k], lhs.dims[pos((*l)[k])], (*r)[k], rhs.dims[pos((*r)[k])]));
     Dims out;
+    if (groups_in_front) out.push_back(*groups_in_front);
     for (std::int64_t d : lb) out.push_back(lhs.dims[pos(d)]);
     for (std::size_t d = 0; d < lhs.rank(); ++d)
       if (!contains(lb, static_cast<std::int64_t>(d)) && !contains(lc, static_cast<std::int64_t>(d)))
         out.push_back(lhs.dims[d]);
     for (std::size_t d = 0; d < rhs.rank(); ++d)
-      if (!contains(rb, static_cast<std::int64_t>(d)) && !contains(rc, static_cast<std::int64_t>(d)))
+      if (!contains(rb, static_cast<std::int64_t>(d)) && !contains(rc, static_cast<std::int64_t>(d)) &&
+          rhs_group != static_cast<std::int64_t>(d))
         out.push_back(rhs.dims[d]);
     // The element type is free: preferred_element_type (inferred only when both operands agree).
     if (inferring() && lhs.type != rhs.type) return {};
@@ -767,6 +784,11 @@ private:
     return {};
   }
 
+  Outcome check_output_operand_shape() const {
+    if (m_operands.size() < 2 || !operand(1) || m_result.is_tuple) return {};
+    return expect(*operand(1), "operand 1 (the output buffer)");
+  }
+
   // triangular-solve(a, b): x has b's shape.
   Outcome check_triangular_solve() const {
     if (m_operands.size() != 2 || !operand(1) || m_result.is_tuple) return {};
@@ -833,6 +855,7 @@ private:
         {S::kTuple, &Rules::check_tuple},
         {S::kAllGather, &Rules::check_all_gather},
         {S::kOperandShape, &Rules::check_operand_shape},
+        {S::kOutputOperandShape, &Rules::check_output_operand_shape},
         {S::kTriangularSolve, &Rules::check_triangular_solve},
         {S::kFft, &Rules::check_fft},
         {S::kDynamicReshape, &Rules::check_dynamic_reshape},
