@@ -6,7 +6,10 @@
 // u32[] state of the runtime) read nothing. async-update passes the tuple on
 // and async-done is element {1} of it (op_traits: MapFamily::kTupleElements),
 // so inside a call or fusion a start-done pair composes to the wrapped
-// computation's maps.
+// computation's maps. custom-call-start(operands...), custom_call_target=...
+// is XLA's shorthand for an async-start wrapping that custom-call: element
+// {1} has the custom-call's maps (custom-call-update and -done are
+// async-update and -done).
 #include "indexing/instruction_indexing.hpp"
 #include "indexing/tuple_leaves.hpp"
 
@@ -28,6 +31,15 @@ std::vector<MapSet> IndexingAnalysis::async_start_maps(std::uint32_t computation
   }
   const std::size_t result = leaf_count(passed);  // the first leaf of element {1}
   const std::size_t context = result + leaf_count(shape.elements[1]);
+  // Element {1}'s maps: the wrapped computation's, or the wrapped custom-call's.
+  auto wrapped = [&](std::size_t k, bool fwd) {
+    if (instr.opcode != hlo::Opcode::kCustomCallStart) return called_maps(computation, instruction, k, fwd);
+    std::vector<MapSet> sets =
+        custom_call_maps(OpContext{m_module, c, instruction, &shape.elements[1]}, k, fwd, m_options.style);
+    for (MapSet& set : sets)
+      for (IndexingMap& m : set) simplify(m, single_op_policy(hlo::Opcode::kCustomCall));
+    return sets;
+  };
   if (forward) {
     // Operand `index` -> each leaf of the tuple.
     std::vector<MapSet> sets(leaf_count(shape));
@@ -40,7 +52,7 @@ std::vector<MapSet> IndexingAnalysis::async_start_maps(std::uint32_t computation
     } else {
       sets[first].push_back(IndexingMap::identity(dimension_sizes(operand)));
     }
-    std::vector<MapSet> called = called_maps(computation, instruction, index, true);
+    std::vector<MapSet> called = wrapped(index, true);
     for (std::size_t r = 0; r < called.size() && result + r < context; ++r) sets[result + r] = std::move(called[r]);
     return sets;
   }
@@ -57,7 +69,7 @@ std::vector<MapSet> IndexingAnalysis::async_start_maps(std::uint32_t computation
     sets[j].push_back(std::move(identity));
     return sets;
   }
-  if (index < context) return called_maps(computation, instruction, index - result, false);
+  if (index < context) return wrapped(index - result, false);
   return std::vector<MapSet>(operands);  // the context
 }
 

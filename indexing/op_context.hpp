@@ -29,10 +29,13 @@ struct OpContext {
   const hlo::Module& module;
   const hlo::Computation& computation;
   std::uint32_t index;  // into computation.instructions
+  /// Stands in for the instruction's own shape: the custom-call that an
+  /// asynchronous custom-call-start wraps has the start's element {1}.
+  const hlo::Shape* result = nullptr;
 
   const hlo::Instruction& instruction() const { return computation.instructions[index]; }
   hlo::Opcode opcode() const { return instruction().opcode; }
-  const hlo::Shape& shape() const { return module.shape_of(instruction()); }
+  const hlo::Shape& shape() const { return result != nullptr ? *result : module.shape_of(instruction()); }
   std::size_t operand_count() const { return instruction().operand_count; }
   std::uint32_t operand_index(std::size_t k) const { return computation.operands_of(instruction())[k]; }
   const hlo::Instruction& operand(std::size_t k) const { return computation.instructions[operand_index(k)]; }

@@ -180,6 +180,11 @@ std::vector<MapSet> output_to_input(const OpContext& op, std::size_t output, Map
   return family_maps(op).output_to_input(op, output, style);
 }
 
+std::vector<MapSet> custom_call_maps(const OpContext& op, std::size_t index, bool forward, MapStyle style) {
+  const FamilyMaps& f = k_family_maps[static_cast<std::size_t>(hlo::MapFamily::kCustomCall)];
+  return forward ? f.input_to_output(op, index, style) : f.output_to_input(op, index, style);
+}
+
 std::optional<std::size_t> operand_tuple_element(const OpContext& op, std::size_t output) {
   if (op.operand_count() == 0) return std::nullopt;
   // The shape index of the output leaf, then where the op takes it from.

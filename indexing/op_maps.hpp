@@ -34,6 +34,10 @@ std::vector<MapSet> output_to_input(const OpContext& op, std::size_t output, Map
 /// Operand `operand` of `op` to each output: one set per output.
 std::vector<MapSet> input_to_output(const OpContext& op, std::size_t operand, MapStyle style);
 
+/// The maps of `op` as a custom-call (by its custom_call_target): output
+/// `index` -> each operand, or (forward) operand `index` -> each output.
+std::vector<MapSet> custom_call_maps(const OpContext& op, std::size_t index, bool forward, MapStyle style);
+
 /// Which leaf (tuple_leaves.hpp) of its tuple-shaped operand output leaf
 /// `output` of `op` passes on: the same shape index under get-tuple-element's
 /// index=, copy-done's first element, ..., the same leaf for opt-barrier,

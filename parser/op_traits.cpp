@@ -190,6 +190,10 @@ constexpr OpRow k_op_table[] = {
     {Opcode::kAsyncStart, {.maps = M::kAsyncStart}},
     {Opcode::kAsyncUpdate, {.maps = M::kTupleElements, .tuple_element = TupleElement::kSameAsOutput}},
     {Opcode::kAsyncDone, {.maps = M::kTupleElements, .tuple_element = TupleElement::kSecond}},
+    // XLA's shorthand for an async-start/-update/-done wrapping a custom-call.
+    {Opcode::kCustomCallStart, {.maps = M::kAsyncStart}},
+    {Opcode::kCustomCallUpdate, {.maps = M::kTupleElements, .tuple_element = TupleElement::kSameAsOutput}},
+    {Opcode::kCustomCallDone, {.maps = M::kTupleElements, .tuple_element = TupleElement::kSecond}},
 };
 // clang-format on
 
