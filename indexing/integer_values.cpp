@@ -29,19 +29,6 @@ constexpr std::size_t k_max_nodes = 64;
 // not followed: their intervals stay far from overflowing 64 bits.
 constexpr std::int64_t k_max_magnitude = std::int64_t{1} << 40;
 
-bool is_integer(ElementType t) { return t >= ElementType::kS1 && t <= ElementType::kU64; }
-
-Interval type_range(ElementType t) {
-  const int bits = hlo::element_type_bits(t);
-  const bool is_signed = t >= ElementType::kS1 && t <= ElementType::kS64;
-  if (bits >= 64) {
-    return is_signed ? Interval{std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()}
-                     : Interval{0, std::numeric_limits<std::int64_t>::max()};
-  }
-  if (is_signed) return Interval{-(std::int64_t{1} << (bits - 1)), (std::int64_t{1} << (bits - 1)) - 1};
-  return Interval{0, (std::int64_t{1} << bits) - 1};
-}
-
 // The element count, saturated (a shape too large to tabulate need not be counted exactly).
 std::int64_t product(const Values& dims) {
   std::int64_t n = 1;
@@ -112,7 +99,7 @@ public:
 
   std::optional<Values> dims(std::uint32_t i) const {
     const hlo::Shape& s = shape(i);
-    if (s.is_tuple || !is_integer(s.type)) return std::nullopt;
+    if (s.is_tuple || !is_integer_type(s.type)) return std::nullopt;
     for (std::int64_t d : s.dims) {
       if (d < 0) return std::nullopt;
     }
@@ -144,7 +131,7 @@ private:
     if (!out_dims || depth > k_max_depth || product(*out_dims) > k_max_tabulated_elements) return std::nullopt;
     auto values = table_of(i, *out_dims, depth);
     if (!values || values->size() != static_cast<std::size_t>(product(*out_dims))) return std::nullopt;
-    const Interval range = type_range(shape(i).type);
+    const Interval range = integer_type_range(shape(i).type);
     for (std::int64_t v : *values) {
       if (!range.contains(v)) return std::nullopt;
     }
@@ -161,7 +148,8 @@ private:
     if (!e || e->node_count() > k_max_nodes) return std::nullopt;
     // The values must fit the element type (no wrap-around to account for).
     const Interval range = range_over(*e, i);
-    if (!type_range(shape(i).type).contains(range) || !Interval{-k_max_magnitude, k_max_magnitude}.contains(range))
+    if (!integer_type_range(shape(i).type).contains(range) ||
+        !Interval{-k_max_magnitude, k_max_magnitude}.contains(range))
       return std::nullopt;
     return e;
   }
@@ -407,6 +395,19 @@ private:
 };
 
 }  // namespace
+
+bool is_integer_type(ElementType t) { return t >= ElementType::kS1 && t <= ElementType::kU64; }
+
+Interval integer_type_range(ElementType t) {
+  const int bits = hlo::element_type_bits(t);
+  const bool is_signed = t >= ElementType::kS1 && t <= ElementType::kS64;
+  if (bits >= 64) {
+    return is_signed ? Interval{std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()}
+                     : Interval{0, std::numeric_limits<std::int64_t>::max()};
+  }
+  if (is_signed) return Interval{-(std::int64_t{1} << (bits - 1)), (std::int64_t{1} << (bits - 1)) - 1};
+  return Interval{0, (std::int64_t{1} << bits) - 1};
+}
 
 std::optional<KnownIntegerValues> known_integer_values(const hlo::Module& module, const hlo::Computation& computation,
                                                        std::uint32_t instruction) {

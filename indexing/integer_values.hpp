@@ -11,8 +11,13 @@
 
 #include "parser/hlo_module.hpp"
 #include "simplify/expr.hpp"
+#include "simplify/interval.hpp"
 
 namespace hlo_index::indexing {
+
+/// Whether `t` is an integer type (signed or unsigned), and the values it holds.
+bool is_integer_type(hlo::ElementType t);
+simplify::Interval integer_type_range(hlo::ElementType t);
 
 /// Arrays larger than this are not tabulated (their values may still be
 /// known as an expression).

@@ -20,21 +20,8 @@ using simplify::Interval;
 
 constexpr int k_max_depth = 32;
 
-bool is_integer(ElementType t) { return t >= ElementType::kS1 && t <= ElementType::kU64; }
-
-Interval type_range(ElementType t) {
-  const int bits = hlo::element_type_bits(t);
-  const bool is_signed = t >= ElementType::kS1 && t <= ElementType::kS64;
-  if (bits >= 64) {
-    return is_signed ? Interval{std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()}
-                     : Interval{0, std::numeric_limits<std::int64_t>::max()};
-  }
-  if (is_signed) return Interval{-(std::int64_t{1} << (bits - 1)), (std::int64_t{1} << (bits - 1)) - 1};
-  return Interval{0, (std::int64_t{1} << bits) - 1};
-}
-
 bool is_integer_scalar(const hlo::Shape& shape) {
-  return !shape.is_tuple && shape.dims.empty() && is_integer(shape.type);
+  return !shape.is_tuple && shape.dims.empty() && is_integer_type(shape.type);
 }
 
 std::string_view unquoted_name(std::string_view text) {
@@ -173,7 +160,7 @@ std::optional<TripCount> counted_loop(const hlo::Module& module, const hlo::Comp
   // Every value the counter takes, the last one (which ends the loop) included, fits its type.
   std::int64_t last = 0;
   if (__builtin_mul_overflow(*trips, *step, &last) || __builtin_add_overflow(last, *start, &last)) return std::nullopt;
-  const Interval range = type_range(counter_shape->type);
+  const Interval range = integer_type_range(counter_shape->type);
   if (!range.contains(*start) || !range.contains(last)) return std::nullopt;
   return TripCount{*trips, LoopCounter{*leaf, *start, *step}};
 }
@@ -251,7 +238,7 @@ public:
       out = derive(i, depth);
       if (!out || out->size() > k_max_counter_pieces) return std::nullopt;
       for (const CounterPiece& p : *out) {
-        if (!type_range(shape.type).contains(range(p.value, p.values))) return std::nullopt;
+        if (!integer_type_range(shape.type).contains(range(p.value, p.values))) return std::nullopt;
       }
     } catch (const simplify::ArithmeticOverflow&) {
       return std::nullopt;
@@ -418,8 +405,8 @@ std::optional<TripCount> loop_trip_count(const hlo::Module& module, const hlo::C
     const hlo::Shape& counter = state.elements[element];
     std::int64_t last = 0;
     if (is_integer_scalar(counter) && !__builtin_mul_overflow(*known, *config.step, &last) &&
-        !__builtin_add_overflow(last, *config.init, &last) && type_range(counter.type).contains(*config.init) &&
-        type_range(counter.type).contains(last))
+        !__builtin_add_overflow(last, *config.init, &last) && integer_type_range(counter.type).contains(*config.init) &&
+        integer_type_range(counter.type).contains(last))
       out.counter = LoopCounter{leaf_offset(state, element), *config.init, *config.step};
   }
   return out;

@@ -78,4 +78,16 @@ inline Relation relation_of(const indexing::IndexingMap& map) {
   return relation_of_any_runtime(map);
 }
 
+/// The union of the relations of a set's maps (KNOWN EMPTY ones add nothing);
+/// `exact_only`: of its maps not marked approximate.
+inline Relation relation_of(const std::vector<indexing::IndexingMap>& set, bool exact_only) {
+  Relation out;
+  for (const indexing::IndexingMap& map : set) {
+    if (map.is_known_empty() || (exact_only && map.approximate())) continue;
+    const Relation one = relation_of(map);
+    out.insert(one.begin(), one.end());
+  }
+  return out;
+}
+
 }  // namespace hlo_index::test

@@ -32,6 +32,7 @@ namespace {
 using test::all_points;
 using test::Point;
 using test::Relation;
+using test::relation_of;
 
 enum class Mode { kRow, kContracting, kBatch };
 
@@ -137,16 +138,6 @@ std::vector<Relation> reference(const Case& c) {
     }
   }
   return r;
-}
-
-Relation relation_of(const MapSet& set, bool exact_only) {
-  Relation out;
-  for (const IndexingMap& map : set) {
-    if (map.is_known_empty() || (exact_only && map.approximate())) continue;
-    const Relation one = test::relation_of(map);
-    out.insert(one.begin(), one.end());
-  }
-  return out;
 }
 
 Case random_case(test::Rng& rng) {

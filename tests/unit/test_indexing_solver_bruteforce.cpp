@@ -49,17 +49,6 @@ using test::all_points;
 
 using test::relation_of;
 
-// The union of a set's maps; `exact_only`: of its maps not marked approximate.
-Relation relation_of(const MapSet& set, bool exact_only) {
-  Relation out;
-  for (const IndexingMap& map : set) {
-    if (map.is_known_empty() || (exact_only && map.approximate())) continue;
-    const Relation one = relation_of(map);
-    out.insert(one.begin(), one.end());
-  }
-  return out;
-}
-
 using test::inverse;
 
 // What output k's element `out` may read and certainly reads.

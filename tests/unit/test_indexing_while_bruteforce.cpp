@@ -41,6 +41,7 @@ namespace {
 using test::all_points;
 using test::Point;
 using test::Relation;
+using test::relation_of;
 
 // An element's dependencies: (state leaf, index) pairs of the init.
 using Deps = std::set<std::pair<std::size_t, Point>>;
@@ -277,16 +278,6 @@ Relation reference_relation(const Loop& l, const std::vector<std::vector<Deps>>&
       to.insert(to.end(), index.begin(), index.end());
       out.insert({points[e], to});
     }
-  }
-  return out;
-}
-
-Relation relation_of(const MapSet& set, bool exact_only) {
-  Relation out;
-  for (const IndexingMap& map : set) {
-    if (map.is_known_empty() || (exact_only && map.approximate())) continue;
-    const Relation one = test::relation_of(map);
-    out.insert(one.begin(), one.end());
   }
   return out;
 }
