@@ -196,9 +196,12 @@ void insert_unique(MapSet& set, IndexingMap map, bool semantic) {
   }
   std::erase_if(set, [](const IndexingMap& m) { return m.is_known_empty(); });
   // A structurally equal member anywhere in the set settles it before any isl question.
-  if (std::find(set.begin(), set.end(), map) != set.end()) return;
+  // Members into other tuple elements are neither: skipped at the cost of a few loads.
+  const std::optional<std::int64_t> element = element_read(map);
+  auto equal = [&](const IndexingMap& m) { return !into_distinct_elements(m, element) && m == map; };
+  if (std::find_if(set.begin(), set.end(), equal) != set.end()) return;
   for (const IndexingMap& m : set) {
-    if (merges_into(m, map, semantic)) return;
+    if (!into_distinct_elements(m, element) && merges_into(m, map, semantic)) return;
   }
   set.push_back(std::move(map));
 }
