@@ -108,8 +108,9 @@ void IndexingMap::set_known_empty() {
 }
 
 bool IndexingMap::operator==(const IndexingMap& other) const {
-  return m_state == other.m_state && m_approximate == other.m_approximate && m_domain == other.m_domain &&
-         m_results == other.m_results && m_runtime_sources == other.m_runtime_sources &&
+  // The results first: maps in one set mostly differ there (their domains are often equal).
+  return m_state == other.m_state && m_approximate == other.m_approximate && m_results == other.m_results &&
+         m_domain == other.m_domain && m_runtime_sources == other.m_runtime_sources &&
          m_replica_id == other.m_replica_id;
 }
 

@@ -1,7 +1,6 @@
 #include "indexing/instruction_indexing.hpp"
 
 #include <algorithm>
-#include <deque>
 #include <exception>
 #include <sstream>
 #include <utility>
@@ -19,6 +18,7 @@
 #include "indexing/output_dependence.hpp"
 #include "indexing/simplify_map.hpp"
 #include "indexing/tuple_leaves.hpp"
+#include "indexing/walk_state.hpp"
 #include "parser/attributes.hpp"
 #include "parser/op_traits.hpp"
 
@@ -104,6 +104,8 @@ MapSet undefined_set(const std::string& reason) { return MapSet{IndexingMap::und
 // Bounds the maps into leaf `leaf` of `shape` (tuple_leaves.hpp; the shape
 // itself when it is not a tuple).
 void bound_element_maps(MapSet& set, const hlo::Shape& shape, std::size_t leaf) {
+  // Within the bound whatever the array (bound_maps counts defined maps): no leaf to look up.
+  if (set.size() <= k_max_maps_per_array) return;
   if (const hlo::Shape* array = find_leaf_shape(shape, leaf)) bound_maps(set, dimension_sizes(*array));
 }
 
@@ -117,56 +119,6 @@ void bound_parameter_maps(MapSet& set, const hlo::Shape& shape) {
   for (const hlo::Shape* leaf : leaf_shapes(shape)) leaves.push_back(dimension_sizes(*leaf));
   bound_tuple_maps(set, leaves);
 }
-
-using StateKey = std::pair<std::uint32_t, std::size_t>;  // instruction, output leaf
-
-// The maps one walk of a called computation has reached so far, per
-// instruction and output element. Held per instruction: a walk asks for the
-// sets of the instruction it is at and of its operands, and one search of a
-// whole walk's state per composition was the largest cost of composing
-// through wide tuples (torax's main conditional).
-class WalkState {
-public:
-  /// The sets of one instruction by output element, sorted by element (one, for an array).
-  using Outputs = std::vector<std::pair<std::size_t, MapSet>>;
-
-  explicit WalkState(std::size_t instructions) : m_slot(instructions, k_no_slot) {}
-
-  MapSet& operator[](const StateKey& key) {
-    Outputs& sets = outputs(key.first);
-    auto it = std::lower_bound(sets.begin(), sets.end(), key.second,
-                               [](const auto& entry, std::size_t element) { return entry.first < element; });
-    if (it == sets.end() || it->first != key.second) it = sets.emplace(it, key.second, MapSet{});
-    return it->second;
-  }
-  /// The sets of `instruction`, or null when none was reached.
-  Outputs* reached(std::uint32_t instruction) {
-    const std::uint32_t slot = m_slot.at(instruction);
-    return slot == k_no_slot ? nullptr : &m_outputs[slot];
-  }
-  /// The set of `key`, or null when the walk did not reach it.
-  MapSet* find(const StateKey& key) {
-    Outputs* sets = reached(key.first);
-    if (sets == nullptr) return nullptr;
-    for (auto& [element, set] : *sets)
-      if (element == key.second) return &set;
-    return nullptr;
-  }
-
-private:
-  Outputs& outputs(std::uint32_t instruction) {
-    std::uint32_t& slot = m_slot.at(instruction);
-    if (slot == k_no_slot) {
-      slot = static_cast<std::uint32_t>(m_outputs.size());
-      m_outputs.emplace_back();
-    }
-    return m_outputs[slot];
-  }
-
-  static constexpr std::uint32_t k_no_slot = ~std::uint32_t{0};
-  std::vector<std::uint32_t> m_slot;  // by instruction: its index in m_outputs
-  std::deque<Outputs> m_outputs;      // stable under growth
-};
 
 // XLA's composition of replica ids: two collectives on one path give no
 // indexing at all, and the element maps of runtime sources carry none.
@@ -219,14 +171,20 @@ IndexingMap into_tuple_element(const IndexingMap& map, const hlo::Shape& tuple, 
   return out;
 }
 
-// The element and the map into it.
-std::pair<std::size_t, IndexingMap> split_tuple_element(const IndexingMap& map) {
-  if (!map.is_defined()) return {0, map};
+// The element a map into a tuple operand reads.
+std::size_t tuple_element_of(const IndexingMap& map) {
+  if (!map.is_defined()) return 0;
   if (map.results().empty() || map.results().front().kind() != Expr::Kind::kConstant)
     throw Unsupported("a map into a tuple operand without its element");
+  return static_cast<std::size_t>(map.results().front().constant_value());
+}
+
+// The map into that element: without its first result.
+IndexingMap without_tuple_element(const IndexingMap& map) {
+  if (!map.is_defined()) return map;
   IndexingMap rest = map;
   rest.results().erase(rest.results().begin());
-  return {static_cast<std::size_t>(map.results().front().constant_value()), std::move(rest)};
+  return rest;
 }
 
 }  // namespace
@@ -238,9 +196,12 @@ void insert_unique(MapSet& set, IndexingMap map, bool semantic) {
   }
   std::erase_if(set, [](const IndexingMap& m) { return m.is_known_empty(); });
   // A structurally equal member anywhere in the set settles it before any isl question.
-  if (std::find(set.begin(), set.end(), map) != set.end()) return;
+  // Members into other tuple elements are neither: skipped at the cost of a few loads.
+  const std::optional<std::int64_t> element = element_read(map);
+  auto equal = [&](const IndexingMap& m) { return !into_distinct_elements(m, element) && m == map; };
+  if (std::find_if(set.begin(), set.end(), equal) != set.end()) return;
   for (const IndexingMap& m : set) {
-    if (merges_into(m, map, semantic)) return;
+    if (!into_distinct_elements(m, element) && merges_into(m, map, semantic)) return;
   }
   set.push_back(std::move(map));
 }
@@ -582,7 +543,7 @@ std::vector<MapSet> IndexingAnalysis::walk_output_to_input(std::uint32_t callee,
   const hlo::Shape& root_shape = m_module.shape_of(body.instructions[body.root]);
   const hlo::Shape& out_shape = leaf_shape(root_shape, output);
 
-  WalkState state(body.instructions.size());
+  WalkState state(m_module, body);
   state[{body.root, output}].push_back(IndexingMap::identity(dimension_sizes(out_shape)));
   ParameterMaps into_parameters(parameter_count(body));
   const std::vector<std::uint32_t>& order = body_order(callee);
@@ -602,6 +563,10 @@ std::vector<MapSet> IndexingAnalysis::walk_output_to_input(std::uint32_t callee,
     WalkState::Outputs* reached = state.reached(i);
     if (reached == nullptr) continue;  // not on this output's paths
     check_deadline();
+    const auto operands = body.operands_of(instr);
+    std::vector<char> operand_is_tuple(operands.size()), operand_reached(operands.size(), 0);
+    for (std::size_t j = 0; j < operands.size(); ++j)
+      operand_is_tuple[j] = m_module.shape_of(body.instructions[operands[j]]).is_tuple ? 1 : 0;
     for (auto s = reached->begin(); s != reached->end(); ++s) {
       bound_element_maps(s->second, m_module.shape_of(instr), s->first);
       const MapSet& consumer = s->second;
@@ -625,15 +590,21 @@ std::vector<MapSet> IndexingAnalysis::walk_output_to_input(std::uint32_t callee,
             fmt::format("a while in a conditional's branch reads over {} state elements for one output",
                         k_max_while_reads_per_walk));
       }
-      auto operands = body.operands_of(instr);
       for (std::size_t j = 0; j < operands.size() && j < producer.size(); ++j) {
-        if (!m_module.shape_of(body.instructions[operands[j]]).is_tuple) {
-          compose_into(consumer, producer[j], state[{operands[j], 0}], m_options.style, step);
+        if (!operand_is_tuple[j]) {
+          // Every operand is reached, by empty sets too (their producers are still walked), but
+          // the set of an array operand is asked for only once: a wide tuple has thousands.
+          if (consumer.empty() || producer[j].empty()) {
+            if (!operand_reached[j]) state[{operands[j], 0}];
+          } else {
+            compose_into(consumer, producer[j], state[{operands[j], 0}], m_options.style, step);
+          }
+          operand_reached[j] = 1;
         } else if (reads_tuple_elements_by_result(instr.opcode)) {
           // Each map names the leaf it reads in its first result.
           for (const IndexingMap& p : producer[j]) {
-            const auto [element, rest] = split_tuple_element(p);
-            compose_into(consumer, {rest}, state[{operands[j], element}], m_options.style, step);
+            MapSet& into = state[{operands[j], tuple_element_of(p)}];
+            if (!consumer.empty()) compose_into(consumer, {without_tuple_element(p)}, into, m_options.style, step);
           }
         } else {
           // The op reads the leaf its output passes on (get-tuple-element's index=, ...).
@@ -679,7 +650,7 @@ std::vector<MapSet> IndexingAnalysis::walk_input_to_output(std::uint32_t callee,
     auto operands = body.operands_of(body.instructions[i]);
     for (std::size_t j = 0; j < operands.size(); ++j) users[operands[j]].push_back({i, j});
   }
-  WalkState state(body.instructions.size());
+  WalkState state(m_module, body);
   for (std::uint32_t i = 0; i < body.instructions.size(); ++i) {
     const hlo::Instruction& instr = body.instructions[i];
     if (instr.opcode == Opcode::kParameter && static_cast<std::size_t>(instr.parameter_number) == operand) {

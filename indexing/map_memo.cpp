@@ -168,9 +168,12 @@ void FinalMapMemo::insert_unique(MapSet& set, std::vector<std::uint32_t>& ids, I
       ids.erase(ids.begin() + static_cast<std::ptrdiff_t>(k));
     }
   }
-  if (std::find(set.begin(), set.end(), map) != set.end()) return;
+  const std::optional<std::int64_t> element = element_read(map);
+  auto equal = [&](const IndexingMap& m) { return !into_distinct_elements(m, element) && m == map; };
+  if (std::find_if(set.begin(), set.end(), equal) != set.end()) return;
   const std::uint32_t id = intern(map);
   for (std::size_t k = 0; k < set.size(); ++k) {
+    if (into_distinct_elements(set[k], element)) continue;  // merges_into: false
     const std::uint64_t key = (static_cast<std::uint64_t>(ids[k]) << 32) | id;
     bool merges = false;
     if (auto it = m_verdicts.find(key); it != m_verdicts.end()) {

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -32,6 +33,23 @@ struct MapIdentical {
 /// for it: both UNDEFINED for the same reason, or (with `semantic`) equal
 /// relations by are_equal with the same approximation and replica arity.
 bool merges_into(const IndexingMap& member, const IndexingMap& map, bool semantic);
+
+/// The constant first result of a defined map: the tuple element a map into a tuple reads.
+inline std::optional<std::int64_t> element_read(const IndexingMap& map) {
+  if (!map.is_defined() || map.results().empty() || !map.results().front().is_constant()) return std::nullopt;
+  return map.results().front().constant_value();
+}
+
+/// Whether `a` and a map `b` with element_read(b) == `element` are defined maps whose first
+/// results are different constants (maps into different elements of a tuple): then they are
+/// neither equal nor does one merge into the other, in either mode. A few loads, where
+/// operator== and merges_into cost a hundred instructions each: sets of thousands of such maps
+/// (a while read whole) compare every pair.
+inline bool into_distinct_elements(const IndexingMap& a, std::optional<std::int64_t> element) {
+  if (!element) return false;
+  const std::optional<std::int64_t> other = element_read(a);
+  return other && *other != *element;
+}
 
 class FinalMapMemo {
 public:

@@ -104,13 +104,24 @@ std::optional<ValueLeaf> moved_leaf(const hlo::Module& module, const hlo::Comput
   const hlo::Instruction& instr = c.instructions.at(at.first);
   const auto operands = c.operands_of(instr);
   if (instr.opcode == hlo::Opcode::kGetTupleElement && operands.size() == 1) {
-    const hlo::Shape& tuple = module.shape_of(c.instructions[operands[0]]);
+    const hlo::ShapeId tuple_id = c.instructions[operands[0]].shape;
+    const hlo::Shape& tuple = module.shape(tuple_id);
     const std::int64_t index = parser::int_attribute(c, instr, "index").value_or(-1);
     if (!tuple.is_tuple || index < 0 || static_cast<std::size_t>(index) >= tuple.elements.size()) return std::nullopt;
+    // A tuple of arrays: element `index` is leaf `index`, an array with the one leaf 0.
+    if (module.is_flat_tuple(tuple_id))
+      return at.second == 0 ? std::optional(ValueLeaf{operands[0], static_cast<std::size_t>(index)}) : std::nullopt;
     if (at.second >= leaf_count(tuple.elements[static_cast<std::size_t>(index)])) return std::nullopt;
     return ValueLeaf{operands[0], leaf_offset(tuple, static_cast<std::size_t>(index)) + at.second};
   }
   if (instr.opcode == hlo::Opcode::kTuple) {
+    if (module.is_flat_tuple(instr.shape)) {
+      // Leaf k is element k, taken whole from operand k: its leaf 0 when it is an array.
+      if (at.second >= module.shape_of(instr).elements.size() || at.second >= operands.size()) return std::nullopt;
+      const std::uint32_t operand = operands[at.second];
+      if (module.shape_of(c.instructions[operand]).is_tuple) return std::nullopt;
+      return ValueLeaf{operand, 0};
+    }
     const std::vector<std::size_t> path = leaf_path(module.shape_of(instr), at.second);
     if (path.empty() || path.front() >= operands.size()) return std::nullopt;
     const std::uint32_t operand = operands[path.front()];

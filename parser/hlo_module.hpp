@@ -86,6 +86,9 @@ struct StackFrameTable {
   std::vector<TableEntry> entries;
 };
 
+struct ShapeFacts;
+std::shared_ptr<ShapeFacts> make_shape_facts();
+
 struct Module {
   parser::SourceFilePtr source;  // owns the text every string_view points into
   std::string_view name;         // from "HloModule name"; the entry's name when headerless
@@ -105,8 +108,16 @@ struct Module {
   /// them stay valid however the module is moved; unique_ptr also makes Module move-only.
   std::vector<std::unique_ptr<std::string>> synthesized_text;
 
+  /// What is_flat_tuple works out (shared_ptr: the type is complete in hlo_module.cpp only).
+  std::shared_ptr<ShapeFacts> shape_facts = make_shape_facts();
+
   const Shape& shape(ShapeId id) const { return shapes[id]; }
   const Shape& shape_of(const Instruction& i) const { return shapes[i.shape]; }
+  /// True when interned shape `id` is a tuple of arrays only: its leaf k is its element k. Asked
+  /// for every leaf moved through a wide tuple (torax: hundreds of thousands of times, of tuples
+  /// of hundreds of elements), so it is worked out once per shape, on first use (thread-safe);
+  /// `shapes` may grow after that but must not change.
+  bool is_flat_tuple(ShapeId id) const;
   /// Index of the computation named `name`, or k_none.
   std::uint32_t find_computation(std::string_view name) const;
   std::size_t instruction_count() const;

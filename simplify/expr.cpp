@@ -5,23 +5,6 @@
 
 namespace hlo_index::simplify {
 
-class ExprNode {
-public:
-  Expr::Kind kind = Expr::Kind::kConstant;
-  std::int64_t value = 0;  // constant value, sum constant, or divisor
-  Var var{};
-  std::vector<Term> terms;  // kSum
-  Expr operand;             // kFloorDiv, kMod, kNonAffine (its lhs)
-  Expr rhs;                 // kNonAffine
-  std::size_t hash = 0;
-  std::size_t nodes = 1;
-
-  explicit ExprNode(Expr::Kind k) : kind(k), operand(nullptr_expr()), rhs(nullptr_expr()) {}
-
-private:
-  static Expr nullptr_expr();
-};
-
 class ExprFactory {
 public:
   static Expr wrap(std::shared_ptr<const ExprNode> node) { return Expr(std::move(node)); }
@@ -159,20 +142,6 @@ Expr Expr::variable(Var v) {
   n->hash = mix(mix(7, static_cast<std::size_t>(v.kind)), v.index);
   return ExprFactory::wrap(std::move(n));
 }
-
-Expr::Kind Expr::kind() const { return m_node->kind; }
-bool Expr::is_constant(std::int64_t v) const { return is_constant() && m_node->value == v; }
-std::int64_t Expr::constant_value() const { return m_node->value; }
-Var Expr::variable() const { return m_node->var; }
-std::span<const Term> Expr::terms() const { return m_node->terms; }
-std::int64_t Expr::sum_constant() const { return m_node->value; }
-bool Expr::is_scaled_atom() const { return kind() == Kind::kSum && m_node->terms.size() == 1 && m_node->value == 0; }
-const Expr& Expr::operand() const { return m_node->operand; }
-std::int64_t Expr::divisor() const { return m_node->value; }
-Expr::NonAffineOp Expr::non_affine_op() const { return static_cast<NonAffineOp>(m_node->value); }
-const Expr& Expr::rhs() const { return m_node->rhs; }
-std::size_t Expr::hash() const { return m_node->hash; }
-std::size_t Expr::node_count() const { return m_node->nodes; }
 
 bool operator==(const Expr& a, const Expr& b) {
   if (a.m_node == b.m_node) return true;
@@ -381,7 +350,9 @@ Expr apply(Expr::NonAffineOp op, const Expr& a, const Expr& b) {
   return a;
 }
 
-std::int64_t apply(Expr::NonAffineOp op, std::int64_t a, std::int64_t b) {
+}  // namespace
+
+std::int64_t apply_non_affine(Expr::NonAffineOp op, std::int64_t a, std::int64_t b) {
   if (op == Expr::NonAffineOp::kMul) return checked_mul(a, b);
   // The map parser refuses divisors whose range is not positive; a zero
   // here is a map built some other way.
@@ -392,7 +363,6 @@ std::int64_t apply(Expr::NonAffineOp op, std::int64_t a, std::int64_t b) {
     default: return floor_mod(a, b);
   }
 }
-}  // namespace
 
 std::int64_t VarValues::operator[](Var v) const {
   switch (v.kind) {
@@ -415,7 +385,7 @@ std::int64_t evaluate(const Expr& e, const VarValues& values) {
     case Expr::Kind::kFloorDiv: return simplify::floor_div(evaluate(e.operand(), values), e.divisor());
     case Expr::Kind::kMod: return floor_mod(evaluate(e.operand(), values), e.divisor());
     case Expr::Kind::kNonAffine:
-      return apply(e.non_affine_op(), evaluate(e.operand(), values), evaluate(e.rhs(), values));
+      return apply_non_affine(e.non_affine_op(), evaluate(e.operand(), values), evaluate(e.rhs(), values));
   }
   return 0;
 }

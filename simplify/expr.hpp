@@ -126,6 +126,41 @@ Expr floor_div(const Expr& a, const Expr& divisor);
 Expr ceil_div(const Expr& a, const Expr& divisor);
 Expr mod(const Expr& a, const Expr& modulus);
 
+/// The node behind an Expr. Defined here so that the accessors below inline: the simplifier,
+/// composition and the comparisons of maps call them by the hundred million.
+class ExprNode {
+public:
+  Expr::Kind kind = Expr::Kind::kConstant;
+  std::int64_t value = 0;  // constant value, sum constant, or divisor
+  Var var{};
+  std::vector<Term> terms;  // kSum
+  Expr operand;             // kFloorDiv, kMod, kNonAffine (its lhs)
+  Expr rhs;                 // kNonAffine
+  std::size_t hash = 0;
+  std::size_t nodes = 1;
+
+  explicit ExprNode(Expr::Kind k) : kind(k), operand(nullptr_expr()), rhs(nullptr_expr()) {}
+
+private:
+  static Expr nullptr_expr();
+};
+
+inline Expr::Kind Expr::kind() const { return m_node->kind; }
+inline bool Expr::is_constant(std::int64_t v) const { return is_constant() && m_node->value == v; }
+inline std::int64_t Expr::constant_value() const { return m_node->value; }
+inline Var Expr::variable() const { return m_node->var; }
+inline std::span<const Term> Expr::terms() const { return m_node->terms; }
+inline std::int64_t Expr::sum_constant() const { return m_node->value; }
+inline bool Expr::is_scaled_atom() const {
+  return kind() == Kind::kSum && m_node->terms.size() == 1 && m_node->value == 0;
+}
+inline const Expr& Expr::operand() const { return m_node->operand; }
+inline std::int64_t Expr::divisor() const { return m_node->value; }
+inline Expr::NonAffineOp Expr::non_affine_op() const { return static_cast<NonAffineOp>(m_node->value); }
+inline const Expr& Expr::rhs() const { return m_node->rhs; }
+inline std::size_t Expr::hash() const { return m_node->hash; }
+inline std::size_t Expr::node_count() const { return m_node->nodes; }
+
 /// Builds `sum(coefficient * atom) + constant` from arbitrary expressions as
 /// atoms (sums are expanded).
 Expr linear_combination(std::span<const Term> terms, std::int64_t constant);
@@ -149,6 +184,9 @@ struct VarValues {
 /// Evaluates with floor semantics for floordiv and mod. Overflow throws
 /// ArithmeticOverflow.
 std::int64_t evaluate(const Expr& e, const VarValues& values);
+/// `a op b` for the values of a non-affine node's operands, as evaluate() does it
+/// (ArithmeticOverflow on overflow and on a zero divisor).
+std::int64_t apply_non_affine(Expr::NonAffineOp op, std::int64_t a, std::int64_t b);
 
 /// Replaces every variable by `replacement(var)` and refolds.
 Expr substitute(const Expr& e, const std::function<Expr(Var)>& replacement);

@@ -7,6 +7,8 @@
 #include <numeric>
 #include <optional>
 
+#include "simplify/compiled_expr.hpp"
+
 namespace hlo_index::analysis {
 
 using indexing::IndexingMap;
@@ -48,16 +50,36 @@ AccessSetup access_setup(AccessModel model, std::int64_t output_slots, std::int6
 
 namespace {
 
-// One map with its runtime variables fixed: the values every thread uses.
-struct Sampled {
-  const IndexingMap* map;
-  std::vector<std::int64_t> runtimes;
-  std::vector<std::size_t> order;  // range variables, fastest first
+// A constraint of a map's domain, compiled: sampling evaluates it at every point tried.
+struct SampledConstraint {
+  SampledConstraint(const Constraint& c) : expr(c.expr), interval(c.interval), memo(expr.memo()) {}
+  simplify::CompiledExpr expr;
+  Interval interval;
+  mutable simplify::CompiledExpr::Memo memo;  // for_each_read's current output position
 };
 
-bool feasible(const Domain& d, const simplify::VarValues& values) {
-  return std::all_of(d.constraints().begin(), d.constraints().end(),
-                     [&](const Constraint& c) { return c.interval.contains(simplify::evaluate(c.expr, values)); });
+// One map with its runtime variables fixed: the values every thread uses. Its result and
+// constraints are compiled once (simplify/compiled_expr.hpp): sampling evaluates them at up to
+// thousands of points per thread.
+struct Sampled {
+  explicit Sampled(const IndexingMap& m) : map(&m), offset(m.results()[0]), offset_memo(offset.memo()) {
+    for (const Constraint& c : m.domain().constraints()) constraints.emplace_back(c);
+    for (std::size_t k = 0; k < m.range_count(); ++k)
+      range_bounds.push_back(m.domain().bounds({VarKind::kRange, static_cast<std::uint32_t>(k)}));
+  }
+  const IndexingMap* map;
+  std::vector<std::int64_t> runtimes;
+  std::vector<std::size_t> order;                    // range variables, fastest first
+  simplify::CompiledExpr offset;                     // the map's one result
+  mutable simplify::CompiledExpr::Memo offset_memo;  // for_each_read's current output position
+  std::vector<SampledConstraint> constraints;
+  std::vector<Interval> range_bounds;
+};
+
+// The domain's constraints hold at `values` (checked in their order, up to the first that fails).
+bool feasible(const Sampled& s, const simplify::VarValues& values) {
+  return std::all_of(s.constraints.begin(), s.constraints.end(),
+                     [&](const SampledConstraint& c) { return c.interval.contains(c.expr(values, c.memo)); });
 }
 
 // Calls `f(offset)` for the feasible points of the range box of `s` at output
@@ -65,20 +87,30 @@ bool feasible(const Domain& d, const simplify::VarValues& values) {
 // tried; stops when f returns false.
 template <typename F>
 void for_each_read(const Sampled& s, std::int64_t t, std::int64_t budget, F&& f) {
-  const IndexingMap& map = *s.map;
-  const Domain& d = map.domain();
-  if (!d.bounds({VarKind::kDim, 0}).contains(t)) return;
-  const std::size_t n = map.range_count();
+  if (!s.map->domain().bounds({VarKind::kDim, 0}).contains(t)) return;
+  const std::size_t n = s.range_bounds.size();
   std::vector<std::int64_t> ranges(n);
-  for (std::size_t k = 0; k < n; ++k) ranges[k] = d.bounds({VarKind::kRange, static_cast<std::uint32_t>(k)}).lo;
+  for (std::size_t k = 0; k < n; ++k) ranges[k] = s.range_bounds[k].lo;
   const std::int64_t dims[] = {t};
+  const simplify::VarValues values{dims, ranges, s.runtimes};
+  // The memos hold the parts without range variables at output position t: worked out at the
+  // first point, reused at the others.
+  s.offset_memo.reset();
+  for (const SampledConstraint& c : s.constraints) c.memo.reset();
+  if (budget <= 0) return;
+  // The leading constraints without range variables are what the first point checks first: one
+  // that fails there fails at every point, before anything else is evaluated (a gather's thread
+  // whose row is not the one the runtime offset stands for).
+  for (const SampledConstraint& c : s.constraints) {
+    if (c.expr.reads_ranges()) break;
+    if (!c.interval.contains(c.expr(values, c.memo))) return;
+  }
   for (std::int64_t tried = 0; tried < budget; ++tried) {
-    const simplify::VarValues values{dims, ranges, s.runtimes};
-    if (feasible(d, values) && !f(simplify::evaluate(map.results()[0], values))) return;
+    if (feasible(s, values) && !f(s.offset(values, s.offset_memo))) return;
     std::size_t i = 0;
     for (; i < n; ++i) {
       const std::size_t k = s.order[i];
-      const Interval b = d.bounds({VarKind::kRange, static_cast<std::uint32_t>(k)});
+      const Interval& b = s.range_bounds[k];
       if (ranges[k] < b.hi) {
         ++ranges[k];
         break;
@@ -345,7 +377,7 @@ std::optional<Sampling> sample(const MapSet& physical, const AccessSetup& setup,
       result.reason = "data-dependent: runtime offsets that differ between the threads of a group";
       return std::nullopt;
     }
-    Sampled s{&m, {}, {}};
+    Sampled s(m);
     // A thread-uniform offset: one feasible value stands for all, as in XLA.
     for (std::size_t r = 0; r < m.runtime_count(); ++r)
       s.runtimes.push_back(m.domain().bounds({VarKind::kRuntime, static_cast<std::uint32_t>(r)}).lo);
