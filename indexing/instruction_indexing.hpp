@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "indexing/loop_counter.hpp"
+#include "indexing/loop_dataflow.hpp"
 #include "indexing/map_memo.hpp"
 #include "indexing/op_maps.hpp"
 #include "indexing/output_dependence.hpp"
@@ -149,9 +150,11 @@ private:
   const WhileAnswer& while_answer(std::uint32_t computation, std::uint32_t instruction, std::size_t output);
   /// Output -> operand (forward: the operand -> each output, by inverse where invertible).
   std::vector<MapSet> while_maps(std::uint32_t computation, std::uint32_t instruction, std::size_t index, bool forward);
+  /// The dataflow of a while's state, worked out once per while.
+  LoopDataflow& loop_dataflow(std::uint32_t computation, const OpContext& op);
   /// Answers the outputs of a while whose trip count is known (into m_while_memo).
-  void count_while(std::uint32_t computation, const OpContext& op);
-  void count_outputs(std::uint32_t computation, const OpContext& op, const TripCount& trip,
+  void count_while(std::uint32_t computation, const OpContext& op, LoopDataflow& flow);
+  void count_outputs(std::uint32_t computation, const OpContext& op, LoopDataflow& flow, const TripCount& trip,
                      const LoopComputations& called, const std::map<std::size_t, std::set<std::size_t>>& outputs,
                      const std::set<std::size_t>& leaves);
   // How single-op maps, each composition step and composed maps are simplified.
@@ -202,6 +205,7 @@ private:
   FinalMapMemo m_step_memo;
   std::map<std::tuple<std::uint32_t, std::uint32_t, std::size_t>, WhileAnswer> m_while_memo;
   std::set<std::pair<std::uint32_t, std::uint32_t>> m_while_counted;  // whiles count_while has seen
+  std::map<std::pair<std::uint32_t, std::uint32_t>, LoopDataflow> m_loop_dataflow;
   std::unique_ptr<OutputDependence> m_dependence;  // the fallback past the walk bounds; made when first needed
   std::optional<std::chrono::steady_clock::time_point> m_deadline;  // of the instruction being analysed
   int m_depth = 0;

@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 
+#include "indexing/loop_dataflow.hpp"
 #include "indexing/map_builders.hpp"
 #include "indexing/op_maps.hpp"
 #include "parser/attributes.hpp"
@@ -160,12 +161,10 @@ std::vector<MapSet> i2o_fused_attention(const OpContext& op, std::size_t operand
 // op_maps_while.cpp: what a while's outputs may depend on through its body's and condition's
 // dataflow (operand -> output maps: not given). IndexingAnalysis::while_maps answers exactly
 // where it can count the iterations and falls back to o2i_while.
-/// Whether the body passes leaf `leaf` of the state on unchanged.
-bool while_passes_on(const OpContext& op, std::size_t leaf);
-/// Leaf `leaf` and every state leaf it, or the condition, reaches through the body, again and again.
-std::set<std::size_t> while_leaves_read(const OpContext& op, std::size_t leaf);
-/// Each output leaf the body changes reads every while_leaves_read leaf whole (approximate).
+/// Each output leaf the body changes reads whole every leaf its dataflow reaches
+/// (LoopDataflow::leaves_read), approximate; a leaf it passes on is the identity.
 std::vector<MapSet> o2i_while(const OpContext& op, std::size_t output);
+std::vector<MapSet> o2i_while(const OpContext& op, std::size_t output, LoopDataflow& flow);
 
 // op_maps_linalg.cpp: fft, triangular-solve, cholesky.
 std::vector<MapSet> o2i_fft(const OpContext& op, std::size_t output);

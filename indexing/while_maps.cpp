@@ -209,12 +209,13 @@ const IndexingAnalysis::WhileAnswer& IndexingAnalysis::while_answer(std::uint32_
   const auto key = std::make_tuple(computation, instruction, output);
   if (auto it = m_while_memo.find(key); it != m_while_memo.end()) return it->second;
   const OpContext op{m_module, m_module.computations[computation], instruction};
+  LoopDataflow& flow = loop_dataflow(computation, op);
   if (m_while_counted.insert({computation, instruction}).second) {
     // Every output the loop's count answers, at once: they share one iteration's relation.
     if (m_depth > 64) throw Unsupported("loops nested too deeply");
     ++m_depth;
     try {
-      count_while(computation, op);
+      count_while(computation, op, flow);
     } catch (const simplify::ArithmeticOverflow&) {
       // a counter value past 64 bits: the dataflow answer
     } catch (...) {
@@ -225,9 +226,9 @@ const IndexingAnalysis::WhileAnswer& IndexingAnalysis::while_answer(std::uint32_
     if (auto it = m_while_memo.find(key); it != m_while_memo.end()) return it->second;
   }
   WhileAnswer answer;
-  answer.invertible = detail::while_passes_on(op, output);
+  answer.invertible = flow.passes_on(output);
   // Simplified as op_maps simplifies a single op's maps.
-  for (MapSet& set : detail::o2i_while(op, output)) {
+  for (MapSet& set : detail::o2i_while(op, output, flow)) {
     MapSet simplified;
     for (IndexingMap& m : set) {
       simplify(m, single_op_policy(hlo::Opcode::kWhile));
@@ -263,7 +264,13 @@ std::vector<MapSet> IndexingAnalysis::while_maps(std::uint32_t computation, std:
   return sets;
 }
 
-void IndexingAnalysis::count_while(std::uint32_t computation, const OpContext& op) {
+LoopDataflow& IndexingAnalysis::loop_dataflow(std::uint32_t computation, const OpContext& op) {
+  const auto key = std::make_pair(computation, op.index);
+  if (auto it = m_loop_dataflow.find(key); it != m_loop_dataflow.end()) return it->second;
+  return m_loop_dataflow.emplace(key, LoopDataflow(op)).first->second;
+}
+
+void IndexingAnalysis::count_while(std::uint32_t computation, const OpContext& op, LoopDataflow& flow) {
   if (op.operand_count() != 1) return;
   const auto trip = loop_trip_count(m_module, op.computation, op.index);
   const auto called = loop_computations(m_module, op.computation, op.instruction());
@@ -276,9 +283,9 @@ void IndexingAnalysis::count_while(std::uint32_t computation, const OpContext& o
     std::set<std::size_t> leaves;
   };
   std::vector<Group> groups;
-  for (std::size_t k = 0; k < leaf_count(op.shape()); ++k) {
-    if (detail::while_passes_on(op, k)) continue;
-    const std::set<std::size_t> leaves = detail::while_leaves_read(op, k);
+  for (std::size_t k = 0; k < flow.leaves(); ++k) {
+    if (flow.passes_on(k)) continue;
+    const std::set<std::size_t> leaves = flow.leaves_read(k);
     if (leaves.size() > k_max_while_reads_per_walk) continue;
     auto fits = [&](const Group& g) {
       std::set<std::size_t> both = g.leaves;
@@ -290,11 +297,11 @@ void IndexingAnalysis::count_while(std::uint32_t computation, const OpContext& o
     it->outputs.emplace(k, leaves);
     it->leaves.insert(leaves.begin(), leaves.end());
   }
-  for (const Group& g : groups) count_outputs(computation, op, *trip, *called, g.outputs, g.leaves);
+  for (const Group& g : groups) count_outputs(computation, op, flow, *trip, *called, g.outputs, g.leaves);
 }
 
-void IndexingAnalysis::count_outputs(std::uint32_t computation, const OpContext& op, const TripCount& trip,
-                                     const LoopComputations& called,
+void IndexingAnalysis::count_outputs(std::uint32_t computation, const OpContext& op, LoopDataflow& flow,
+                                     const TripCount& trip, const LoopComputations& called,
                                      const std::map<std::size_t, std::set<std::size_t>>& outputs,
                                      const std::set<std::size_t>& leaves) {
   const Iterations loop{trip.trips, trip.counter, trip.counter_values()};
@@ -335,7 +342,7 @@ void IndexingAnalysis::count_outputs(std::uint32_t computation, const OpContext&
     const auto into = split(m);
     if (!into) return;
     const bool counter = loop.counter && loop.counter->leaf == into->first;
-    if (!counter && !detail::while_passes_on(op, into->first)) return;
+    if (!counter && !flow.passes_on(into->first)) return;
     condition.push_back(m);
   }
 
@@ -357,7 +364,7 @@ void IndexingAnalysis::count_outputs(std::uint32_t computation, const OpContext&
           for (std::size_t leaf : leaves) {
             const auto dims = dimension_sizes(leaf_shape(state, leaf));
             if (build::product(dims) == 0) continue;
-            if (detail::while_passes_on(op, leaf)) {
+            if (flow.passes_on(leaf)) {
               step.push_back(identity_relation(leaf, dims));
               continue;
             }
@@ -369,7 +376,7 @@ void IndexingAnalysis::count_outputs(std::uint32_t computation, const OpContext&
               const auto into = split(m);
               if (!usable(m, reason) || !into || !leaves.contains(into->first)) return false;
               bool runtime_value_unknown = false;
-              const bool to_passed_on = detail::while_passes_on(op, into->first);
+              const bool to_passed_on = flow.passes_on(into->first);
               for (LeafRelation& r : iteration_relations(m, into->second, leaf, into->first, to_passed_on, loop,
                                                          m_module, body, names, runtime_value_unknown))
                 step.push_back(std::move(r));
@@ -387,8 +394,7 @@ void IndexingAnalysis::count_outputs(std::uint32_t computation, const OpContext&
           }
           for (const LeafRelation& r : leaf_relation_power(step, loop.trips, start)) {
             check_deadline();
-            for (IndexingMap& m : relation_maps(r, state, detail::while_passes_on(op, r.to)))
-              maps[r.from].push_back(std::move(m));
+            for (IndexingMap& m : relation_maps(r, state, flow.passes_on(r.to))) maps[r.from].push_back(std::move(m));
           }
           return true;
         },
