@@ -86,7 +86,8 @@ bool LoopDataflow::passes_on(std::size_t k) {
   if (k >= m_leaves) return false;
   if (m_passes_on[k] < 0) {
     const ValueLeaf origin = leaf_origin(m_module, *m_body, {m_body->root, k});
-    m_passes_on[k] = m_body->instructions[origin.first].opcode == hlo::Opcode::kParameter && origin.second == k;
+    const bool passed = m_body->instructions[origin.first].opcode == hlo::Opcode::kParameter && origin.second == k;
+    m_passes_on[k] = passed ? 1 : 0;
   }
   return m_passes_on[k] != 0;
 }
