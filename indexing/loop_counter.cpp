@@ -14,7 +14,6 @@ namespace hlo_index::indexing {
 
 namespace {
 
-using hlo::ElementType;
 using hlo::Opcode;
 using simplify::Interval;
 

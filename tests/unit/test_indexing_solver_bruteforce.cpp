@@ -35,7 +35,6 @@
 #include "test_rng.hpp"
 
 using namespace hlo_index;
-using indexing::IndexingMap;
 using indexing::MapSet;
 
 namespace {
