@@ -182,28 +182,30 @@ bool tighten_domain_within_budget(IndexingMap& map) {
   if (linked.empty()) return false;
   // One isl set per constraint, built once: dropping a constraint to test
   // whether it is redundant is then an intersection, not a rebuild.
-  isl::set box = box_set(domain);
   std::vector<isl::set> parts;
   for (const Constraint& c : domain.constraints()) parts.push_back(constraint_set(domain, c));
-  auto intersect_all_but = [&](std::size_t skip) {
-    isl::set s = box;
-    for (std::size_t i = 0; i < parts.size(); ++i) {
-      if (i != skip) s = s.intersect(parts[i]);
-    }
-    return s;
-  };
-  isl::set full = intersect_all_but(parts.size());
+  // Whether constraint i is redundant is asked of the intersection of the
+  // others that are still kept: the earlier ones (a prefix, intersected once
+  // for all i) and the later ones that survived (built up as i goes down).
+  // That is one intersection per constraint, not one per pair.
+  std::vector<isl::set> before{box_set(domain)};
+  for (const isl::set& part : parts) before.push_back(before.back().intersect(part));
+  const isl::set full = before.back();
   if (full.is_empty()) {
     map.set_known_empty();
     return true;
   }
   bool changed = false;
+  std::optional<isl::set> kept_after;
   for (std::size_t i = parts.size(); i-- > 0;) {
-    if (rules_keep_exact(domain.constraints()[i])) continue;
-    if (intersect_all_but(i).is_subset(full)) {
+    // Within the others, constraint i holds everywhere: a subtraction of one small set.
+    const bool redundant = !rules_keep_exact(domain.constraints()[i]) &&
+                           (kept_after ? before[i].intersect(*kept_after) : before[i]).is_subset(parts[i]);
+    if (redundant) {
       domain.remove_constraint(i);
-      parts.erase(parts.begin() + static_cast<long>(i));
       changed = true;
+    } else {
+      kept_after = kept_after ? kept_after->intersect(parts[i]) : parts[i];
     }
   }
   for (Var v : linked) {

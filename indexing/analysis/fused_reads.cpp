@@ -146,16 +146,20 @@ FusedBody fused_body(const hlo::Module& module, indexing::IndexingAnalysis& anal
             std::size_t element = 0;
             if (module.shape_of(operand).is_tuple)
               element = indexing::operand_tuple_element({module, body, i}, s->first.second).value_or(0);
-            compose_into(s->second, producer[j], state[{operands[j], element}], deadline);
-            if (operand.opcode != hlo::Opcode::kParameter) continue;
-            auto& uses = result.parameter_uses.at(static_cast<std::size_t>(operand.parameter_number));
-            auto use = std::find_if(uses.begin(), uses.end(),
-                                    [&](const FusedUse& u) { return u.user == i && u.position == j; });
-            if (use == uses.end()) {
-              uses.push_back({i, j, std::vector<MapSet>(result.outputs)});
-              use = uses.end() - 1;
+            MapSet composed;
+            compose_into(s->second, producer[j], composed, deadline);
+            MapSet& reached = state[{operands[j], element}];
+            if (operand.opcode == hlo::Opcode::kParameter) {
+              auto& uses = result.parameter_uses.at(static_cast<std::size_t>(operand.parameter_number));
+              auto use = std::find_if(uses.begin(), uses.end(),
+                                      [&](const FusedUse& u) { return u.user == i && u.position == j; });
+              if (use == uses.end()) {
+                uses.push_back({i, j, std::vector<MapSet>(result.outputs)});
+                use = uses.end() - 1;
+              }
+              for (const IndexingMap& m : composed) indexing::insert_unique(use->maps[k], m, false);
             }
-            compose_into(s->second, producer[j], use->maps[k], deadline);
+            for (IndexingMap& m : composed) indexing::insert_unique(reached, std::move(m), false);
           }
         }
       }
