@@ -4,6 +4,8 @@
 
 #include <limits>
 
+#include "indexing/tuple_leaves.hpp"
+
 namespace hlo_index::app {
 
 namespace {
@@ -30,6 +32,9 @@ std::string utilisation_text(const analysis::OperandUtilisation& u) {
       fmt::format("utilisation: {} of {} read ({:.3f}), {} reads ({:.2f} per element read), {} bytes, {} map{}",
                   count_text(u.distinct_read), elements, u.utilisation(), count_text(u.total_reads), u.multiplicity(),
                   u.bytes_read(), u.maps, u.maps == 1 ? "" : "s");
+  if (u.tuple)
+    text += u.leaves.empty() ? std::string(" (an empty tuple)")
+                             : fmt::format(" (a tuple: the sums over its {} leaves)", u.leaves.size());
   if (u.depends_on_runtime) text += " (runtime offsets: the reads of one execution)";
   if (!u.total_reads.exact || (!u.distinct_read.exact && !u.depends_on_runtime)) text += " (upper bounds)";
   return text;
@@ -41,6 +46,7 @@ nlohmann::ordered_json utilisation_json(const analysis::OperandUtilisation& u) {
     j["undefined_reason"] = u.undefined_reason;
     return j;
   }
+  if (!u.shape_index.empty()) j["shape_index"] = indexing::shape_index_text(u.shape_index);
   j["operand_elements"] = u.operand_elements;
   if (u.replicas > 1) j["replicas"] = u.replicas;
   j["distinct_read"] = u.distinct_read.value;
@@ -51,6 +57,11 @@ nlohmann::ordered_json utilisation_json(const analysis::OperandUtilisation& u) {
   j["maps"] = u.maps;
   j["exact"] = u.distinct_read.exact && u.total_reads.exact;
   if (u.depends_on_runtime) j["depends_on_runtime"] = true;
+  if (u.tuple) {
+    nlohmann::ordered_json leaves = nlohmann::ordered_json::array();
+    for (const analysis::OperandUtilisation& leaf : u.leaves) leaves.push_back(utilisation_json(leaf));
+    j["leaves"] = std::move(leaves);
+  }
   return j;
 }
 

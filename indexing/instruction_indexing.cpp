@@ -153,15 +153,6 @@ void compose_into(const MapSet& first, const MapSet& second, MapSet& into, MapSt
 
 namespace {
 
-// Calls, conditionals, whiles and async-starts may read several leaves of a
-// tuple operand: each of their maps into one has the leaf (tuple_leaves.hpp)
-// as its first result (a constant).
-bool reads_tuple_elements_by_result(Opcode op) {
-  const hlo::MapFamily family = hlo::op_traits(op).maps;
-  return family == hlo::MapFamily::kCall || family == hlo::MapFamily::kConditional ||
-         family == hlo::MapFamily::kWhile || family == hlo::MapFamily::kAsyncStart;
-}
-
 // A map into leaf `element` of a tuple-shaped parameter, as a map into the tuple.
 IndexingMap into_tuple_element(const IndexingMap& map, const hlo::Shape& tuple, std::size_t element) {
   if (!map.is_defined()) return map;
@@ -600,7 +591,7 @@ std::vector<MapSet> IndexingAnalysis::walk_output_to_input(std::uint32_t callee,
             compose_into(consumer, producer[j], state[{operands[j], 0}], m_options.style, step);
           }
           operand_reached[j] = 1;
-        } else if (reads_tuple_elements_by_result(instr.opcode)) {
+        } else if (reads_tuple_leaves_by_result(instr.opcode)) {
           // Each map names the leaf it reads in its first result.
           for (const IndexingMap& p : producer[j]) {
             MapSet& into = state[{operands[j], tuple_element_of(p)}];

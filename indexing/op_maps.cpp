@@ -185,6 +185,12 @@ std::vector<MapSet> custom_call_maps(const OpContext& op, std::size_t index, boo
   return forward ? f.input_to_output(op, index, style) : f.output_to_input(op, index, style);
 }
 
+bool reads_tuple_leaves_by_result(hlo::Opcode op) {
+  const hlo::MapFamily family = hlo::op_traits(op).maps;
+  return family == hlo::MapFamily::kCall || family == hlo::MapFamily::kConditional ||
+         family == hlo::MapFamily::kWhile || family == hlo::MapFamily::kAsyncStart;
+}
+
 std::optional<std::size_t> operand_tuple_element(const OpContext& op, std::size_t output) {
   if (op.operand_count() == 0) return std::nullopt;
   // The shape index of the output leaf, then where the op takes it from.

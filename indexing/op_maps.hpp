@@ -38,6 +38,12 @@ std::vector<MapSet> input_to_output(const OpContext& op, std::size_t operand, Ma
 /// `index` -> each operand, or (forward) operand `index` -> each output.
 std::vector<MapSet> custom_call_maps(const OpContext& op, std::size_t index, bool forward, MapStyle style);
 
+/// Calls, conditionals, whiles and async-starts may read several leaves of a
+/// tuple operand: each of their maps into one has the leaf (tuple_leaves.hpp)
+/// as its first result (a constant). Other ops read the leaf that
+/// operand_tuple_element names.
+bool reads_tuple_leaves_by_result(hlo::Opcode op);
+
 /// Which leaf (tuple_leaves.hpp) of its tuple-shaped operand output leaf
 /// `output` of `op` passes on: the same shape index under get-tuple-element's
 /// index=, copy-done's first element, ..., the same leaf for opt-barrier,

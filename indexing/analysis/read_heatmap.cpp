@@ -424,7 +424,8 @@ std::optional<std::size_t> heaviest_operand(ModuleAnalysis& analysis, std::uint3
   std::optional<std::size_t> best;
   std::int64_t most = 0;
   for (const OperandUtilisation& u : usage.operands) {
-    if (!u.defined() || u.total_reads.value == 0) continue;
+    // A heatmap pictures one array: a tuple operand's leaves are arrays of their own.
+    if (!u.defined() || u.tuple || u.total_reads.value == 0) continue;
     const std::int64_t traffic = saturating_mul(u.total_reads.value, std::max<std::int64_t>(1, u.element_bits));
     if (!best || traffic > most) {
       best = u.operand;

@@ -30,13 +30,6 @@ std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
   return __builtin_add_overflow(a, b, &sum) ? k_max : sum;
 }
 
-// Reads x bits per element, in whole bytes.
-std::int64_t traffic_bytes(std::int64_t reads, std::int64_t bits) {
-  std::int64_t total = 0;
-  if (__builtin_mul_overflow(reads, bits, &total)) return k_max;
-  return total / 8 + (total % 8 != 0 ? 1 : 0);
-}
-
 int pattern_rank(ReadPattern pattern) {
   switch (pattern) {
     case ReadPattern::kBroadcast: return 1;
@@ -53,7 +46,7 @@ void add_counts(const InstructionUtilisation& usage, SummaryRow& row) {
   for (const OperandUtilisation& u : usage.operands) {
     if (!u.defined()) continue;
     row.bytes_read = saturating_add(row.bytes_read, u.bytes_read());
-    row.read_traffic = saturating_add(row.read_traffic, traffic_bytes(u.total_reads.value, u.element_bits));
+    row.read_traffic = saturating_add(row.read_traffic, u.read_traffic_bytes());
     row.counts_exact = row.counts_exact && u.distinct_read.exact && u.total_reads.exact && !u.depends_on_runtime;
     if (u.operand_elements == 0 || u.distinct_read.value == 0) continue;
     const double utilisation = u.utilisation(), multiplicity = u.multiplicity();

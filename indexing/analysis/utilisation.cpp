@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include "indexing/analysis/fused_reads.hpp"
 #include "indexing/map_ops.hpp"
+#include "indexing/op_maps.hpp"
 #include "indexing/tuple_leaves.hpp"
 
 namespace hlo_index::analysis {
@@ -64,7 +66,21 @@ double OperandUtilisation::multiplicity() const {
                                   : static_cast<double>(total_reads.value) / static_cast<double>(distinct_read.value);
 }
 
-std::int64_t OperandUtilisation::bytes_read() const { return packed_bytes(distinct_read.value, element_bits); }
+std::int64_t OperandUtilisation::bytes_read() const {
+  if (!tuple) return packed_bytes(distinct_read.value, element_bits);
+  bool exact = true;
+  std::int64_t total = 0;
+  for (const OperandUtilisation& leaf : leaves) total = saturating_add(total, leaf.bytes_read(), exact);
+  return total;
+}
+
+std::int64_t OperandUtilisation::read_traffic_bytes() const {
+  if (!tuple) return packed_bytes(total_reads.value, element_bits);
+  bool exact = true;
+  std::int64_t total = 0;
+  for (const OperandUtilisation& leaf : leaves) total = saturating_add(total, leaf.read_traffic_bytes(), exact);
+  return total;
+}
 
 namespace {
 
@@ -128,6 +144,63 @@ void count_reads(const std::vector<IndexingMap>& reads, const MapSet* shared, Op
   }
 }
 
+// The maps into each leaf of tuple operand `j` (tuple_leaves.hpp) of a call,
+// conditional, while or async-start, equal ones once: each map names its leaf
+// in its first result. None when one names no leaf.
+std::optional<std::vector<std::vector<IndexingMap>>> reads_by_leaf(const InstructionIndexing& indexing, std::size_t j,
+                                                                   std::size_t leaves) {
+  std::vector<std::vector<IndexingMap>> by_leaf(leaves);
+  for (const auto& per_output : indexing.output_to_input) {
+    if (j >= per_output.size()) continue;
+    for (const IndexingMap& m : per_output[j]) {
+      if (m.is_known_empty()) continue;
+      if (m.results().empty() || !m.results().front().is_constant()) return std::nullopt;
+      const std::int64_t leaf = m.results().front().constant_value();
+      if (leaf < 0 || static_cast<std::size_t>(leaf) >= leaves) return std::nullopt;
+      IndexingMap element = m;
+      element.results().erase(element.results().begin());
+      std::vector<IndexingMap>& into = by_leaf[static_cast<std::size_t>(leaf)];
+      if (std::find(into.begin(), into.end(), element) == into.end()) into.push_back(std::move(element));
+    }
+  }
+  return by_leaf;
+}
+
+// A tuple operand, counted leaf by leaf; its figures are the sums.
+void count_tuple_reads(const hlo::Shape& shape, const InstructionIndexing& indexing, std::size_t j,
+                       OperandUtilisation& u) {
+  const std::vector<const hlo::Shape*> shapes = indexing::leaf_shapes(shape);
+  const auto by_leaf = reads_by_leaf(indexing, j, shapes.size());
+  if (!by_leaf) {
+    u.undefined_reason = "a map into the tuple operand names no leaf of it";
+    return;
+  }
+  u.tuple = true;
+  u.element_bits = 0;
+  u.distinct_read = {0, true};
+  u.total_reads = {0, true};
+  for (std::size_t k = 0; k < shapes.size(); ++k) {
+    const std::vector<IndexingMap>& reads = (*by_leaf)[k];
+    OperandUtilisation leaf;
+    leaf.operand = u.operand;
+    leaf.shape_index = indexing::leaf_path(shape, k);
+    leaf.operand_elements = shapes[k]->element_count().value_or(0);
+    leaf.element_bits = array_bits(*shapes[k]);
+    leaf.maps = reads.size();
+    leaf.depends_on_runtime =
+        std::any_of(reads.begin(), reads.end(), [](const IndexingMap& m) { return m.runtime_count() > 0; });
+    count_reads(reads, nullptr, leaf);
+    // Over (replica, element) pairs where a leaf is read through an all-gather.
+    bool exact = true;
+    u.operand_elements = saturating_add(u.operand_elements, leaf.operand_elements * leaf.replicas, exact);
+    u.distinct_read.value = saturating_add(u.distinct_read.value, leaf.distinct_read.value, exact);
+    u.distinct_read.exact = u.distinct_read.exact && leaf.distinct_read.exact && exact;
+    u.total_reads.value = saturating_add(u.total_reads.value, leaf.total_reads.value, exact);
+    u.total_reads.exact = u.total_reads.exact && leaf.total_reads.exact && exact;
+    u.leaves.push_back(std::move(leaf));
+  }
+}
+
 }  // namespace
 
 MapSet with_replica_results(const MapSet& maps) {
@@ -173,7 +246,13 @@ InstructionUtilisation utilisation(const hlo::Module& module, const hlo::Computa
     u.operand = j;
     const hlo::Shape& shape = module.shape_of(computation.instructions[operands[j]]);
     if (shape.is_tuple) {
-      u.undefined_reason = "a tuple operand is not one array";
+      // Ops that pass a leaf on (get-tuple-element, opt-barrier, ...) read no elements of it.
+      if (!indexing::reads_tuple_leaves_by_result(instruction.opcode)) {
+        u.undefined_reason = "a tuple operand is not one array";
+      } else {
+        (void)operand_reads(indexing, j, u);  // the maps' count, runtime dependence, undefined reason
+        if (u.defined()) count_tuple_reads(shape, indexing, j, u);
+      }
       result.operands.push_back(std::move(u));
       continue;
     }

@@ -38,13 +38,20 @@ struct OperandUtilisation {
   /// smaller of the reads and the elements any value may reach.
   bool depends_on_runtime = false;
   std::string undefined_reason;  // non-empty: no maps to count
+  /// A tuple operand: the figures of each of its array leaves (tuple_leaves.hpp),
+  /// whose sums are the figures above (element_bits is then 0: the leaves'
+  /// element types differ). Empty for an array operand (and for `()`).
+  std::vector<OperandUtilisation> leaves;
+  bool tuple = false;
+  std::vector<std::size_t> shape_index;  // of a leaf, within its tuple operand ({1}, {0,2}, ...)
 
   bool defined() const { return undefined_reason.empty(); }
   /// distinct_read / (operand_elements * replicas) (0 for an empty operand).
   double utilisation() const;
   /// total_reads / distinct_read (0 when nothing is read).
   double multiplicity() const;
-  std::int64_t bytes_read() const;  // distinct elements, packed
+  std::int64_t bytes_read() const;          // distinct elements, packed
+  std::int64_t read_traffic_bytes() const;  // every read, in whole bytes
 };
 
 struct InstructionUtilisation {
@@ -56,8 +63,8 @@ struct InstructionUtilisation {
 struct FusedBody;
 
 /// Counts from the output -> operand sets of an analysis (`indexing` must
-/// have its output_to_input part). Tuple-shaped operands get an undefined
-/// entry (they are not one array). A map that several outputs share is one
+/// have its output_to_input part). A tuple-shaped operand is counted per
+/// leaf, from the maps whose first result names the leaf. A map that several outputs share is one
 /// way of reading (the outputs share the loop). With `body` (the instruction's
 /// fused body, fused_reads.hpp) the reads follow its shared-loop model.
 InstructionUtilisation utilisation(const hlo::Module& module, const hlo::Computation& computation,

@@ -339,3 +339,76 @@ TEST_CASE("utilisation: a loop fusion's outputs share reads at the same loop poi
     CHECK(u_transposed.operands[0].total_reads.value == static_cast<std::int64_t>(transposed.size()));
   }
 }
+
+TEST_CASE("utilisation: a tuple operand of a call or while is counted per leaf", "[indexing][utilisation]") {
+  SECTION("a call that reads one leaf of two") {
+    const auto u = root_utilisation(
+        "HloModule u\ncallee {\n  t = (f32[4], f16[8]) parameter(0)\n  a = f32[4] get-tuple-element(t), index=0\n"
+        "  ROOT r = f32[4] negate(a)\n}\n"
+        "ENTRY e {\n  x = f32[4] parameter(0)\n  y = f16[8] parameter(1)\n  t = (f32[4], f16[8]) tuple(x, y)\n"
+        "  ROOT c = f32[4] call(t), to_apply=callee\n}\n");
+    REQUIRE(u.operands.size() == 1);
+    const auto& op = u.operands[0];
+    REQUIRE(op.defined());
+    REQUIRE(op.leaves.size() == 2);
+    CHECK(op.leaves[0].distinct_read.value == 4);
+    CHECK(op.leaves[0].operand_elements == 4);
+    CHECK(op.leaves[1].distinct_read.value == 0);
+    CHECK(op.leaves[1].operand_elements == 8);
+    CHECK(op.leaves[1].shape_index == std::vector<std::size_t>{1});
+    CHECK(op.distinct_read.value == 4);
+    CHECK(op.operand_elements == 12);
+    CHECK(op.utilisation() == Approx(4.0 / 12));
+    CHECK(op.bytes_read() == 16);  // four f32: the leaves' own element sizes
+    CHECK(op.tuple);
+  }
+  SECTION("an empty tuple has nothing to read") {
+    const auto u = root_utilisation(
+        "HloModule u\ncallee {\n  t = () parameter(0)\n  ROOT r = f32[] constant(1)\n}\n"
+        "ENTRY e {\n  t = () tuple()\n  ROOT c = f32[] call(t), to_apply=callee\n}\n");
+    REQUIRE(u.operands.size() == 1);
+    CHECK(u.operands[0].defined());
+    CHECK(u.operands[0].tuple);
+    CHECK(u.operands[0].leaves.empty());
+    CHECK(u.operands[0].operand_elements == 0);
+    CHECK(u.operands[0].bytes_read() == 0);
+  }
+  SECTION("a counted while reads its state leaves, each by its own element size") {
+    const auto u = root_utilisation(
+        "HloModule u\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n"
+        "cond {\n  p = (s32[], f32[3], f16[5,3]) parameter(0)\n  i = s32[] get-tuple-element(p), index=0\n"
+        "  n = s32[] constant(5)\n  ROOT lt = pred[] compare(i, n), direction=LT\n}\n"
+        "body {\n  p = (s32[], f32[3], f16[5,3]) parameter(0)\n  i = s32[] get-tuple-element(p), index=0\n"
+        "  acc = f32[3] get-tuple-element(p), index=1\n  xs = f16[5,3] get-tuple-element(p), index=2\n"
+        "  one = s32[] constant(1)\n  next = s32[] add(i, one)\n  zero = s32[] constant(0)\n"
+        "  row = f16[1,3] dynamic-slice(xs, i, zero), dynamic_slice_sizes={1,3}\n"
+        "  r = f16[3] reshape(row)\n  c = f32[3] convert(r)\n  sum = f32[3] add(acc, c)\n"
+        "  ROOT t = (s32[], f32[3], f16[5,3]) tuple(next, sum, xs)\n}\n"
+        "ENTRY e {\n  z = s32[] constant(0)\n  a0 = f32[3] parameter(0)\n  xs = f16[5,3] parameter(1)\n"
+        "  init = (s32[], f32[3], f16[5,3]) tuple(z, a0, xs)\n"
+        "  ROOT w = (s32[], f32[3], f16[5,3]) while(init), condition=cond, body=body\n}\n");
+    REQUIRE(u.operands.size() == 1);
+    const auto& op = u.operands[0];
+    REQUIRE(op.defined());
+    REQUIRE(op.leaves.size() == 3);
+    // Every leaf is read whole: the counter, the accumulator's start, every row of xs.
+    CHECK(op.leaves[0].distinct_read.value == 1);
+    CHECK(op.leaves[1].distinct_read.value == 3);
+    CHECK(op.leaves[2].distinct_read.value == 15);
+    CHECK(op.distinct_read.value == 19);
+    CHECK(op.utilisation() == Approx(1.0));
+    CHECK(op.bytes_read() == 4 + 12 + 30);
+    // The accumulator reads every row of xs at its column once (5 reads each), and xs passes on whole.
+    CHECK(op.leaves[2].total_reads.value == 3 * 5 + 15);
+    std::int64_t sum = 0;
+    for (const auto& leaf : op.leaves) sum += leaf.total_reads.value;
+    CHECK(op.total_reads.value == sum);
+  }
+  SECTION("a get-tuple-element passes a leaf on: no array is read") {
+    const auto u = root_utilisation(
+        module_with("p = (f32[4], f32[2]) parameter(0)\nROOT g = f32[2] get-tuple-element(p), index=1"));
+    REQUIRE(u.operands.size() == 1);
+    CHECK_FALSE(u.operands[0].defined());
+    CHECK(u.operands[0].leaves.empty());
+  }
+}
