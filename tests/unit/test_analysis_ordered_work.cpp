@@ -189,3 +189,44 @@ ENTRY main {
   CHECK(items[2].affinity == 1);
   CHECK(items[3].affinity == 2);
 }
+
+TEST_CASE("set_affinities: calls that reach a common computation share a kind, independent ones do not",
+          "[ordered_work]") {
+  const std::vector<hlo::Module> modules = test::parse_ok(R"(
+HloModule calls
+helper {
+  p = f32[8] parameter(0)
+  ROOT n = f32[8] negate(p)
+}
+outer_a {
+  p = f32[8] parameter(0)
+  ROOT c = f32[8] call(p), to_apply=helper
+}
+outer_b {
+  p = f32[8] parameter(0)
+  e = f32[8] exponential(p)
+  ROOT c = f32[8] call(e), to_apply=helper
+}
+alone {
+  p = f32[8] parameter(0)
+  l = f32[8] log(p)
+  ROOT s = f32[8] sine(l)
+}
+ENTRY main {
+  x = f32[8] parameter(0)
+  a = f32[8] call(x), to_apply=outer_a
+  b = f32[8] call(a), to_apply=outer_b
+  c = f32[8] call(b), to_apply=alone
+  ROOT t = f32[8] add(c, a)
+}
+)");
+  REQUIRE(modules.size() == 1);
+  const std::uint32_t entry = static_cast<std::uint32_t>(modules[0].computations.size() - 1);
+  std::vector<WorkItem> items;
+  for (std::uint32_t ii = 1; ii <= 4; ++ii) items.push_back({0, entry, ii});
+  analysis::set_affinities(modules, items);
+  CHECK(items[0].affinity == items[1].affinity);  // a, b: outer_a and outer_b both call helper
+  CHECK(items[2].affinity != items[0].affinity);  // c: alone shares nothing with them
+  CHECK(items[3].affinity != items[0].affinity);  // add
+  CHECK(items[3].affinity != items[2].affinity);
+}
