@@ -66,20 +66,27 @@ double OperandUtilisation::multiplicity() const {
                                   : static_cast<double>(total_reads.value) / static_cast<double>(distinct_read.value);
 }
 
-std::int64_t OperandUtilisation::bytes_read() const {
-  if (!tuple) return packed_bytes(distinct_read.value, element_bits);
+namespace {
+
+// A tuple operand's figure: the sum of its leaves' (each at its own element size).
+std::int64_t sum_over_leaves(const std::vector<OperandUtilisation>& leaves,
+                             std::int64_t (OperandUtilisation::*figure)() const) {
   bool exact = true;
   std::int64_t total = 0;
-  for (const OperandUtilisation& leaf : leaves) total = saturating_add(total, leaf.bytes_read(), exact);
+  for (const OperandUtilisation& leaf : leaves) total = saturating_add(total, (leaf.*figure)(), exact);
   return total;
 }
 
+}  // namespace
+
+std::int64_t OperandUtilisation::bytes_read() const {
+  return tuple ? sum_over_leaves(leaves, &OperandUtilisation::bytes_read)
+               : packed_bytes(distinct_read.value, element_bits);
+}
+
 std::int64_t OperandUtilisation::read_traffic_bytes() const {
-  if (!tuple) return packed_bytes(total_reads.value, element_bits);
-  bool exact = true;
-  std::int64_t total = 0;
-  for (const OperandUtilisation& leaf : leaves) total = saturating_add(total, leaf.read_traffic_bytes(), exact);
-  return total;
+  return tuple ? sum_over_leaves(leaves, &OperandUtilisation::read_traffic_bytes)
+               : packed_bytes(total_reads.value, element_bits);
 }
 
 namespace {
@@ -192,7 +199,10 @@ void count_tuple_reads(const hlo::Shape& shape, const InstructionIndexing& index
     count_reads(reads, nullptr, leaf);
     // Over (replica, element) pairs where a leaf is read through an all-gather.
     bool exact = true;
-    u.operand_elements = saturating_add(u.operand_elements, leaf.operand_elements * leaf.replicas, exact);
+    std::int64_t elements = 0;
+    if (__builtin_mul_overflow(leaf.operand_elements, leaf.replicas, &elements))
+      elements = std::numeric_limits<std::int64_t>::max();
+    u.operand_elements = saturating_add(u.operand_elements, elements, exact);
     u.distinct_read.value = saturating_add(u.distinct_read.value, leaf.distinct_read.value, exact);
     u.distinct_read.exact = u.distinct_read.exact && leaf.distinct_read.exact && exact;
     u.total_reads.value = saturating_add(u.total_reads.value, leaf.total_reads.value, exact);
