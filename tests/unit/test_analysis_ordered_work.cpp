@@ -154,6 +154,20 @@ ENTRY main {
   }
 }
 
+namespace {
+
+// Instructions 1 to 4 of the entry (the last computation), with their affinities.
+std::vector<WorkItem> entry_items_1_to_4(const std::vector<hlo::Module>& modules) {
+  REQUIRE(modules.size() == 1);
+  const std::uint32_t entry = static_cast<std::uint32_t>(modules[0].computations.size() - 1);
+  std::vector<WorkItem> items;
+  for (std::uint32_t ii = 1; ii <= 4; ++ii) items.push_back({0, entry, ii});
+  analysis::set_affinities(modules, items);
+  return items;
+}
+
+}  // namespace
+
 TEST_CASE("set_affinities: equal layers share a kind, other shapes or bodies do not", "[ordered_work]") {
   const std::vector<hlo::Module> modules = test::parse_ok(R"(
 HloModule layers
@@ -177,11 +191,7 @@ ENTRY main {
   ROOT t = f32[64,48]{1,0} add(f3, f1)
 }
 )");
-  REQUIRE(modules.size() == 1);
-  const std::uint32_t entry = static_cast<std::uint32_t>(modules[0].computations.size() - 1);
-  std::vector<WorkItem> items;
-  for (std::uint32_t ii = 1; ii <= 4; ++ii) items.push_back({0, entry, ii});
-  analysis::set_affinities(modules, items);
+  const std::vector<WorkItem> items = entry_items_1_to_4(modules);
   CHECK(items[0].affinity == items[1].affinity);  // f1, f2: equal bodies and shapes
   CHECK(items[2].affinity != items[0].affinity);  // f3: another body
   CHECK(items[3].affinity != items[0].affinity);  // add
@@ -220,11 +230,7 @@ ENTRY main {
   ROOT t = f32[8] add(c, a)
 }
 )");
-  REQUIRE(modules.size() == 1);
-  const std::uint32_t entry = static_cast<std::uint32_t>(modules[0].computations.size() - 1);
-  std::vector<WorkItem> items;
-  for (std::uint32_t ii = 1; ii <= 4; ++ii) items.push_back({0, entry, ii});
-  analysis::set_affinities(modules, items);
+  const std::vector<WorkItem> items = entry_items_1_to_4(modules);
   CHECK(items[0].affinity == items[1].affinity);  // a, b: outer_a and outer_b both call helper
   CHECK(items[2].affinity != items[0].affinity);  // c: alone shares nothing with them
   CHECK(items[3].affinity != items[0].affinity);  // add
