@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "indexing/analysis/fused_reads.hpp"
+#include "indexing/op_maps.hpp"
 #include "indexing/tuple_leaves.hpp"
 
 namespace hlo_index::analysis {
@@ -83,6 +84,9 @@ InstructionUtilisation instruction_utilisation(ModuleAnalysis& analysis, std::ui
   bool any_missing = false;
   for (std::size_t j = 0; j < operands.size(); ++j) {
     keys[j].push_back(c.instructions[operands[j]].shape);
+    // A tuple operand is counted only by ops whose maps name its leaves (utilisation.hpp).
+    if (module.shape_of(c.instructions[operands[j]]).is_tuple)
+      keys[j].push_back(indexing::reads_tuple_leaves_by_result(instr.opcode) ? 1 : 0);
     for (const auto& per_output : indexing.output_to_input) {
       if (j >= per_output.size()) continue;
       for (const IndexingMap& m : per_output[j]) keys[j].push_back(analysis.interned_maps().intern(m));
@@ -98,6 +102,7 @@ InstructionUtilisation instruction_utilisation(ModuleAnalysis& analysis, std::ui
     } else {
       counted.operands[j] = memo.at(keys[j]);
       counted.operands[j].operand = j;
+      for (OperandUtilisation& leaf : counted.operands[j].leaves) leaf.operand = j;
     }
   }
   return counted;
