@@ -1,57 +1,27 @@
 // tighten_domain: drops the constraints the others imply and narrows the
-// variables' intervals to the domain's hull, without changing its points.
+// variables' intervals to the domain's hull, without changing its points
+// (compared as the maps' relations, by enumeration: map_relation.hpp).
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 
-#include <functional>
 #include <random>
-#include <set>
 #include <string>
 #include <vector>
 
 #include "indexing/exact_ops.hpp"
 #include "indexing/map_parser.hpp"
+#include "map_relation.hpp"
 
 using namespace hlo_index;
 using indexing::IndexingMap;
 using indexing::parse_map;
-
-namespace {
-
-// The points of a map's domain (every variable, in the domain's order), by enumeration.
-std::set<std::vector<std::int64_t>> domain_points(const IndexingMap& map) {
-  const simplify::Domain& domain = map.domain();
-  const std::vector<simplify::Var> vars = domain.all_variables();
-  std::vector<std::int64_t> values(vars.size());
-  std::set<std::vector<std::int64_t>> points;
-  std::function<void(std::size_t)> walk = [&](std::size_t k) {
-    if (k == vars.size()) {
-      const std::size_t nd = map.dim_count(), nr = map.range_count();
-      simplify::VarValues v{std::span(values).subspan(0, nd), std::span(values).subspan(nd, nr),
-                            std::span(values).subspan(nd + nr)};
-      for (const auto& c : domain.constraints())
-        if (!c.interval.contains(simplify::evaluate(c.expr, v))) return;
-      points.insert(values);
-      return;
-    }
-    const simplify::Interval b = domain.bounds(vars[k]);
-    for (std::int64_t x = b.lo; x <= b.hi; ++x) {
-      values[k] = x;
-      walk(k + 1);
-    }
-  };
-  walk(0);
-  return points;
-}
-
-}  // namespace
 
 TEST_CASE("tighten_domain drops implied constraints and narrows intervals", "[indexing][tighten_domain]") {
   SECTION("a constraint the box implies goes, the others stay, the intervals narrow") {
     IndexingMap m = parse_map(
         "(d0, d1) -> (d0), domain: d0 in [0, 9], d1 in [0, 9], d0 + d1 in [0, 30], d0 - d1 in [0, 3], "
         "d0 + d1 * 3 in [0, 8]");
-    const auto before = domain_points(m);
+    const auto before = test::relation_of(m);
     REQUIRE(m.domain().constraints().size() == 3);
     CHECK(indexing::tighten_domain(m));
     INFO(fmt::format("{} constraints left", m.domain().constraints().size()));
@@ -60,7 +30,7 @@ TEST_CASE("tighten_domain drops implied constraints and narrows intervals", "[in
     // d1 <= d0 <= d1 + 3 and d0 + 3 d1 <= 8: d1 <= 2 (at d0 = 2), d0 <= 4 (at d1 = 1).
     CHECK(m.domain().bounds({simplify::VarKind::kDim, 1}) == simplify::Interval{0, 2});
     CHECK(m.domain().bounds({simplify::VarKind::kDim, 0}) == simplify::Interval{0, 4});
-    CHECK(domain_points(m) == before);
+    CHECK(test::relation_of(m) == before);
   }
   SECTION("nothing to drop or narrow: no change") {
     IndexingMap m = parse_map("(d0, d1) -> (d0), domain: d0 in [0, 9], d1 in [0, 9], d0 - d1 in [0, 3]");
@@ -105,7 +75,7 @@ TEST_CASE("tighten_domain keeps the points of random domains", "[indexing][tight
     INFO(text);
     IndexingMap m = parse_map(text);
     if (m.is_known_empty()) continue;
-    const auto before = domain_points(m);
+    const auto before = test::relation_of(m);
     const IndexingMap original = m;
     if (indexing::tighten_domain(m)) ++changed;
     if (m.is_known_empty()) {
@@ -113,19 +83,19 @@ TEST_CASE("tighten_domain keeps the points of random domains", "[indexing][tight
       CHECK(before.empty());
       continue;
     }
-    CHECK(domain_points(m) == before);
+    CHECK(test::relation_of(m) == before);
     CHECK(m.domain().constraints().size() <= original.domain().constraints().size());
     // No constraint left is implied by the others within the original intervals (the narrowed
     // ones may imply more: a second pass is simplify's business).
     IndexingMap within_original = m;
     for (const simplify::Var v : m.domain().all_variables())
       within_original.domain().set_bounds(v, original.domain().bounds(v));
-    const auto kept_points = domain_points(within_original);
+    const auto kept_points = test::relation_of(within_original);
     for (std::size_t i = 0; i < m.domain().constraints().size(); ++i) {
       IndexingMap without = within_original;
       without.domain().remove_constraint(i);
       INFO("constraint " << i);
-      CHECK(domain_points(without) != kept_points);
+      CHECK(test::relation_of(without) != kept_points);
     }
   }
   // The random domains exercise every branch: some change, some become empty.
