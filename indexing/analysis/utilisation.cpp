@@ -151,33 +151,27 @@ void count_reads(const std::vector<IndexingMap>& reads, const MapSet* shared, Op
   }
 }
 
-// The maps into each leaf of tuple operand `j` (tuple_leaves.hpp) of a call,
-// conditional, while or async-start, equal ones once: each map names its leaf
+// The distinct maps into a tuple operand of a call, conditional, while or
+// async-start (operand_reads), split by the leaf (tuple_leaves.hpp) each names
 // in its first result. None when one names no leaf.
-std::optional<std::vector<std::vector<IndexingMap>>> reads_by_leaf(const InstructionIndexing& indexing, std::size_t j,
+std::optional<std::vector<std::vector<IndexingMap>>> reads_by_leaf(const std::vector<IndexingMap>& reads,
                                                                    std::size_t leaves) {
   std::vector<std::vector<IndexingMap>> by_leaf(leaves);
-  for (const auto& per_output : indexing.output_to_input) {
-    if (j >= per_output.size()) continue;
-    for (const IndexingMap& m : per_output[j]) {
-      if (m.is_known_empty()) continue;
-      if (m.results().empty() || !m.results().front().is_constant()) return std::nullopt;
-      const std::int64_t leaf = m.results().front().constant_value();
-      if (leaf < 0 || static_cast<std::size_t>(leaf) >= leaves) return std::nullopt;
-      IndexingMap element = m;
-      element.results().erase(element.results().begin());
-      std::vector<IndexingMap>& into = by_leaf[static_cast<std::size_t>(leaf)];
-      if (std::find(into.begin(), into.end(), element) == into.end()) into.push_back(std::move(element));
-    }
+  for (const IndexingMap& m : reads) {
+    if (m.results().empty() || !m.results().front().is_constant()) return std::nullopt;
+    const std::int64_t leaf = m.results().front().constant_value();
+    if (leaf < 0 || static_cast<std::size_t>(leaf) >= leaves) return std::nullopt;
+    IndexingMap element = m;
+    element.results().erase(element.results().begin());
+    by_leaf[static_cast<std::size_t>(leaf)].push_back(std::move(element));
   }
   return by_leaf;
 }
 
 // A tuple operand, counted leaf by leaf; its figures are the sums.
-void count_tuple_reads(const hlo::Shape& shape, const InstructionIndexing& indexing, std::size_t j,
-                       OperandUtilisation& u) {
+void count_tuple_reads(const hlo::Shape& shape, const std::vector<IndexingMap>& reads, OperandUtilisation& u) {
   const std::vector<const hlo::Shape*> shapes = indexing::leaf_shapes(shape);
-  const auto by_leaf = reads_by_leaf(indexing, j, shapes.size());
+  const auto by_leaf = reads_by_leaf(reads, shapes.size());
   if (!by_leaf) {
     u.undefined_reason = "a map into the tuple operand names no leaf of it";
     return;
@@ -187,16 +181,16 @@ void count_tuple_reads(const hlo::Shape& shape, const InstructionIndexing& index
   u.distinct_read = {0, true};
   u.total_reads = {0, true};
   for (std::size_t k = 0; k < shapes.size(); ++k) {
-    const std::vector<IndexingMap>& reads = (*by_leaf)[k];
+    const std::vector<IndexingMap>& leaf_reads = (*by_leaf)[k];
     OperandUtilisation leaf;
     leaf.operand = u.operand;
     leaf.shape_index = indexing::leaf_path(shape, k);
     leaf.operand_elements = shapes[k]->element_count().value_or(0);
     leaf.element_bits = array_bits(*shapes[k]);
-    leaf.maps = reads.size();
+    leaf.maps = leaf_reads.size();
     leaf.depends_on_runtime =
-        std::any_of(reads.begin(), reads.end(), [](const IndexingMap& m) { return m.runtime_count() > 0; });
-    count_reads(reads, nullptr, leaf);
+        std::any_of(leaf_reads.begin(), leaf_reads.end(), [](const IndexingMap& m) { return m.runtime_count() > 0; });
+    count_reads(leaf_reads, nullptr, leaf);
     // Over (replica, element) pairs where a leaf is read through an all-gather.
     bool exact = true;
     std::int64_t elements = 0;
@@ -260,8 +254,8 @@ InstructionUtilisation utilisation(const hlo::Module& module, const hlo::Computa
       if (!indexing::reads_tuple_leaves_by_result(instruction.opcode)) {
         u.undefined_reason = "a tuple operand is not one array";
       } else {
-        (void)operand_reads(indexing, j, u);  // the maps' count, runtime dependence, undefined reason
-        if (u.defined()) count_tuple_reads(shape, indexing, j, u);
+        const std::vector<IndexingMap> reads = operand_reads(indexing, j, u);
+        if (u.defined()) count_tuple_reads(shape, reads, u);
       }
       result.operands.push_back(std::move(u));
       continue;
