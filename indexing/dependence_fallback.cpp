@@ -136,4 +136,30 @@ std::optional<InstructionIndexing> dependence_maps(const hlo::Module& module, Ou
   return out;
 }
 
+std::vector<MapSet> whole_operand_maps(const hlo::Module& module, std::uint32_t computation,
+                                       std::uint32_t instruction, std::size_t index, bool forward,
+                                       std::string_view reason) {
+  const hlo::Computation& c = module.computations.at(computation);
+  const hlo::Instruction& instr = c.instructions.at(instruction);
+  const hlo::Shape& shape = module.shape_of(instr);
+  const auto operands = c.operands_of(instr);
+  const OutputDependence::OperandReads everything{{k_all}, {}};
+  auto operand_shape = [&](std::size_t j) -> const hlo::Shape& { return module.shape_of(c.instructions[operands[j]]); };
+  std::vector<MapSet> sets;
+  if (!forward) {
+    const hlo::Shape* out = find_leaf_shape(shape, index);
+    sets.resize(operands.size());
+    if (out == nullptr) return sets;
+    for (std::size_t j = 0; j < operands.size(); ++j)
+      sets[j] = output_to_operand(dimension_sizes(*out), operand_shape(j), everything, reason);
+    return sets;
+  }
+  const std::size_t outputs = leaf_count(shape);
+  sets.resize(outputs);
+  if (index >= operands.size()) return sets;
+  for (std::size_t k = 0; k < outputs; ++k)
+    sets[k] = operand_to_output(dimension_sizes(leaf_shape(shape, k)), operand_shape(index), everything, reason);
+  return sets;
+}
+
 }  // namespace hlo_index::indexing

@@ -48,4 +48,15 @@ std::optional<InstructionIndexing> dependence_maps(const hlo::Module& module, Ou
                                                    std::uint32_t computation, std::uint32_t instruction, bool o2i,
                                                    bool i2o, std::string_view reason);
 
+/// The maps of an instruction whose semantics the module does not give (a
+/// call, conditional, while or async-start of a computation a truncated dump
+/// lacks): every element of each output leaf reads every element of every
+/// operand (each leaf of a tuple operand, named in the first result), and the
+/// reverse when `forward`; approximate with `reason`. The layout of
+/// IndexingAnalysis::op_maps: output `index` -> one set per operand, or
+/// operand `index` -> one set per output leaf.
+std::vector<MapSet> whole_operand_maps(const hlo::Module& module, std::uint32_t computation,
+                                       std::uint32_t instruction, std::size_t index, bool forward,
+                                       std::string_view reason);
+
 }  // namespace hlo_index::indexing

@@ -266,6 +266,11 @@ std::vector<MapSet> IndexingAnalysis::op_maps(std::uint32_t computation, std::ui
   const hlo::Instruction& instr = c.instructions[instruction];
   const std::size_t n = forward ? leaf_count(m_module.shape_of(instr)) : instr.operand_count;
   try {
+    // Control flow into a computation a truncated dump lacks: what it reads is unknown, so every
+    // output may read every operand element (sound, approximate).
+    if (reads_tuple_leaves_by_result(instr.opcode) && c.has_missing_callee(instr))
+      return whole_operand_maps(m_module, computation, instruction, index, forward,
+                                "it calls a computation the truncated input lacks");
     if (is_call(instr.opcode)) return called_maps(computation, instruction, index, forward);
     if (hlo::op_traits(instr.opcode).maps == hlo::MapFamily::kConditional) {
       return conditional_maps(computation, instruction, index, forward);

@@ -26,9 +26,9 @@ std::vector<std::int64_t> without(std::vector<std::int64_t> dims, std::size_t d)
 
 // Whether to_apply takes scalars only.
 bool applies_to_scalars(const OpContext& op) {
-  const auto callees = op.computation.callees_of(op.instruction());
-  if (callees.size() != 1) return false;
-  for (const hlo::Instruction& i : op.module.computations[callees[0]].instructions) {
+  const hlo::Computation* to_apply = op.module.callee(op.computation, op.instruction());
+  if (to_apply == nullptr || op.computation.callees_of(op.instruction()).size() != 1) return false;
+  for (const hlo::Instruction& i : to_apply->instructions) {
     const hlo::Shape& shape = op.module.shape_of(i);
     if (i.opcode == hlo::Opcode::kParameter && (shape.is_tuple || !shape.dims.empty())) return false;
   }

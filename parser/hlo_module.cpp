@@ -11,6 +11,17 @@ std::optional<std::string_view> Computation::attribute(const Instruction& i, std
   return std::nullopt;
 }
 
+bool Computation::has_missing_callee(const Instruction& i) const {
+  const auto called = callees_of(i);
+  return std::find(called.begin(), called.end(), k_none) != called.end();
+}
+
+const Computation* Module::callee(const Computation& c, const Instruction& i, std::size_t k) const {
+  const auto called = c.callees_of(i);
+  if (k >= called.size() || called[k] >= computations.size()) return nullptr;
+  return &computations[called[k]];
+}
+
 std::uint32_t Module::find_computation(std::string_view computation_name) const {
   for (std::uint32_t c = 0; c < computations.size(); ++c)
     if (computations[c].name == computation_name) return c;

@@ -72,6 +72,9 @@ struct Computation {
   std::span<const std::uint32_t> callees_of(const Instruction& i) const {
     return {callees.data() + i.first_callee, i.callee_count};
   }
+  /// Whether `i` calls a computation the module lacks (a truncated dump read with
+  /// --allow-truncated keeps such a call, its callee k_none).
+  bool has_missing_callee(const Instruction& i) const;
   /// The value text of attribute `name` of `i`, if present.
   std::optional<std::string_view> attribute(const Instruction& i, std::string_view name) const;
 };
@@ -120,6 +123,9 @@ struct Module {
   bool is_flat_tuple(ShapeId id) const;
   /// Index of the computation named `name`, or k_none.
   std::uint32_t find_computation(std::string_view name) const;
+  /// The computation `i` of `c` calls in position `k` of its callees (calls=,
+  /// to_apply=, ...), or nullptr when there is none there or the module lacks it.
+  const Computation* callee(const Computation& c, const Instruction& i, std::size_t k = 0) const;
   std::size_t instruction_count() const;
 };
 

@@ -105,9 +105,9 @@ bool matmul_emitted(const hlo::Module& module, const hlo::Computation& computati
     return i.opcode == hlo::Opcode::kDot || i.opcode == hlo::Opcode::kConvolution;
   };
   if (matmul(instruction)) return true;
-  if (instruction.opcode != hlo::Opcode::kFusion || computation.callees_of(instruction).empty()) return false;
-  const hlo::Computation& body = module.computations[computation.callees_of(instruction)[0]];
-  return std::any_of(body.instructions.begin(), body.instructions.end(), matmul);
+  const hlo::Computation* body =
+      instruction.opcode == hlo::Opcode::kFusion ? module.callee(computation, instruction) : nullptr;
+  return body != nullptr && std::any_of(body->instructions.begin(), body->instructions.end(), matmul);
 }
 
 AccessModel gpu_emitter(const hlo::Module& module, const hlo::Computation& computation,
@@ -115,8 +115,8 @@ AccessModel gpu_emitter(const hlo::Module& module, const hlo::Computation& compu
   const hlo::Computation* body = &computation;
   std::vector<const hlo::Instruction*> roots{&instruction};
   if (instruction.opcode == hlo::Opcode::kFusion && !computation.callees_of(instruction).empty()) {
-    body = &module.computations[computation.callees_of(instruction)[0]];
-    if (body->root == hlo::k_none) return AccessModel::kGpuLoop;
+    body = module.callee(computation, instruction);
+    if (body == nullptr || body->root == hlo::k_none) return AccessModel::kGpuLoop;
     const hlo::Instruction& root = body->instructions[body->root];
     roots = {&root};
     if (root.opcode == hlo::Opcode::kTuple) {

@@ -39,6 +39,7 @@ void collect_opcodes(const hlo::Module& module, const hlo::Computation& c, const
     return;
   }
   for (std::uint32_t callee : c.callees_of(instr)) {
+    if (callee == hlo::k_none) continue;  // a truncated dump lacks it
     const hlo::Computation& body = module.computations[callee];
     for (const hlo::Instruction& fused : body.instructions) {
       if (fused.opcode == hlo::Opcode::kParameter) continue;

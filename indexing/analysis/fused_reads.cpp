@@ -85,6 +85,10 @@ FusedBody fused_body(const hlo::Module& module, indexing::IndexingAnalysis& anal
     result.undefined_reason = "not one called computation";
     return result;
   }
+  if (callees[0] == hlo::k_none) {
+    result.undefined_reason = "the called computation is missing from the truncated input";
+    return result;
+  }
   result.callee = callees[0];
   const hlo::Computation& body = module.computations[result.callee];
   if (body.root == hlo::k_none) {

@@ -66,6 +66,8 @@ app::AnalyzeOptions read_flags(const std::string& text) {
         options.modules.push_back(value());
       else if (flag == "--match")
         options.match = value();
+      else if (flag == "--allow-truncated")
+        options.allow_truncated = true;
       else
         FAIL("unknown flag in " << flag);
     }
