@@ -136,9 +136,8 @@ std::optional<InstructionIndexing> dependence_maps(const hlo::Module& module, Ou
   return out;
 }
 
-std::vector<MapSet> whole_operand_maps(const hlo::Module& module, std::uint32_t computation,
-                                       std::uint32_t instruction, std::size_t index, bool forward,
-                                       std::string_view reason) {
+std::vector<MapSet> whole_operand_maps(const hlo::Module& module, std::uint32_t computation, std::uint32_t instruction,
+                                       std::size_t index, bool forward, std::string_view reason) {
   const hlo::Computation& c = module.computations.at(computation);
   const hlo::Instruction& instr = c.instructions.at(instruction);
   const hlo::Shape& shape = module.shape_of(instr);

@@ -55,8 +55,7 @@ std::optional<InstructionIndexing> dependence_maps(const hlo::Module& module, Ou
 /// reverse when `forward`; approximate with `reason`. The layout of
 /// IndexingAnalysis::op_maps: output `index` -> one set per operand, or
 /// operand `index` -> one set per output leaf.
-std::vector<MapSet> whole_operand_maps(const hlo::Module& module, std::uint32_t computation,
-                                       std::uint32_t instruction, std::size_t index, bool forward,
-                                       std::string_view reason);
+std::vector<MapSet> whole_operand_maps(const hlo::Module& module, std::uint32_t computation, std::uint32_t instruction,
+                                       std::size_t index, bool forward, std::string_view reason);
 
 }  // namespace hlo_index::indexing
