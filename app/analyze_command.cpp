@@ -18,7 +18,7 @@
 #include "indexing/analysis/instruction_report.hpp"
 #include "indexing/analysis/module_input.hpp"
 #include "indexing/analysis/ordered_work.hpp"
-#include "indexing/instruction_indexing.hpp"
+#include "indexing/compose/instruction_indexing.hpp"
 #include "parser/canonical_names.hpp"
 
 namespace hlo_index::app {

@@ -24,8 +24,8 @@ struct AnalyzeOptions {
   bool xla_compat = false;
   bool one_line = false;
   bool physical = false;        // maps between element offsets of the buffers
-  bool utilisation = false;     // per-operand counts: elements read, reads, bytes (indexing/utilisation.hpp)
-  bool coalescing = false;      // per-operand read pattern across threads (indexing/coalescing.hpp)
+  bool utilisation = false;     // per-operand counts: elements read, reads, bytes (indexing/analysis/utilisation.hpp)
+  bool coalescing = false;      // per-operand read pattern across threads (indexing/analysis/coalescing.hpp)
   std::string target;           // gpu | tpu | cpu; empty: detected from the module
   std::string format = "text";  // text | json
   unsigned long isl_max_operations = 0;

@@ -9,7 +9,7 @@
 
 #include "app/analyze_render.hpp"
 #include "indexing/analysis/source_position.hpp"
-#include "indexing/map_printer.hpp"
+#include "indexing/maps/map_printer.hpp"
 
 namespace hlo_index::app {
 namespace {

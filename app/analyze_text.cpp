@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "app/analyze_render.hpp"
-#include "indexing/map_printer.hpp"
-#include "indexing/tuple_leaves.hpp"
+#include "indexing/maps/map_printer.hpp"
+#include "indexing/ops/tuple_leaves.hpp"
 
 namespace hlo_index::app {
 namespace {

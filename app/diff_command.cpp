@@ -14,8 +14,8 @@
 #include "app/progress.hpp"
 #include "app/summary_command.hpp"
 #include "indexing/analysis/access_target.hpp"
-#include "indexing/analysis/dump_diff.hpp"
 #include "indexing/analysis/module_input.hpp"
+#include "indexing/verdicts/dump_diff.hpp"
 #include "parser/canonical_names.hpp"
 
 namespace hlo_index::app {

@@ -3,8 +3,8 @@
 // process); threads the command starts take them on (ordered_work.hpp).
 #pragma once
 
-#include "indexing/instruction_indexing.hpp"
-#include "indexing/isl_context.hpp"
+#include "indexing/compose/instruction_indexing.hpp"
+#include "indexing/maps/isl_context.hpp"
 
 namespace hlo_index::app {
 

@@ -11,9 +11,9 @@
 #include "app/exit_codes.hpp"
 #include "indexing/analysis/instruction_filter.hpp"
 #include "indexing/analysis/module_input.hpp"
-#include "indexing/layout_maps.hpp"
-#include "indexing/map_builders.hpp"
-#include "indexing/map_printer.hpp"
+#include "indexing/maps/layout_maps.hpp"
+#include "indexing/maps/map_builders.hpp"
+#include "indexing/maps/map_printer.hpp"
 #include "layout/physical_layout.hpp"
 #include "parser/parse.hpp"
 

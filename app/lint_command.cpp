@@ -17,9 +17,9 @@
 #include "app/progress.hpp"
 #include "app/sarif.hpp"
 #include "indexing/analysis/instruction_filter.hpp"
-#include "indexing/analysis/linter.hpp"
 #include "indexing/analysis/module_input.hpp"
-#include "indexing/instruction_indexing.hpp"
+#include "indexing/compose/instruction_indexing.hpp"
+#include "indexing/verdicts/linter.hpp"
 
 namespace hlo_index::app {
 

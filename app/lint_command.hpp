@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "app/common_options.hpp"
-#include "indexing/analysis/lint_rules.hpp"
+#include "indexing/verdicts/lint_rules.hpp"
 
 namespace hlo_index::app {
 

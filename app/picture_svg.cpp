@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "app/svg_writer.hpp"
-#include "indexing/analysis/lint_rules.hpp"
-#include "indexing/analysis/summary.hpp"
+#include "indexing/verdicts/lint_rules.hpp"
+#include "indexing/verdicts/summary.hpp"
 
 namespace hlo_index::app {
 

@@ -15,10 +15,10 @@
 #include "app/report_html.hpp"
 #include "app/summary_command.hpp"
 #include "indexing/analysis/instruction_filter.hpp"
-#include "indexing/analysis/linter.hpp"
 #include "indexing/analysis/module_input.hpp"
 #include "indexing/analysis/read_heatmap.hpp"
-#include "indexing/analysis/summary.hpp"
+#include "indexing/verdicts/linter.hpp"
+#include "indexing/verdicts/summary.hpp"
 
 namespace hlo_index::app {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "indexing/analysis/lint_rules.hpp"
-#include "indexing/analysis/summary.hpp"
+#include "indexing/verdicts/lint_rules.hpp"
+#include "indexing/verdicts/summary.hpp"
 
 namespace hlo_index::app {
 

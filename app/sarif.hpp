@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "indexing/analysis/lint_rules.hpp"
+#include "indexing/verdicts/lint_rules.hpp"
 
 namespace hlo_index::app {
 

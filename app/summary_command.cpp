@@ -11,9 +11,9 @@
 #include "app/exit_codes.hpp"
 #include "app/isl_limit.hpp"
 #include "app/progress.hpp"
-#include "indexing/analysis/lint_rules.hpp"
 #include "indexing/analysis/module_input.hpp"
-#include "indexing/analysis/summary.hpp"
+#include "indexing/verdicts/lint_rules.hpp"
+#include "indexing/verdicts/summary.hpp"
 
 namespace hlo_index::app {
 

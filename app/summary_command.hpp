@@ -13,7 +13,7 @@
 
 #include "app/common_options.hpp"
 #include "app/progress.hpp"
-#include "indexing/analysis/summary.hpp"
+#include "indexing/verdicts/summary.hpp"
 
 namespace hlo_index::app {
 

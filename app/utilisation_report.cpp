@@ -4,7 +4,7 @@
 
 #include <limits>
 
-#include "indexing/tuple_leaves.hpp"
+#include "indexing/ops/tuple_leaves.hpp"
 
 namespace hlo_index::app {
 

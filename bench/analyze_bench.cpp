@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "bench/bench_clock.hpp"
-#include "indexing/instruction_indexing.hpp"
+#include "indexing/compose/instruction_indexing.hpp"
 #include "parser/parse.hpp"
 
 namespace {

@@ -12,7 +12,7 @@
 
 #include "bench/bench_clock.hpp"
 #include "indexing/analysis/computation_walk.hpp"
-#include "indexing/analysis/linter.hpp"
+#include "indexing/verdicts/linter.hpp"
 #include "parser/parse.hpp"
 
 namespace {

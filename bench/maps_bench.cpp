@@ -11,11 +11,11 @@
 #include <functional>
 #include <vector>
 
-#include "indexing/count.hpp"
-#include "indexing/map_ops.hpp"
-#include "indexing/map_parser.hpp"
-#include "indexing/map_printer.hpp"
-#include "indexing/simplify_map.hpp"
+#include "indexing/maps/count.hpp"
+#include "indexing/maps/map_ops.hpp"
+#include "indexing/maps/map_parser.hpp"
+#include "indexing/maps/map_printer.hpp"
+#include "indexing/maps/simplify_map.hpp"
 
 using namespace hlo_index;
 using indexing::IndexingMap;

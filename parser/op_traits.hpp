@@ -4,7 +4,7 @@
 // simplification policy for its maps. Each column names a rule; the rules
 // live in one file per concern, each dispatching on the column through a
 // function table indexed by it:
-//   MapFamily   indexing/op_maps.cpp (the maps of each family, both directions)
+//   MapFamily   indexing/ops/op_maps.cpp (the maps of each family, both directions)
 //   ShapeRule   parser/result_shapes.cpp
 //   CheckRule   parser/checks.cpp
 // An op without a row has no maps (UNDEFINED), no checks and no result-shape

@@ -36,7 +36,7 @@
 #include <vector>
 
 #include "indexing/analysis/access_target.hpp"
-#include "indexing/op_maps.hpp"
+#include "indexing/ops/op_maps.hpp"
 
 namespace hlo_index::analysis {
 

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <map>
 
+#include "indexing/analysis/access_verdict.hpp"
 #include "indexing/analysis/read_patterns.hpp"
-#include "indexing/analysis/summary.hpp"
-#include "indexing/tuple_leaves.hpp"
+#include "indexing/ops/tuple_leaves.hpp"
 
 namespace hlo_index::analysis {
 

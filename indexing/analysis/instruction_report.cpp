@@ -4,8 +4,8 @@
 #include <optional>
 
 #include "indexing/analysis/fused_reads.hpp"
-#include "indexing/op_maps.hpp"
-#include "indexing/tuple_leaves.hpp"
+#include "indexing/ops/op_maps.hpp"
+#include "indexing/ops/tuple_leaves.hpp"
 
 namespace hlo_index::analysis {
 

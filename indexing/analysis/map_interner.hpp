@@ -8,7 +8,7 @@
 #include <deque>
 #include <unordered_map>
 
-#include "indexing/indexing_map.hpp"
+#include "indexing/maps/indexing_map.hpp"
 
 namespace hlo_index::analysis {
 

@@ -2,7 +2,7 @@
 
 #include <exception>
 
-#include "indexing/tuple_leaves.hpp"
+#include "indexing/ops/tuple_leaves.hpp"
 
 namespace hlo_index::analysis {
 

@@ -12,7 +12,7 @@
 #include "indexing/analysis/physical_indexing.hpp"
 #include "indexing/analysis/read_patterns.hpp"
 #include "indexing/analysis/utilisation.hpp"
-#include "indexing/instruction_indexing.hpp"
+#include "indexing/compose/instruction_indexing.hpp"
 
 namespace hlo_index::analysis {
 

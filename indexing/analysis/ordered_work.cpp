@@ -1,7 +1,7 @@
 #include "indexing/analysis/ordered_work.hpp"
 
-#include "indexing/isl_context.hpp"
-#include "indexing/op_maps.hpp"
+#include "indexing/maps/isl_context.hpp"
+#include "indexing/ops/op_maps.hpp"
 
 #include <optional>
 #include <span>

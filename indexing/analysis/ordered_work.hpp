@@ -19,7 +19,7 @@
 #include <thread>
 #include <vector>
 
-#include "indexing/instruction_indexing.hpp"
+#include "indexing/compose/instruction_indexing.hpp"
 #include "parser/hlo_module.hpp"
 
 namespace hlo_index::analysis {

@@ -1,7 +1,7 @@
 #include "indexing/analysis/physical_indexing.hpp"
 
-#include "indexing/layout_maps.hpp"
-#include "indexing/tuple_leaves.hpp"
+#include "indexing/maps/layout_maps.hpp"
+#include "indexing/ops/tuple_leaves.hpp"
 
 namespace hlo_index::analysis {
 

@@ -11,7 +11,7 @@
 #include <tuple>
 
 #include "indexing/analysis/map_interner.hpp"
-#include "indexing/instruction_indexing.hpp"
+#include "indexing/compose/instruction_indexing.hpp"
 #include "layout/physical_layout.hpp"
 
 namespace hlo_index::analysis {

@@ -8,8 +8,8 @@
 
 #include "indexing/analysis/fused_reads.hpp"
 #include "indexing/analysis/utilisation.hpp"
-#include "indexing/count.hpp"
-#include "indexing/exact_ops.hpp"
+#include "indexing/maps/count.hpp"
+#include "indexing/maps/exact_ops.hpp"
 
 namespace hlo_index::analysis {
 

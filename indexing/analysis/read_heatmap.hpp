@@ -27,7 +27,7 @@
 
 #include "indexing/analysis/map_interner.hpp"
 #include "indexing/analysis/module_analysis.hpp"
-#include "indexing/instruction_indexing.hpp"
+#include "indexing/compose/instruction_indexing.hpp"
 
 namespace hlo_index::analysis {
 

@@ -1,5 +1,5 @@
 #include "indexing/analysis/read_patterns.hpp"
-#include "indexing/tuple_leaves.hpp"
+#include "indexing/ops/tuple_leaves.hpp"
 
 namespace hlo_index::analysis {
 

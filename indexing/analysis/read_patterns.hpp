@@ -14,7 +14,7 @@
 #include "indexing/analysis/coalescing.hpp"
 #include "indexing/analysis/map_interner.hpp"
 #include "indexing/analysis/physical_indexing.hpp"
-#include "indexing/instruction_indexing.hpp"
+#include "indexing/compose/instruction_indexing.hpp"
 
 namespace hlo_index::analysis {
 

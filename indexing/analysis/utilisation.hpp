@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "indexing/count.hpp"
-#include "indexing/instruction_indexing.hpp"
+#include "indexing/compose/instruction_indexing.hpp"
+#include "indexing/maps/count.hpp"
 
 namespace hlo_index::analysis {
 

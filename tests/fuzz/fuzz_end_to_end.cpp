@@ -8,9 +8,9 @@
 #include <string>
 
 #include "indexing/analysis/instruction_report.hpp"
-#include "indexing/analysis/linter.hpp"
 #include "indexing/analysis/module_analysis.hpp"
-#include "indexing/isl_context.hpp"
+#include "indexing/maps/isl_context.hpp"
+#include "indexing/verdicts/linter.hpp"
 #include "parser/parse.hpp"
 
 namespace {

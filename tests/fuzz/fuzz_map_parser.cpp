@@ -8,10 +8,10 @@
 #include <stdexcept>
 #include <string>
 
-#include "indexing/isl_context.hpp"
-#include "indexing/map_parser.hpp"
-#include "indexing/map_printer.hpp"
-#include "indexing/simplify_map.hpp"
+#include "indexing/maps/isl_context.hpp"
+#include "indexing/maps/map_parser.hpp"
+#include "indexing/maps/map_printer.hpp"
+#include "indexing/maps/simplify_map.hpp"
 #include "simplify/interval.hpp"
 
 namespace {

@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "indexing/isl_context.hpp"
-#include "indexing/layout_maps.hpp"
+#include "indexing/maps/isl_context.hpp"
+#include "indexing/maps/layout_maps.hpp"
 #include "layout/physical_layout.hpp"
 #include "parser/parse.hpp"
 #include "simplify/interval.hpp"

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "indexing/indexing_map.hpp"
+#include "indexing/maps/indexing_map.hpp"
 #include "simplify/expr.hpp"
 
 namespace hlo_index::test {

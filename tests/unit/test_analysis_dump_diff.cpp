@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "indexing/analysis/dump_diff.hpp"
+#include "indexing/verdicts/dump_diff.hpp"
 #include "parse_helpers.hpp"
 
 using namespace hlo_index;

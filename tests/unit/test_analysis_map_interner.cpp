@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "indexing/analysis/map_interner.hpp"
-#include "indexing/map_parser.hpp"
+#include "indexing/maps/map_parser.hpp"
 
 using namespace hlo_index;
 using analysis::MapInterner;

@@ -12,8 +12,8 @@
 #include <thread>
 
 #include "indexing/analysis/ordered_work.hpp"
-#include "indexing/analysis/summary.hpp"
-#include "indexing/isl_context.hpp"
+#include "indexing/maps/isl_context.hpp"
+#include "indexing/verdicts/summary.hpp"
 #include "parse_helpers.hpp"
 
 using namespace hlo_index;

@@ -13,8 +13,8 @@
 #include <utility>
 
 #include "indexing/analysis/instruction_filter.hpp"
-#include "indexing/analysis/linter.hpp"
-#include "indexing/analysis/summary.hpp"
+#include "indexing/verdicts/linter.hpp"
+#include "indexing/verdicts/summary.hpp"
 #include "parse_helpers.hpp"
 
 using namespace hlo_index;

@@ -2,8 +2,8 @@
 // residue-class method for one constrained variable, isl for the rest.
 #include <catch2/catch.hpp>
 
-#include "indexing/count.hpp"
-#include "indexing/map_parser.hpp"
+#include "indexing/maps/count.hpp"
+#include "indexing/maps/map_parser.hpp"
 
 using namespace hlo_index::indexing;
 

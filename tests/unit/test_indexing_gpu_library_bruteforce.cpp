@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "convolution_reference.hpp"
-#include "indexing/instruction_indexing.hpp"
+#include "indexing/compose/instruction_indexing.hpp"
 #include "map_relation.hpp"
 #include "parse_helpers.hpp"
 #include "test_rng.hpp"

@@ -1,5 +1,5 @@
 // The deterministic caps on a composed map's complexity
-// (indexing/map_complexity): the measure itself on maps built to sit at and
+// (indexing/maps/map_complexity): the measure itself on maps built to sit at and
 // just past each cap, and a walk of a chain of reshapes, transposes and
 // reverses: short, its composed map stays exact and equals the chain's
 // semantics evaluated directly; long, the walk stops at the caps and both
@@ -13,10 +13,10 @@
 #include <utility>
 #include <vector>
 
-#include "indexing/instruction_indexing.hpp"
-#include "indexing/map_builders.hpp"
-#include "indexing/map_complexity.hpp"
-#include "indexing/map_parser.hpp"
+#include "indexing/compose/instruction_indexing.hpp"
+#include "indexing/maps/map_builders.hpp"
+#include "indexing/maps/map_complexity.hpp"
+#include "indexing/maps/map_parser.hpp"
 #include "map_relation.hpp"
 #include "parse_helpers.hpp"
 #include "simplify/expr.hpp"

@@ -3,13 +3,13 @@
 // the isl operation budget.
 #include <catch2/catch.hpp>
 
-#include "indexing/exact_ops.hpp"
-#include "indexing/inverse.hpp"
-#include "indexing/isl_context.hpp"
-#include "indexing/map_ops.hpp"
-#include "indexing/map_parser.hpp"
-#include "indexing/map_printer.hpp"
-#include "indexing/simplify_map.hpp"
+#include "indexing/maps/exact_ops.hpp"
+#include "indexing/maps/inverse.hpp"
+#include "indexing/maps/isl_context.hpp"
+#include "indexing/maps/map_ops.hpp"
+#include "indexing/maps/map_parser.hpp"
+#include "indexing/maps/map_printer.hpp"
+#include "indexing/maps/simplify_map.hpp"
 
 using namespace hlo_index::indexing;
 

@@ -21,8 +21,8 @@
 #include <utility>
 #include <vector>
 
-#include "indexing/instruction_indexing.hpp"
-#include "indexing/tuple_leaves.hpp"
+#include "indexing/compose/instruction_indexing.hpp"
+#include "indexing/ops/tuple_leaves.hpp"
 #include "map_relation.hpp"
 #include "parse_helpers.hpp"
 #include "test_rng.hpp"

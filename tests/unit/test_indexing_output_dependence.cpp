@@ -1,4 +1,4 @@
-// The fallback past the composition bounds (indexing/output_dependence): the
+// The fallback past the composition bounds (indexing/ops/output_dependence): the
 // parameter elements an output of a called computation may depend on, each
 // read whole at every output index. Checked by enumeration against the
 // dependence written down from the ops' semantics, and on a conditional whose
@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "indexing/instruction_indexing.hpp"
-#include "indexing/output_dependence.hpp"
+#include "indexing/compose/instruction_indexing.hpp"
+#include "indexing/ops/output_dependence.hpp"
 #include "map_relation.hpp"
 #include "parse_helpers.hpp"
 #include "simplify/expr.hpp"

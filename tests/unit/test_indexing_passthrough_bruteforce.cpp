@@ -22,9 +22,9 @@
 #include <utility>
 #include <vector>
 
-#include "indexing/instruction_indexing.hpp"
-#include "indexing/map_ops.hpp"
-#include "indexing/map_set_bound.hpp"
+#include "indexing/compose/instruction_indexing.hpp"
+#include "indexing/maps/map_ops.hpp"
+#include "indexing/maps/map_set_bound.hpp"
 #include "map_relation.hpp"
 #include "parse_helpers.hpp"
 #include "test_rng.hpp"

@@ -42,11 +42,11 @@
 #include <vector>
 
 #include "indexing/analysis/physical_indexing.hpp"
-#include "indexing/indexing_map.hpp"
-#include "indexing/instruction_indexing.hpp"
-#include "indexing/layout_maps.hpp"
-#include "indexing/map_parser.hpp"
-#include "indexing/map_printer.hpp"
+#include "indexing/compose/instruction_indexing.hpp"
+#include "indexing/maps/indexing_map.hpp"
+#include "indexing/maps/layout_maps.hpp"
+#include "indexing/maps/map_parser.hpp"
+#include "indexing/maps/map_printer.hpp"
 #include "layout/physical_layout.hpp"
 #include "parser/diagnostics.hpp"
 #include "parser/parse.hpp"

@@ -29,7 +29,7 @@
 #include <utility>
 #include <vector>
 
-#include "indexing/instruction_indexing.hpp"
+#include "indexing/compose/instruction_indexing.hpp"
 #include "map_relation.hpp"
 #include "parse_helpers.hpp"
 #include "test_rng.hpp"

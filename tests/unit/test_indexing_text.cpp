@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "indexing/count.hpp"
-#include "indexing/exact_ops.hpp"
-#include "indexing/inverse.hpp"
-#include "indexing/map_parser.hpp"
-#include "indexing/map_printer.hpp"
-#include "indexing/simplify_map.hpp"
+#include "indexing/maps/count.hpp"
+#include "indexing/maps/exact_ops.hpp"
+#include "indexing/maps/inverse.hpp"
+#include "indexing/maps/map_parser.hpp"
+#include "indexing/maps/map_printer.hpp"
+#include "indexing/maps/simplify_map.hpp"
 
 using namespace hlo_index::indexing;
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "indexing/exact_ops.hpp"
-#include "indexing/map_parser.hpp"
+#include "indexing/maps/exact_ops.hpp"
+#include "indexing/maps/map_parser.hpp"
 #include "map_relation.hpp"
 
 using namespace hlo_index;

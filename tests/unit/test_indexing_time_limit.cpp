@@ -7,11 +7,11 @@
 #include <string>
 
 #include "indexing/analysis/module_analysis.hpp"
-#include "indexing/instruction_indexing.hpp"
-#include "indexing/isl_context.hpp"
-#include "indexing/map_parser.hpp"
-#include "indexing/map_printer.hpp"
-#include "indexing/simplify_map.hpp"
+#include "indexing/compose/instruction_indexing.hpp"
+#include "indexing/maps/isl_context.hpp"
+#include "indexing/maps/map_parser.hpp"
+#include "indexing/maps/map_printer.hpp"
+#include "indexing/maps/simplify_map.hpp"
 #include "parser/parse.hpp"
 
 using namespace hlo_index;

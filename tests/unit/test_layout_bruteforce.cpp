@@ -1,5 +1,5 @@
 // Brute-force tests of physical layouts (layout/physical_layout) and their
-// indexing maps (indexing/layout_maps). On a few hundred deterministic random
+// indexing maps (indexing/maps/layout_maps). On a few hundred deterministic random
 // small layouts, every element's offset is computed by a direct, independent
 // implementation of the tiled-layout formula (XLA's docs/tiled_layout.md,
 // restated in xla-indexing-notes.md §6.4), and compared with
@@ -27,13 +27,13 @@
 #include <utility>
 #include <vector>
 
-#include "indexing/count.hpp"
-#include "indexing/exact_ops.hpp"
-#include "indexing/indexing_map.hpp"
-#include "indexing/inverse.hpp"
-#include "indexing/isl_context.hpp"
-#include "indexing/layout_maps.hpp"
-#include "indexing/map_printer.hpp"
+#include "indexing/maps/count.hpp"
+#include "indexing/maps/exact_ops.hpp"
+#include "indexing/maps/indexing_map.hpp"
+#include "indexing/maps/inverse.hpp"
+#include "indexing/maps/isl_context.hpp"
+#include "indexing/maps/layout_maps.hpp"
+#include "indexing/maps/map_printer.hpp"
 #include "layout/physical_layout.hpp"
 #include "parser/parse.hpp"
 #include "parser/shape.hpp"

@@ -3,9 +3,9 @@
 // suite (test_layout_bruteforce.cpp) checks random layouts against the formula.
 #include <catch2/catch.hpp>
 
-#include "indexing/layout_maps.hpp"
-#include "indexing/map_builders.hpp"
-#include "indexing/map_printer.hpp"
+#include "indexing/maps/layout_maps.hpp"
+#include "indexing/maps/map_builders.hpp"
+#include "indexing/maps/map_printer.hpp"
 #include "layout/physical_layout.hpp"
 #include "parser/parse.hpp"
 

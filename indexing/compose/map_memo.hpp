@@ -1,0 +1,86 @@
+// Memo of the final steps of composing a called computation's maps (the
+// exact simplification of each composed map and the semantic deduplication
+// of each operand's set). A wide call composes its body once per output,
+// and the outputs read their operands through largely the same maps, so
+// without it the same isl questions are asked hundreds of times.
+//
+// Both steps are pure functions of the maps involved (every field, runtime
+// sources included) and of the thread's isl operation limit, so answering
+// from the memo never changes a printed map, count or verdict.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "indexing/maps/indexing_map.hpp"
+#include "indexing/maps/simplify_map.hpp"
+#include "indexing/ops/op_maps.hpp"
+
+namespace hlo_index::indexing {
+
+/// Hash and equality over every field of a map (MapInterner's identity,
+/// and recursively the element maps of runtime sources).
+struct MapIdentityHash {
+  std::size_t operator()(const IndexingMap& map) const;
+};
+struct MapIdentical {
+  bool operator()(const IndexingMap& a, const IndexingMap& b) const;
+};
+
+/// Whether insert_unique drops `map` because the set member `member` stands
+/// for it: both UNDEFINED for the same reason, or (with `semantic`) equal
+/// relations by are_equal with the same approximation and replica arity.
+bool merges_into(const IndexingMap& member, const IndexingMap& map, bool semantic);
+
+/// The constant first result of a defined map: the tuple element a map into a tuple reads.
+inline std::optional<std::int64_t> element_read(const IndexingMap& map) {
+  if (!map.is_defined() || map.results().empty() || !map.results().front().is_constant()) return std::nullopt;
+  return map.results().front().constant_value();
+}
+
+/// Whether `a` and a map `b` with element_read(b) == `element` are defined maps whose first
+/// results are different constants (maps into different elements of a tuple): then they are
+/// neither equal nor does one merge into the other, in either mode. A few loads, where
+/// operator== and merges_into cost a hundred instructions each: sets of thousands of such maps
+/// (a while read whole) compare every pair.
+inline bool into_distinct_elements(const IndexingMap& a, std::optional<std::int64_t> element) {
+  if (!element) return false;
+  const std::optional<std::int64_t> other = element_read(a);
+  return other && *other != *element;
+}
+
+class FinalMapMemo {
+public:
+  /// simplify(map, policy), answered from the memo for a map seen before.
+  void simplify(IndexingMap& map, SimplifyPolicy policy);
+  /// insert_unique(set, map, true), with the equality verdict of each pair
+  /// of maps remembered. `ids` runs parallel to `set` (start both empty).
+  void insert_unique(MapSet& set, std::vector<std::uint32_t>& ids, IndexingMap map);
+
+  /// Forgets the maps and verdicts (the counts stay): IndexingAnalysis
+  /// keeps them for one instruction, whose outputs share them.
+  void clear();
+
+  std::size_t simplify_hits() const { return m_simplify_hits; }
+  std::size_t simplify_misses() const { return m_simplify_misses; }
+  std::size_t verdict_hits() const { return m_verdict_hits; }
+  std::size_t verdict_misses() const { return m_verdict_misses; }
+
+private:
+  /// Forgets every isl-backed answer when the isl limit changed.
+  void check_limit();
+  std::uint32_t intern(const IndexingMap& map);
+
+  unsigned long m_isl_limit = 0;
+  SimplifyPolicy m_policy = SimplifyPolicy::kNone;
+  bool m_keyed = false;
+  std::unordered_map<IndexingMap, IndexingMap, MapIdentityHash, MapIdentical> m_simplified;
+  std::unordered_map<IndexingMap, std::uint32_t, MapIdentityHash, MapIdentical> m_ids;
+  std::unordered_map<std::uint64_t, bool> m_verdicts;  // (member id << 32 | new id) -> merges
+  std::size_t m_simplify_hits = 0, m_simplify_misses = 0;
+  std::size_t m_verdict_hits = 0, m_verdict_misses = 0;
+};
+
+}  // namespace hlo_index::indexing

@@ -1,0 +1,406 @@
+#include "indexing/maps/count.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+#include <optional>
+#include <stdexcept>
+
+#include "indexing/maps/isl_bridge.hpp"
+#include "indexing/maps/non_affine.hpp"
+#include "simplify/range.hpp"
+
+namespace hlo_index::indexing {
+
+namespace {
+
+constexpr std::int64_t k_max = std::numeric_limits<std::int64_t>::max();
+// Expression evaluations one count may spend before handing over to isl.
+constexpr std::int64_t k_evaluation_budget = 20'000'000;
+// Largest residue period the closed form walks through.
+constexpr std::int64_t k_max_period = 1 << 20;
+
+struct OutOfBudget {};
+
+std::int64_t mul_or_saturate(std::int64_t a, std::int64_t b, bool& exact) {
+  std::int64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) {
+    exact = false;
+    return k_max;
+  }
+  return r;
+}
+std::int64_t add_or_saturate(std::int64_t a, std::int64_t b, bool& exact) {
+  std::int64_t r;
+  if (__builtin_add_overflow(a, b, &r)) {
+    exact = false;
+    return k_max;
+  }
+  return r;
+}
+
+std::int64_t lcm_capped(std::int64_t a, std::int64_t b) {
+  std::int64_t g = simplify::gcd(a, b);
+  std::int64_t r;
+  if (__builtin_mul_overflow(a / g, b, &r) || r > k_max_period) return k_max_period + 1;
+  return r;
+}
+
+// A step of `period` in variable v changes `e` by a constant.
+std::int64_t period_in(const Expr& e, Var v) {
+  switch (e.kind()) {
+    case Expr::Kind::kConstant:
+    case Expr::Kind::kVariable: return 1;
+    case Expr::Kind::kSum: {
+      std::int64_t p = 1;
+      for (const simplify::Term& t : e.terms()) p = lcm_capped(p, period_in(t.atom, v));
+      return p;
+    }
+    case Expr::Kind::kFloorDiv:
+    case Expr::Kind::kMod: {
+      if (!simplify::uses_variable(e.operand(), v)) return 1;
+      std::int64_t inner = period_in(e.operand(), v);
+      std::int64_t r;
+      if (__builtin_mul_overflow(inner, e.divisor(), &r) || r > k_max_period) return k_max_period + 1;
+      return r;
+    }
+    case Expr::Kind::kNonAffine:
+      // No period in general (s0 * s1, d0 floordiv s0).
+      return simplify::uses_variable(e, v) ? k_max_period + 1 : 1;
+  }
+  return 1;
+}
+
+// Counting of one connected group of variables.
+class ComponentCounter {
+public:
+  ComponentCounter(const Domain& domain, std::vector<Var> vars, std::vector<const Constraint*> constraints,
+                   std::int64_t& budget)
+      : m_domain(domain), m_vars(std::move(vars)), m_constraints(std::move(constraints)), m_budget(budget) {
+    for (int k = 0; k < simplify::k_var_kinds; ++k) m_values[k].assign(domain.count(static_cast<VarKind>(k)), 0);
+  }
+
+  std::int64_t run(bool& exact) {
+    // The variable with the widest interval is counted in closed form; the
+    // others are enumerated.
+    std::size_t inner = 0;
+    for (std::size_t i = 1; i < m_vars.size(); ++i) {
+      if (m_domain.bounds(m_vars[i]).size() > m_domain.bounds(m_vars[inner]).size()) inner = i;
+    }
+    std::swap(m_vars[inner], m_vars.back());
+    return enumerate(0, exact);
+  }
+
+private:
+  simplify::VarValues values() const { return {m_values[0], m_values[1], m_values[2]}; }
+  std::int64_t& value(Var v) { return m_values[static_cast<int>(v.kind)][v.index]; }
+
+  void spend(std::int64_t n) {
+    m_budget -= n;
+    if (m_budget < 0) throw OutOfBudget{};
+  }
+
+  std::int64_t enumerate(std::size_t depth, bool& exact) {
+    if (depth + 1 == m_vars.size()) return count_last(exact);
+    Interval b = m_domain.bounds(m_vars[depth]);
+    std::int64_t total = 0;
+    for (std::int64_t x = b.lo;; ++x) {
+      value(m_vars[depth]) = x;
+      total = add_or_saturate(total, enumerate(depth + 1, exact), exact);
+      if (x == b.hi) break;
+    }
+    return total;
+  }
+
+  bool satisfied() {
+    spend(static_cast<std::int64_t>(m_constraints.size()));
+    for (const Constraint* c : m_constraints) {
+      if (!c->interval.contains(simplify::evaluate(c->expr, values()))) return false;
+    }
+    return true;
+  }
+
+  std::int64_t count_last(bool&) {
+    Var v = m_vars.back();
+    Interval b = m_domain.bounds(v);
+    std::int64_t period = 1;
+    for (const Constraint* c : m_constraints) period = lcm_capped(period, period_in(c->expr, v));
+    if (b.size() <= 64 || period > k_max_period || b.size() <= 2 * period) {
+      spend(b.size());
+      std::int64_t n = 0;
+      for (std::int64_t x = b.lo;; ++x) {
+        value(v) = x;
+        if (satisfied()) ++n;
+        if (x == b.hi) break;
+      }
+      return n;
+    }
+    // Per residue class: every constraint is affine in q where x = x0 + period*q.
+    std::int64_t n = 0;
+    for (std::int64_t r = 0; r < period; ++r) {
+      std::int64_t x0 = b.lo + r;
+      std::int64_t steps = (b.hi - x0) / period;  // q in [0, steps]
+      Interval q{0, steps};
+      spend(2 * static_cast<std::int64_t>(m_constraints.size()));
+      for (const Constraint* c : m_constraints) {
+        value(v) = x0;
+        std::int64_t f0 = simplify::evaluate(c->expr, values());
+        value(v) = x0 + period;
+        std::int64_t delta = simplify::evaluate(c->expr, values()) - f0;
+        Interval allowed;
+        if (delta == 0) {
+          allowed = c->interval.contains(f0) ? q : Interval{};
+        } else if (delta > 0) {
+          allowed = {simplify::ceil_div(c->interval.lo - f0, delta), simplify::floor_div(c->interval.hi - f0, delta)};
+        } else {
+          allowed = {simplify::ceil_div(c->interval.hi - f0, delta), simplify::floor_div(c->interval.lo - f0, delta)};
+        }
+        q = q.intersect(allowed);
+        if (q.empty()) break;
+      }
+      n += q.empty() ? 0 : q.size();
+    }
+    return n;
+  }
+
+  const Domain& m_domain;
+  std::vector<Var> m_vars;
+  std::vector<const Constraint*> m_constraints;
+  std::int64_t& m_budget;
+  std::vector<std::int64_t> m_values[simplify::k_var_kinds];
+};
+
+// Groups of variables linked by constraints.
+struct Components {
+  std::vector<std::size_t> parent;
+  std::size_t find(std::size_t x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  }
+};
+
+// isl's count of a group the closed forms could not finish; out of
+// budget, the box (an upper bound).
+Count isl_count(const Domain& domain) {
+  auto box = [&] {
+    Count c{1, false};
+    bool exact = true;
+    for (Var v : domain.all_variables()) c.value = mul_or_saturate(c.value, domain.bounds(v).size(), exact);
+    return c;
+  };
+  try {
+    return within_isl_budget([&] { return Count{indexing::count_points(graph_set(domain, {})), true}; }, box);
+  } catch (const simplify::ArithmeticOverflow&) {
+    return box();
+  }
+}
+
+}  // namespace
+
+Count count_points(const Domain& domain) {
+  if (domain.has_empty_bounds()) return {0, true};
+  std::vector<Var> vars = domain.all_variables();
+  Components comp{std::vector<std::size_t>(vars.size())};
+  std::iota(comp.parent.begin(), comp.parent.end(), 0);
+  for (const Constraint& c : domain.constraints()) {
+    std::size_t first = SIZE_MAX;
+    simplify::for_each_variable(c.expr, [&](Var v) {
+      std::size_t i = domain.position(v);
+      if (first == SIZE_MAX) {
+        first = i;
+      } else {
+        comp.parent[comp.find(i)] = comp.find(first);
+      }
+    });
+    if (first == SIZE_MAX && !c.interval.contains(c.expr.constant_value())) return {0, true};
+  }
+  Count total{1, true};
+  std::int64_t budget = k_evaluation_budget;
+  for (std::size_t root = 0; root < vars.size(); ++root) {
+    if (comp.find(root) != root) continue;
+    std::vector<Var> members;
+    for (std::size_t i = 0; i < vars.size(); ++i) {
+      if (comp.find(i) == root) members.push_back(vars[i]);
+    }
+    std::vector<const Constraint*> constraints;
+    for (const Constraint& c : domain.constraints()) {
+      bool mine = false;
+      simplify::for_each_variable(c.expr, [&](Var v) { mine = mine || comp.find(domain.position(v)) == root; });
+      if (mine) constraints.push_back(&c);
+    }
+    std::int64_t n;
+    if (constraints.empty()) {
+      n = domain.bounds(members[0]).size();
+    } else {
+      try {
+        bool exact = true;
+        n = ComponentCounter(domain, members, constraints, budget).run(exact);
+        total.exact = total.exact && exact;
+      } catch (const OutOfBudget&) {
+        // The component alone, handed to isl.
+        Count c = isl_count(domain.restricted_to([&](Var v) { return comp.find(domain.position(v)) == root; }));
+        n = c.value;
+        total.exact = total.exact && c.exact;
+      }
+    }
+    total.value = mul_or_saturate(total.value, n, total.exact);
+    if (total.value == 0) return {0, true};
+  }
+  return total;
+}
+
+Count count_domain(const IndexingMap& map) {
+  if (map.is_known_empty()) return {0, true};
+  if (map.is_undefined()) return {0, false};
+  Count c = count_points(map.domain());
+  c.exact = c.exact && !map.approximate();
+  return c;
+}
+
+namespace {
+
+// Results that are `a*v + c` (a != 0) of pairwise distinct variables, and
+// the variables' groups closed under constraints: the image is in
+// bijection with the projection of the domain onto those variables.
+std::optional<Count> count_projection_image(const IndexingMap& map) {
+  const Domain& d = map.domain();
+  std::vector<Var> projected;
+  for (const Expr& r : map.results()) {
+    if (r.is_constant()) continue;
+    std::vector<simplify::Term> terms;
+    std::int64_t constant;
+    simplify::decompose_linear(r, terms, constant);
+    if (terms.size() != 1 || !terms[0].atom.is_variable()) return std::nullopt;
+    Var v = terms[0].atom.variable();
+    if (std::find(projected.begin(), projected.end(), v) != projected.end()) return std::nullopt;
+    projected.push_back(v);
+  }
+  auto is_projected = [&](Var v) { return std::find(projected.begin(), projected.end(), v) != projected.end(); };
+  for (const Constraint& c : d.constraints()) {
+    bool in = false, out = false;
+    simplify::for_each_variable(c.expr, [&](Var v) { (is_projected(v) ? in : out) = true; });
+    if (in && out) return std::nullopt;
+  }
+  // The other variables must admit at least one point; then every point
+  // of the projection is reached.
+  if (count_points(d.restricted_to([&](Var v) { return !is_projected(v); })).value == 0) return Count{0, true};
+  return count_points(d.restricted_to(is_projected));
+}
+
+// Images over more symbols than this are bounded, not counted: isl's
+// injectivity test and projection grow exponentially with them (a chain of
+// 200 dynamic-slices has 400 runtime variables) and do not count as isl
+// operations, so no budget stops them.
+constexpr std::size_t k_max_exact_image_symbols = 64;
+
+Count upper_bound_image(const IndexingMap& map) {
+  simplify::RangeEvaluator ranges(map.domain(), true);
+  Count c{1, false};
+  bool exact = true;
+  for (const Expr& r : map.results()) c.value = mul_or_saturate(c.value, ranges(r).size(), exact);
+  Count dom = count_domain(map);
+  if (dom.value < c.value) c.value = dom.value;
+  return c;
+}
+
+// Via isl: the domain count when the map is injective, else the sum over
+// the disjoint pieces of the projected image.
+Count image_count_within_budget(const IndexingMap& map) {
+  const Domain& d = map.domain();
+  const auto n_vars = static_cast<unsigned>(d.variable_count());
+  isl::set graph = graph_set(d, map.results());
+  if (is_injective(graph, n_vars)) return count_points(d);
+  std::vector<Var> vars;
+  for (std::uint32_t k = 0; k < map.results().size(); ++k) vars.push_back({VarKind::kDim, k});
+  Count out{0, true};
+  for (const Domain& piece : symbolic_pieces(project_out(graph, 0, n_vars), vars)) {
+    Count c = count_points(piece);
+    out.value = add_or_saturate(out.value, c.value, out.exact);
+    out.exact = out.exact && c.exact;
+  }
+  return out;
+}
+
+}  // namespace
+
+Count count_image(const IndexingMap& map) {
+  if (map.is_known_empty()) return {0, true};
+  if (map.is_undefined()) return {0, false};
+  Count out;
+  if (map.results().empty()) {
+    out = {count_points(map.domain()).value > 0 ? 1 : 0, true};
+  } else if (auto projection = count_projection_image(map)) {
+    out = *projection;
+  } else if (has_non_affine(map)) {
+    // Beyond isl: enumerated when small, else bounded.
+    auto image = enumerate_relation(map, /*with_inputs=*/false);
+    out = image ? Count{static_cast<std::int64_t>(image->size()), true} : upper_bound_image(map);
+  } else if (map.range_count() + map.runtime_count() > k_max_exact_image_symbols) {
+    out = upper_bound_image(map);
+  } else {
+    out = within_isl_budget([&] { return image_count_within_budget(map); }, [&] { return upper_bound_image(map); });
+  }
+  out.exact = out.exact && !map.approximate();
+  return out;
+}
+
+Count count_union_image(std::span<const IndexingMap> maps) {
+  std::vector<const IndexingMap*> defined;
+  for (const IndexingMap& m : maps) {
+    if (m.is_undefined()) return {0, false};
+    if (!m.is_known_empty()) defined.push_back(&m);
+  }
+  if (defined.empty()) return {0, true};
+  if (defined.size() == 1) return count_image(*defined[0]);
+  const std::size_t rank = defined[0]->results().size();
+  bool approximate = false;
+  for (const IndexingMap* m : defined) {
+    if (m->results().size() != rank) throw std::invalid_argument("count_union_image: maps of different arities");
+    approximate = approximate || m->approximate();
+  }
+  // Without isl: the images' sizes add up to an upper bound.
+  auto upper_bound = [&] {
+    Count sum{0, false};
+    bool exact = true;
+    for (const IndexingMap* m : defined) sum.value = add_or_saturate(sum.value, count_image(*m).value, exact);
+    return sum;
+  };
+  if (rank == 0) return {1, !approximate};
+  Count out = within_isl_budget(
+      [&] {
+        std::optional<isl::set> all;
+        for (const IndexingMap* m : defined) {
+          const auto n_vars = static_cast<unsigned>(m->domain().variable_count());
+          isl::set image = project_out(graph_set(m->domain(), m->results()), 0, n_vars);
+          all = all ? all->unite(image) : image;
+        }
+        std::vector<Var> vars;
+        for (std::uint32_t k = 0; k < rank; ++k) vars.push_back({VarKind::kDim, k});
+        Count sum{0, true};
+        for (const Domain& piece : symbolic_pieces(all->coalesce(), vars)) {
+          Count c = count_points(piece);
+          sum.value = add_or_saturate(sum.value, c.value, sum.exact);
+          sum.exact = sum.exact && c.exact;
+        }
+        return sum;
+      },
+      upper_bound);
+  out.exact = out.exact && !approximate;
+  return out;
+}
+
+Count count_relation(const IndexingMap& map) {
+  if (map.is_known_empty()) return {0, true};
+  if (map.is_undefined()) return {0, false};
+  if (map.range_count() == 0) return count_domain(map);
+  // Pairs ((d, rt), r): the image of (d, s, rt) -> (d, rt, r).
+  std::vector<Expr> results;
+  for (std::uint32_t i = 0; i < map.dim_count(); ++i) results.push_back(Expr::dim(i));
+  for (std::uint32_t i = 0; i < map.runtime_count(); ++i) results.push_back(Expr::runtime(i));
+  results.insert(results.end(), map.results().begin(), map.results().end());
+  IndexingMap pairs(map.domain(), std::move(results));
+  pairs.inherit_approximation(map);
+  return count_image(pairs);
+}
+
+}  // namespace hlo_index::indexing

@@ -1,0 +1,148 @@
+#include "indexing/maps/non_affine.hpp"
+
+#include <map>
+
+#include "simplify/range.hpp"
+
+namespace hlo_index::indexing {
+
+bool has_non_affine(const IndexingMap& map) {
+  if (!map.is_defined()) return false;
+  for (const Expr& r : map.results()) {
+    if (simplify::has_non_affine(r)) return true;
+  }
+  for (const Expr& r : map.replica_id()) {
+    if (simplify::has_non_affine(r)) return true;
+  }
+  for (const Constraint& c : map.domain().constraints()) {
+    if (simplify::has_non_affine(c.expr)) return true;
+  }
+  return false;
+}
+
+namespace {
+
+// `e` with each non-affine node replaced by its variable in `vars`.
+Expr replace_nodes(const Expr& e, const std::map<Expr, Expr>& vars) {
+  switch (e.kind()) {
+    case Expr::Kind::kConstant:
+    case Expr::Kind::kVariable: return e;
+    case Expr::Kind::kSum: {
+      std::vector<simplify::Term> terms;
+      for (const simplify::Term& t : e.terms()) terms.push_back({replace_nodes(t.atom, vars), t.coefficient});
+      return simplify::linear_combination(terms, e.sum_constant());
+    }
+    case Expr::Kind::kFloorDiv: return simplify::floor_div(replace_nodes(e.operand(), vars), e.divisor());
+    case Expr::Kind::kMod: return simplify::mod(replace_nodes(e.operand(), vars), e.divisor());
+    case Expr::Kind::kNonAffine: return vars.at(e);
+  }
+  return e;
+}
+
+}  // namespace
+
+IndexingMap abstract_non_affine(const IndexingMap& map) {
+  const Domain& domain = map.domain();
+  const simplify::RangeEvaluator ranges(domain, /*use_constraints=*/true);
+  std::vector<Variable> new_ranges = domain.variables(VarKind::kRange);
+  std::map<Expr, Expr> vars;
+  const auto add = [&](const Expr& node) {
+    if (vars.count(node) != 0) return;
+    vars.emplace(node, Expr::range(static_cast<std::uint32_t>(new_ranges.size())));
+    new_ranges.push_back({ranges(node), ""});
+  };
+  for (const Expr& r : map.results()) simplify::for_each_non_affine(r, add);
+  for (const Expr& r : map.replica_id()) simplify::for_each_non_affine(r, add);
+  for (const Constraint& c : domain.constraints()) simplify::for_each_non_affine(c.expr, add);
+
+  std::vector<Expr> results;
+  for (const Expr& r : map.results()) results.push_back(replace_nodes(r, vars));
+  IndexingMap out(Domain(domain.variables(VarKind::kDim), new_ranges, domain.variables(VarKind::kRuntime)),
+                  std::move(results));
+  for (const Constraint& c : domain.constraints()) {
+    if (out.is_defined()) out.add_constraint(replace_nodes(c.expr, vars), c.interval);
+  }
+  if (out.is_defined()) {
+    for (const Expr& r : map.replica_id()) out.replica_id().push_back(replace_nodes(r, vars));
+    out.runtime_sources() = map.runtime_sources();
+  }
+  out.mark_approximate("non-affine terms replaced by range variables");
+  return out;
+}
+
+namespace {
+
+// Walks every point of the box of variable intervals in order, the last
+// variable fastest.
+class PointWalker {
+public:
+  PointWalker(const IndexingMap& map, bool with_inputs) : m_map(map), m_with_inputs(with_inputs) {
+    m_vars = map.domain().all_variables();
+    for (int k = 0; k < simplify::k_var_kinds; ++k) m_values[k].assign(map.domain().count(static_cast<VarKind>(k)), 0);
+  }
+
+  std::optional<std::set<std::vector<std::int64_t>>> run() {
+    std::int64_t box = 1;
+    for (Var v : m_vars) {
+      Interval b = m_map.domain().bounds(v);
+      if (b.empty()) return std::set<std::vector<std::int64_t>>{};
+      if (__builtin_mul_overflow(box, b.size(), &box) || box > k_max_enumerated_points) return std::nullopt;
+      value(v) = b.lo;
+    }
+    try {
+      do {
+        visit();
+      } while (next());
+    } catch (const simplify::ArithmeticOverflow&) {
+      return std::nullopt;
+    }
+    return std::move(m_tuples);
+  }
+
+private:
+  std::int64_t& value(Var v) { return m_values[static_cast<int>(v.kind)][v.index]; }
+  simplify::VarValues values() const { return {m_values[0], m_values[1], m_values[2]}; }
+
+  bool next() {
+    for (std::size_t i = m_vars.size(); i-- > 0;) {
+      Interval b = m_map.domain().bounds(m_vars[i]);
+      if (value(m_vars[i]) < b.hi) {
+        ++value(m_vars[i]);
+        return true;
+      }
+      value(m_vars[i]) = b.lo;
+    }
+    return false;
+  }
+
+  void visit() {
+    for (const Constraint& c : m_map.domain().constraints()) {
+      if (!c.interval.contains(simplify::evaluate(c.expr, values()))) return;
+    }
+    std::vector<std::int64_t> tuple;
+    if (m_with_inputs) {
+      tuple.insert(tuple.end(), m_values[0].begin(), m_values[0].end());
+      tuple.insert(tuple.end(), m_values[2].begin(), m_values[2].end());
+    }
+    for (const Expr& r : m_map.results()) tuple.push_back(simplify::evaluate(r, values()));
+    if (m_with_inputs) {
+      for (const Expr& r : m_map.replica_id()) tuple.push_back(simplify::evaluate(r, values()));
+    }
+    m_tuples.insert(std::move(tuple));
+  }
+
+  const IndexingMap& m_map;
+  bool m_with_inputs;
+  std::vector<Var> m_vars;
+  std::vector<std::int64_t> m_values[simplify::k_var_kinds];
+  std::set<std::vector<std::int64_t>> m_tuples;
+};
+
+}  // namespace
+
+std::optional<std::set<std::vector<std::int64_t>>> enumerate_relation(const IndexingMap& map, bool with_inputs) {
+  if (!map.is_defined()) return std::nullopt;
+  return PointWalker(map, with_inputs).run();
+}
+
+}  // namespace hlo_index::indexing

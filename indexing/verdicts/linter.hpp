@@ -1,0 +1,87 @@
+// The Linter: turns the indexing maps of one instruction into findings of
+// the rules in lint_rules.hpp (the command selects rules and formats).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "indexing/analysis/coalescing.hpp"
+#include "indexing/analysis/fused_reads.hpp"
+#include "indexing/analysis/instruction_filter.hpp"
+#include "indexing/analysis/module_analysis.hpp"
+#include "indexing/analysis/ordered_work.hpp"
+#include "indexing/compose/instruction_indexing.hpp"
+#include "indexing/verdicts/lint_rules.hpp"
+#include "parser/hlo_module.hpp"
+
+namespace hlo_index::analysis {
+
+/// Fusions, or with `all_instructions` every instruction.
+bool linted_instruction(const hlo::Instruction& instruction, bool all_instructions);
+
+/// The instructions lint and summary look at, in program order: those
+/// linted_instruction() keeps, of the analysed computations, that `filter` accepts.
+std::vector<WorkItem> linted_items(std::span<const hlo::Module> modules, const InstructionFilter& filter,
+                                   bool all_instructions);
+
+/// Lints the instructions of one module. Keeps the analyses (and their memos)
+/// across instructions.
+class Linter {
+public:
+  Linter(const hlo::Module& module, LintRuleSet rules, const LintThresholds& thresholds);
+  /// Lints with the maps and memos of `analysis` (which must outlive the
+  /// Linter), so that what another view of the module computed is not
+  /// computed again.
+  Linter(ModuleAnalysis& analysis, LintRuleSet rules, const LintThresholds& thresholds);
+
+  /// The findings of instruction `instruction` of computation `computation`,
+  /// in no particular order.
+  std::vector<LintFinding> lint(std::uint32_t computation, std::uint32_t instruction);
+  /// The target uncoalesced-read judges reads for (`--target`); none: detected from the module.
+  void set_target(std::optional<Target> target) { m_analysis.patterns().set_target(target); }
+
+private:
+  struct OperandFacts;
+  LintFinding finding(LintRule rule, const hlo::Computation& c, std::uint32_t instruction) const;
+  std::vector<OperandFacts> operand_facts(const hlo::Computation& c, const hlo::Instruction& instruction,
+                                          const indexing::InstructionIndexing& logical) const;
+  void duplicated_read_rule(const hlo::Computation& c, std::uint32_t instruction, const FusedBody& body,
+                            const std::vector<OperandFacts>& facts, std::vector<LintFinding>& out) const;
+  void recomputation_rule(const hlo::Computation& c, std::uint32_t instruction, const FusedBody& body,
+                          const std::vector<OperandFacts>& facts, std::vector<LintFinding>& out);
+  /// "%name (line N)" of fused instruction `index` of `computation`.
+  std::string fused_name(const hlo::Computation& computation, std::uint32_t index) const;
+  /// The values naming fused instruction `index` (name, line) for JSON and SARIF.
+  void name_fused(LintFinding& finding, std::string_view key, const hlo::Computation& computation,
+                  std::uint32_t index) const;
+  void low_utilisation_rule(const hlo::Computation& c, std::uint32_t instruction, const OperandUtilisation& u,
+                            const OperandFacts& f, const hlo::Computation* callee, std::optional<std::uint32_t> reader,
+                            std::vector<LintFinding>& out) const;
+  void whole_instruction_rules(const hlo::Computation& c, std::uint32_t instruction,
+                               const indexing::InstructionIndexing& logical, std::vector<LintFinding>& out) const;
+  void count_rules(std::uint32_t computation, std::uint32_t instruction, const indexing::InstructionIndexing& logical,
+                   const FusedBody* body, const std::vector<OperandFacts>& facts, std::vector<LintFinding>& out);
+  /// True when every runtime offset of the operand's maps is computed from
+  /// partition-id or replica-id and constants (each device reads its part).
+  bool per_device_offsets(const hlo::Computation& c, std::uint32_t instruction, std::size_t operand,
+                          const indexing::InstructionIndexing& maps) const;
+  /// True when the users of the operand together read at least --min-utilisation
+  /// of it (a split: slices that each read a part): no waste to report.
+  bool read_in_full_by_users(std::uint32_t computation, std::uint32_t instruction, std::size_t operand);
+  void coalescing_rule(const hlo::Computation& c, std::uint32_t instruction,
+                       const indexing::InstructionIndexing& logical, const std::vector<OperandFacts>& facts,
+                       const FusedBody* fused, std::vector<LintFinding>& out);
+
+  const hlo::Module& m_module;
+  LintRuleSet m_rules;
+  LintThresholds m_thresholds;
+  std::unique_ptr<ModuleAnalysis> m_owned_analysis;  // when none is given
+  ModuleAnalysis& m_analysis;  // its read-pattern memo keeps the coalescing verdicts across layers
+};
+
+}  // namespace hlo_index::analysis

@@ -1,0 +1,234 @@
+#include "indexing/verdicts/summary.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <tuple>
+#include <utility>
+
+#include "indexing/analysis/access_target.hpp"
+#include "indexing/analysis/computation_walk.hpp"
+#include "indexing/analysis/instruction_report.hpp"
+#include "indexing/analysis/module_analysis.hpp"
+#include "indexing/analysis/source_position.hpp"
+#include "indexing/analysis/utilisation.hpp"
+#include "indexing/verdicts/linter.hpp"
+
+namespace hlo_index::analysis {
+
+namespace {
+
+using indexing::IndexingMap;
+using indexing::InstructionIndexing;
+
+constexpr std::int64_t k_max = std::numeric_limits<std::int64_t>::max();
+
+std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
+  std::int64_t sum = 0;
+  return __builtin_add_overflow(a, b, &sum) ? k_max : sum;
+}
+
+void add_counts(const InstructionUtilisation& usage, SummaryRow& row) {
+  row.output_bytes = usage.bytes_written;
+  for (const OperandUtilisation& u : usage.operands) {
+    if (!u.defined()) continue;
+    row.bytes_read = saturating_add(row.bytes_read, u.bytes_read());
+    row.read_traffic = saturating_add(row.read_traffic, u.read_traffic_bytes());
+    row.counts_exact = row.counts_exact && u.distinct_read.exact && u.total_reads.exact && !u.depends_on_runtime;
+    if (u.operand_elements == 0 || u.distinct_read.value == 0) continue;
+    const double utilisation = u.utilisation(), multiplicity = u.multiplicity();
+    if (!row.worst_utilisation || utilisation < *row.worst_utilisation) row.worst_utilisation = utilisation;
+    if (!row.highest_multiplicity || multiplicity > *row.highest_multiplicity) row.highest_multiplicity = multiplicity;
+  }
+}
+
+void note_maps(const InstructionIndexing& indexing, SummaryRow& row) {
+  for (const auto& per_output : indexing.output_to_input) {
+    for (const auto& set : per_output) {
+      for (const IndexingMap& m : set) {
+        row.undefined = row.undefined || m.is_undefined();
+        row.approximate = row.approximate || m.approximate();
+      }
+    }
+  }
+  row.counts_exact = row.counts_exact && !row.approximate;
+}
+
+// The lint counts over the instructions of one module: layers repeat, and
+// linting costs far more than analysing. Keys are interned map ids and
+// interned shape ids, never printed text. (Counts are memoised by
+// ModuleAnalysis.)
+class SummaryMemo {
+public:
+  explicit SummaryMemo(ModuleAnalysis& analysis) : m_maps(analysis.offsets().maps()) {}
+
+  /// The number of lint findings. The rules look at the maps and the shapes
+  /// (layouts included), so an instruction with the same opcode, kind,
+  /// shapes and maps as one linted before has as many findings, except where
+  /// low-utilisation looks around: at the other users of an operand read in
+  /// part (a split is no waste) and at the producers of runtime offsets (per
+  /// device); such instructions are linted on their own. A rule that reads
+  /// anything else must extend this key.
+  std::size_t lint_findings(Linter& linter, const hlo::Module& module, std::uint32_t ci, std::uint32_t ii,
+                            const InstructionIndexing& indexing, const InstructionUtilisation& counted) {
+    const bool findings_from_key_alone =
+        std::all_of(counted.operands.begin(), counted.operands.end(), [](const OperandUtilisation& u) {
+          return !u.defined() || (!u.depends_on_runtime && u.distinct_read.exact &&
+                                  u.distinct_read.value == u.operand_elements * u.replicas);
+        });
+    if (!findings_from_key_alone) return linter.lint(ci, ii).size();
+    const hlo::Computation& c = module.computations[ci];
+    const hlo::Instruction& instr = c.instructions[ii];
+    std::string head(module.opcode_text(instr));
+    if (auto kind = c.attribute(instr, "kind")) head.append("|").append(*kind);
+    std::vector<std::uint32_t> ids{instr.shape};
+    for (std::uint32_t operand : c.operands_of(instr)) ids.push_back(c.instructions[operand].shape);
+    for (std::size_t k = 0; k < indexing.output_to_input.size(); ++k) {
+      const auto& per_output = indexing.output_to_input[k];
+      for (std::size_t j = 0; j < per_output.size(); ++j) {
+        if (per_output[j].empty()) continue;
+        ids.insert(ids.end(), {static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(j),
+                               static_cast<std::uint32_t>(per_output[j].size())});
+        for (const IndexingMap& m : per_output[j]) ids.push_back(m_maps.intern(m));
+      }
+    }
+    auto [it, inserted] = m_lint.try_emplace({std::move(head), std::move(ids)}, 0);
+    if (inserted) it->second = linter.lint(ci, ii).size();
+    return it->second;
+  }
+
+private:
+  MapInterner& m_maps;
+  std::map<std::pair<std::string, std::vector<std::uint32_t>>, std::size_t> m_lint;
+};
+
+SummaryRow summary_row(ModuleAnalysis& analysis, Linter& linter, SummaryMemo& memo, std::uint32_t ci,
+                       std::uint32_t ii) {
+  const hlo::Module& module = analysis.module();
+  const hlo::Computation& c = module.computations[ci];
+  const hlo::Instruction& instr = c.instructions[ii];
+  SummaryRow row;
+  row.file = module.source ? module.source->name() : std::string();
+  const SourcePosition at = source_position(module, instr);
+  row.line = at.line;
+  row.column = at.column;
+  row.module = std::string(module.name);
+  row.computation = std::string(c.name);
+  row.name = std::string(instr.name);
+  const std::optional<std::string_view> kind = c.attribute(instr, "kind");
+  row.kind = instr.opcode == hlo::Opcode::kFusion && kind ? std::string(*kind) : std::string("-");
+  row.opcode = std::string(module.opcode_text(instr));
+  row.output_shape = hlo::to_string(module.shape_of(instr));
+  const InstructionIndexing indexing = analysis.indexing(ci, ii, true, false);
+  note_maps(indexing, row);
+  const InstructionUtilisation counted = instruction_utilisation(analysis, ci, ii, indexing);
+  add_counts(counted, row);
+  // The access models do not describe how XLA's matmul emitters read (they
+  // tile the operands themselves; the uncoalesced-read rule skips them too),
+  // so a dot's or convolution's verdict would only mislead.
+  row.access = matmul_emitted(module, c, instr)
+                   ? AccessVerdict{.text = "matmul"}
+                   : access_verdict(read_patterns(module, c, instr, indexing, analysis.offsets(), analysis.patterns()));
+  row.lint_findings = memo.lint_findings(linter, module, ci, ii, indexing, counted);
+  return row;
+}
+
+template <typename T>
+int compare(const T& a, const T& b) {
+  return a < b ? -1 : (b < a ? 1 : 0);
+}
+
+// Rows without a value sort after those with one, whatever the direction.
+int compare_optional(const std::optional<double>& a, const std::optional<double>& b, bool descending) {
+  if (!a || !b) return compare(!a, !b);
+  return descending ? compare(*b, *a) : compare(*a, *b);
+}
+
+int compare_by(const SummaryRow& a, const SummaryRow& b, SummaryColumn column) {
+  switch (column) {
+    case SummaryColumn::kTraffic: return compare(b.read_traffic, a.read_traffic);
+    case SummaryColumn::kRead: return compare(b.bytes_read, a.bytes_read);
+    case SummaryColumn::kWritten: return compare(b.output_bytes, a.output_bytes);
+    case SummaryColumn::kUtilisation: return compare_optional(a.worst_utilisation, b.worst_utilisation, false);
+    case SummaryColumn::kMultiplicity: return compare_optional(a.highest_multiplicity, b.highest_multiplicity, true);
+    case SummaryColumn::kAccess: return compare_access(a.access, b.access);
+    case SummaryColumn::kLint: return compare(b.lint_findings, a.lint_findings);
+    case SummaryColumn::kLine: return 0;  // the tie-break below
+    case SummaryColumn::kName: return compare(a.name, b.name);
+    case SummaryColumn::kComputation: return compare(a.computation, b.computation);
+    case SummaryColumn::kModule: return compare(a.module, b.module);
+    case SummaryColumn::kKind: return compare(a.kind, b.kind);
+    case SummaryColumn::kOpcode: return compare(a.opcode, b.opcode);
+  }
+  return 0;
+}
+
+}  // namespace
+
+namespace {
+
+// One worker's analyses of one module.
+struct SummaryState {
+  SummaryState(const hlo::Module& module, const SummaryRequest& request)
+      : analysis(module, request.analysis), linter(analysis, every_rule(), LintThresholds{}), memo(analysis) {
+    analysis.patterns().set_target(request.target);
+    linter.set_target(request.target);
+  }
+  static LintRuleSet every_rule() {
+    LintRuleSet rules;
+    rules.set();
+    return rules;
+  }
+  ModuleAnalysis analysis;
+  Linter linter;
+  SummaryMemo memo;
+};
+
+}  // namespace
+
+std::vector<std::vector<SummaryRow>> summarise_modules(std::span<const hlo::Module> modules,
+                                                       const SummaryRequest& request) {
+  std::vector<std::vector<SummaryRow>> rows(modules.size());
+  const std::vector<WorkItem> items = linted_items(modules, request.filter, request.all_instructions);
+  run_in_program_order(
+      items, resolve_jobs(request.jobs),
+      [&](std::size_t module) { return std::make_unique<SummaryState>(modules[module], request); },
+      [](SummaryState& state, const WorkItem& item) {
+        return summary_row(state.analysis, state.linter, state.memo, item.computation, item.instruction);
+      },
+      [&](std::size_t k, SummaryRow&& row) {
+        if (request.on_row) request.on_row(items[k].module);
+        rows[items[k].module].push_back(std::move(row));
+      });
+  return rows;
+}
+
+std::vector<SummaryRow> summarise_module(const hlo::Module& module, const SummaryRequest& request) {
+  return std::move(summarise_modules(std::span<const hlo::Module>(&module, 1), request).front());
+}
+
+const std::vector<std::string_view>& summary_column_names() {
+  static const std::vector<std::string_view> k_names = {"traffic", "read", "written", "utilisation", "multiplicity",
+                                                        "access",  "lint", "line",    "name",        "computation",
+                                                        "module",  "kind", "opcode"};
+  return k_names;
+}
+
+std::optional<SummaryColumn> find_summary_column(std::string_view name) {
+  const auto& names = summary_column_names();
+  const auto it = std::find(names.begin(), names.end(), name);
+  if (it == names.end()) return std::nullopt;
+  return static_cast<SummaryColumn>(it - names.begin());
+}
+
+void sort_rows(std::vector<SummaryRow>& rows, SummaryColumn column) {
+  std::stable_sort(rows.begin(), rows.end(), [column](const SummaryRow& a, const SummaryRow& b) {
+    if (const int by = compare_by(a, b, column); by != 0) return by < 0;
+    return std::tie(a.file, a.line, a.column, a.module, a.computation, a.name) <
+           std::tie(b.file, b.line, b.column, b.module, b.computation, b.name);
+  });
+}
+
+}  // namespace hlo_index::analysis

@@ -1,0 +1,84 @@
+// `hlo-index summary`: one row of figures per fusion (or per analysed
+// instruction), for finding the few fusions of a large dump that matter:
+// bytes written and read, read traffic, worst utilisation, highest read
+// multiplicity, the access verdict, lint findings and whether the maps are
+// exact. Rendering is the app's (app/summary_command.cpp).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "indexing/analysis/access_verdict.hpp"
+#include "indexing/analysis/instruction_filter.hpp"
+#include "indexing/analysis/read_patterns.hpp"
+#include "indexing/compose/instruction_indexing.hpp"
+#include "parser/hlo_module.hpp"
+
+namespace hlo_index::analysis {
+
+struct SummaryRow {
+  std::string file;  // the module's file, as given
+  std::size_t line = 0, column = 0;
+  std::string module, computation, name;
+  std::string kind;  // fusion kind (kLoop, ...), else "-"
+  std::string opcode;
+  std::string output_shape;
+  std::int64_t output_bytes = 0;            // written, packed
+  std::int64_t bytes_read = 0;              // distinct elements read, over operands (upper bounds with runtime offsets)
+  std::int64_t read_traffic = 0;            // reads x element size, over operands and maps
+  bool counts_exact = true;                 // false: some count is an upper bound (runtime offsets, approximate maps)
+  std::optional<double> worst_utilisation;  // lowest over counted operands; none: no operand counted
+  std::optional<double> highest_multiplicity;  // likewise, highest
+  AccessVerdict access;
+  std::size_t lint_findings = 0;                // every lint rule, default thresholds
+  bool approximate = false, undefined = false;  // some map is
+};
+
+struct SummaryRequest {
+  bool all_instructions = false;  // every instruction of the analysed computations, not only fusions
+  InstructionFilter filter;
+  indexing::AnalysisOptions analysis;
+  std::optional<Target> target;  // the access verdicts' target; none: detected from the module
+  unsigned jobs = 1;             // threads (ordered_work.hpp); 0: one per hardware thread
+  /// Called on the calling thread with the module index of each row, in order (progress); may be empty.
+  std::function<void(std::size_t module)> on_row;
+};
+
+/// The rows of each module (empty when the filter rejects the module), in
+/// program order.
+std::vector<std::vector<SummaryRow>> summarise_modules(std::span<const hlo::Module> modules,
+                                                       const SummaryRequest& request);
+/// The rows of one module.
+std::vector<SummaryRow> summarise_module(const hlo::Module& module, const SummaryRequest& request);
+
+enum class SummaryColumn {
+  kTraffic,
+  kRead,
+  kWritten,
+  kUtilisation,
+  kMultiplicity,
+  kAccess,
+  kLint,
+  kLine,
+  kName,
+  kComputation,
+  kModule,
+  kKind,
+  kOpcode,
+};
+
+/// Column names as --sort takes them, in SummaryColumn order.
+const std::vector<std::string_view>& summary_column_names();
+std::optional<SummaryColumn> find_summary_column(std::string_view name);
+
+/// Most interesting first: sizes, multiplicity, access, lint findings
+/// descending; utilisation ascending; line and names ascending. Rows without
+/// a value go last; ties by file, line, then name.
+void sort_rows(std::vector<SummaryRow>& rows, SummaryColumn column);
+
+}  // namespace hlo_index::analysis
