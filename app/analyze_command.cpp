@@ -19,6 +19,7 @@
 #include "indexing/analysis/module_input.hpp"
 #include "indexing/analysis/ordered_work.hpp"
 #include "indexing/compose/instruction_indexing.hpp"
+#include "indexing/cost/cost_model.hpp"
 #include "parser/canonical_names.hpp"
 
 namespace hlo_index::app {
@@ -240,6 +241,12 @@ void setup_analyze_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--physical", options->physical,
                 "Maps between element offsets in the buffers (output offset -> operand offset), through the "
                 "layouts and their tiles");
+  cmd->add_flag("--cost", options->cost,
+                "Per instruction: FLOPs (executed, and by XLA's HloCostAnalysis conventions where they differ), "
+                "the bytes it moves from and to device memory in transfer units of the layouts, and the time a "
+                "roofline model estimates on the device; per module the totals over how often each computation "
+                "runs (docs/cost-model.md)");
+  add_device_options(*cmd, options->device);
   cmd->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
   add_analysis_run_options(*cmd, *options, " and the rest of the module is analysed");
   cmd->add_option("--expect", options->expect,
@@ -325,21 +332,38 @@ std::vector<analysis::WorkItem> shown_items(const std::vector<hlo::Module>& modu
   return items;
 }
 
+// One worker's analyses of one module.
+struct WorkerState {
+  WorkerState(const hlo::Module& module, const indexing::AnalysisOptions& options, const cost::Device& device)
+      : analysis(module, options), costs(analysis, device) {}
+  analysis::ModuleAnalysis analysis;
+  cost::CostModel costs;
+};
+
+// One instruction's report, with its cost when asked for.
+struct AnalysedInstruction {
+  analysis::InstructionReport report;
+  std::optional<cost::InstructionCost> cost;
+  cost::Executions runs;
+};
+
 // Feeds the renderer the reports in program order, opening and closing
 // modules (every one, also those with nothing shown) and computations.
 class ReportSequence {
 public:
   // `several`: the input had several modules (before --module), so each is named.
   ReportSequence(const std::vector<hlo::Module>& modules, bool several, const AnalyzeOptions& options,
-                 AnalyzeRenderer& renderer, analysis::MapTotals& totals, Progress& progress)
+                 AnalyzeRenderer& renderer, analysis::MapTotals& totals, Progress& progress, const cost::Device* device)
       : m_modules(modules),
         m_several(several),
         m_options(options),
         m_renderer(renderer),
         m_totals(totals),
-        m_progress(progress) {}
+        m_progress(progress),
+        m_device(device) {}
 
-  void add(const analysis::WorkItem& item, const analysis::InstructionReport& report) {
+  void add(const analysis::WorkItem& item, const AnalysedInstruction& result) {
+    const analysis::InstructionReport& report = result.report;
     if (item.module != m_module || item.computation != m_computation) close_computation();
     while (!m_module_open || m_module != item.module) {
       if (m_module_open) close_module();
@@ -351,8 +375,9 @@ public:
       m_computation_open = true;
     }
     if (report.utilisation) m_summary.add(*report.utilisation);
+    if (result.cost) m_costs.add(*result.cost, result.runs);
     m_totals.add(report);
-    m_renderer.instruction(m_modules[m_module], report);
+    m_renderer.instruction(m_modules[m_module], report, result.cost ? &*result.cost : nullptr);
     m_progress.instruction_done();
   }
 
@@ -375,13 +400,17 @@ private:
       const std::optional<analysis::Target> given = analysis::parse_target(m_options.target);
       m_renderer.target(module, given ? *given : analysis::detect_target(module), !given.has_value());
     }
+    if (m_options.cost) m_renderer.device(module, cost::device_for(module, m_device), m_device != nullptr);
     m_module = k;
     m_next_module = k + 1;
     m_module_open = true;
     m_summary = UtilisationSummary{};
+    m_costs = cost::CostTotals{};
   }
   void close_module() {
-    m_renderer.end_module(m_modules[m_module], m_options.utilisation ? &m_summary : nullptr);
+    const hlo::Module& module = m_modules[m_module];
+    m_renderer.end_module(module, m_options.utilisation ? &m_summary : nullptr, m_options.cost ? &m_costs : nullptr,
+                          m_options.cost ? &cost::device_for(module, m_device) : nullptr);
     m_module_open = false;
   }
   void close_computation() {
@@ -397,29 +426,39 @@ private:
   analysis::MapTotals& m_totals;
   Progress& m_progress;
   UtilisationSummary m_summary;
+  cost::CostTotals m_costs;
+  const cost::Device* m_device = nullptr;  // --device or --device-file; else per module by its target
   std::size_t m_module = 0, m_next_module = 0;
   std::uint32_t m_computation = 0;
   bool m_module_open = false, m_computation_open = false;
 };
 
 void analyze_modules(const std::vector<hlo::Module>& modules, bool several, const AnalyzeOptions& options,
-                     const analysis::InstructionFilter& filter, AnalyzeRenderer& renderer, Progress& progress) {
+                     const analysis::InstructionFilter& filter, AnalyzeRenderer& renderer, Progress& progress,
+                     const cost::Device* device) {
   const analysis::ReportRequest request = report_request(options);
   const std::optional<analysis::Target> target = analysis::parse_target(options.target);
   analysis::MapTotals totals;
-  ReportSequence sequence(modules, several, options, renderer, totals, progress);
+  ReportSequence sequence(modules, several, options, renderer, totals, progress, device);
   const std::vector<analysis::WorkItem> items = shown_items(modules, options, filter);
   analysis::run_in_program_order(
       items, analysis::resolve_jobs(options.jobs),
       [&](std::size_t module) {
-        auto analysis = std::make_unique<analysis::ModuleAnalysis>(modules[module], analysis_options(options));
-        if (options.coalescing) analysis->patterns().set_target(target);
-        return analysis;
+        auto state = std::make_unique<WorkerState>(modules[module], analysis_options(options),
+                                                   cost::device_for(modules[module], device));
+        if (options.coalescing) state->analysis.patterns().set_target(target);
+        return state;
       },
-      [&](analysis::ModuleAnalysis& analysis, const analysis::WorkItem& item) {
-        return analysis::report_instruction(analysis, item.computation, item.instruction, request);
+      [&](WorkerState& state, const analysis::WorkItem& item) {
+        AnalysedInstruction result{
+            analysis::report_instruction(state.analysis, item.computation, item.instruction, request), {}, {}};
+        if (options.cost) {
+          result.cost = state.costs.cost(item.computation, item.instruction);
+          result.runs = state.costs.executions(item.computation);
+        }
+        return result;
       },
-      [&](std::size_t k, const analysis::InstructionReport& report) { sequence.add(items[k], report); });
+      [&](std::size_t k, const AnalysedInstruction& result) { sequence.add(items[k], result); });
   sequence.finish();
 }
 
@@ -457,10 +496,12 @@ int analyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err)
   if (!check_names(opts, *modules, err) || !check_match(*filter, opts, *modules, err) ||
       !check_operand(opts, *modules, err))
     return k_exit_input_error;
+  const std::optional<ChosenDevice> device = choose_device(opts.device, err);
+  if (!device) return k_exit_input_error;
   const std::unique_ptr<AnalyzeRenderer> renderer =
       opts.format == "text" ? make_text_renderer(opts, out) : make_json_renderer(opts, out);
   Progress progress(err, "hlo-index analyze", progress_wanted(opts.format) && opts.expect.empty());
-  analyze_modules(*modules, several, opts, *filter, *renderer, progress);
+  analyze_modules(*modules, several, opts, *filter, *renderer, progress, device->get());
   return k_exit_ok;
 }
 

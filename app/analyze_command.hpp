@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "app/common_options.hpp"
+#include "app/device_options.hpp"
 namespace hlo_index::app {
 
 struct AnalyzeOptions {
@@ -26,6 +27,8 @@ struct AnalyzeOptions {
   bool physical = false;        // maps between element offsets of the buffers
   bool utilisation = false;     // per-operand counts: elements read, reads, bytes (indexing/analysis/utilisation.hpp)
   bool coalescing = false;      // per-operand read pattern across threads (indexing/analysis/coalescing.hpp)
+  bool cost = false;            // FLOPs, bytes moved and estimated time (indexing/cost/cost_model.hpp)
+  DeviceOptions device;         // the device of the estimated times
   std::string target;           // gpu | tpu | cpu; empty: detected from the module
   std::string format = "text";  // text | json
   unsigned long isl_max_operations = 0;

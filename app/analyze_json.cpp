@@ -8,6 +8,7 @@
 #include <string>
 
 #include "app/analyze_render.hpp"
+#include "app/cost_render.hpp"
 #include "indexing/analysis/source_position.hpp"
 #include "indexing/maps/map_printer.hpp"
 
@@ -167,6 +168,11 @@ public:
     m_head["target_source"] = detected ? "detected" : "--target";
   }
 
+  void device(const hlo::Module&, const cost::Device& device, bool chosen) override {
+    m_head["device"] = std::string(device.name);
+    m_head["device_source"] = chosen ? "chosen" : "default for the target";
+  }
+
   void begin_computation(const hlo::Computation& c) override {
     write_head();
     m_out << (m_computations == 0 ? "\n" : ",\n");
@@ -176,7 +182,8 @@ public:
     m_instructions = 0;
   }
 
-  void instruction(const hlo::Module& module, const InstructionReport& report) override {
+  void instruction(const hlo::Module& module, const InstructionReport& report,
+                   const cost::InstructionCost* cost) override {
     const hlo::Computation& c = module.computations[report.computation];
     const hlo::Instruction& i = c.instructions[report.instruction];
     json j;
@@ -206,6 +213,7 @@ public:
     }
     m_out << (report.outputs.empty() ? "]" : "\n              ]");
     if (report.utilisation) m_out << ",\n              \"utilisation\": " << nested_dump(utilisation_json(report), 14);
+    if (cost != nullptr) m_out << ",\n              \"cost\": " << nested_dump(cost_json(*cost), 14);
     m_out << "\n            }";
     ++m_instructions;
   }
@@ -214,10 +222,12 @@ public:
     m_out << (m_instructions == 0 ? "]" : "\n          ]") << "\n        }";
   }
 
-  void end_module(const hlo::Module&, const UtilisationSummary* summary) override {
+  void end_module(const hlo::Module&, const UtilisationSummary* summary, const cost::CostTotals* costs,
+                  const cost::Device*) override {
     write_head();
     m_out << (m_computations == 0 ? "]" : "\n      ]");
     if (summary) m_out << ",\n      \"utilisation_summary\": " << nested_dump(summary->json(), 6);
+    if (costs) m_out << ",\n      \"cost_totals\": " << nested_dump(totals_json(*costs), 6);
     m_out << "\n    }";
   }
 

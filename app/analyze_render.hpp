@@ -9,6 +9,7 @@
 #include "app/analyze_command.hpp"
 #include "app/utilisation_report.hpp"
 #include "indexing/analysis/instruction_report.hpp"
+#include "indexing/cost/cost_model.hpp"
 
 namespace hlo_index::app {
 
@@ -22,11 +23,16 @@ public:
   /// With --coalescing, before the module's first instruction: the target its
   /// reads are judged for, given with --target or detected from its layouts.
   virtual void target(const hlo::Module& module, analysis::Target target, bool detected) = 0;
-  virtual void instruction(const hlo::Module& module, const analysis::InstructionReport& report) = 0;
+  /// With --cost, before the module's first instruction: the device its costs are for.
+  virtual void device(const hlo::Module& module, const cost::Device& device, bool chosen) = 0;
+  /// `cost`: with --cost.
+  virtual void instruction(const hlo::Module& module, const analysis::InstructionReport& report,
+                           const cost::InstructionCost* cost) = 0;
   /// After the last instruction shown of a computation (only if some was).
   virtual void end_computation(const hlo::Computation& computation) = 0;
-  /// `summary`: with --utilisation.
-  virtual void end_module(const hlo::Module& module, const UtilisationSummary* summary) = 0;
+  /// `summary`: with --utilisation; `costs`: with --cost, the module's totals on `device`.
+  virtual void end_module(const hlo::Module& module, const UtilisationSummary* summary, const cost::CostTotals* costs,
+                          const cost::Device* device) = 0;
   virtual void finish(const analysis::MapTotals& totals) = 0;
 };
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "app/analyze_render.hpp"
+#include "app/cost_render.hpp"
 #include "indexing/maps/map_printer.hpp"
 #include "indexing/ops/tuple_leaves.hpp"
 
@@ -78,7 +79,8 @@ public:
     m_out << fmt::format("computation {}{}\n", c.name, c.is_entry ? " (entry)" : "");
   }
 
-  void instruction(const hlo::Module& module, const InstructionReport& report) override {
+  void instruction(const hlo::Module& module, const InstructionReport& report,
+                   const cost::InstructionCost* cost) override {
     const hlo::Computation& c = module.computations[report.computation];
     const hlo::Instruction& i = c.instructions[report.instruction];
     const hlo::Shape& shape = module.shape_of(i);
@@ -95,6 +97,12 @@ public:
       for (const OperandReport& op : report.outputs[k].operands) operand(report, op, indent);
     }
     if (report.utilisation) utilisation(report);
+    if (cost != nullptr) m_out << cost_text(*cost, report.operand_names, "  ");
+  }
+
+  void device(const hlo::Module& module, const cost::Device& device, bool chosen) override {
+    m_out << fmt::format("device of module {}: {} ({}; {})\n", module.name, device.name, device.description,
+                         chosen ? "chosen" : "the default for the module's target");
   }
 
   void target(const hlo::Module& module, analysis::Target target, bool detected) override {
@@ -104,8 +112,10 @@ public:
 
   void end_computation(const hlo::Computation&) override {}
 
-  void end_module(const hlo::Module& module, const UtilisationSummary* summary) override {
+  void end_module(const hlo::Module& module, const UtilisationSummary* summary, const cost::CostTotals* costs,
+                  const cost::Device* device) override {
     if (summary) m_out << summary->text(module.name);
+    if (costs && device) m_out << totals_text(std::string(module.name), *device, *costs);
   }
 
   void finish(const analysis::MapTotals& t) override {

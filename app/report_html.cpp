@@ -146,7 +146,7 @@ std::string module_html(const ReportModule& m, const ReportPage& page) {
                      "\n",
                      plural(m.total_rows, what),
                      m.rows.size() < m.total_rows ? fmt::format(" (the first {} shown)", m.rows.size()) : "",
-                     analysis::human_bytes(m.traffic), analysis::human_bytes(m.read), analysis::human_bytes(m.written),
+                     cost::human_bytes(m.traffic), cost::human_bytes(m.read), cost::human_bytes(m.written),
                      plural(m.findings.size(), "lint finding"));
   out += fmt::format("<h3>Summary, sorted by {} (click a header to sort)</h3>\n", xml_escape(page.sort));
   if (m.rows.empty()) {

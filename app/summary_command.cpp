@@ -70,7 +70,7 @@ std::string maps_text(const SummaryRow& r) {
 }
 
 // `<=` marks counts that are upper bounds (runtime offsets, approximate maps).
-std::string bytes_text(std::int64_t bytes, bool exact) { return (exact ? "" : "<=") + analysis::human_bytes(bytes); }
+std::string bytes_text(std::int64_t bytes, bool exact) { return (exact ? "" : "<=") + cost::human_bytes(bytes); }
 
 std::string utilisation_text(const std::optional<double>& u) { return u ? fmt::format("{:.3f}", *u) : "-"; }
 
@@ -88,7 +88,7 @@ std::string kind_text(const SummaryRow& r) { return r.kind != "-" ? r.kind : r.o
 std::vector<std::string> summary_cells(const SummaryRow& r) {
   return {bytes_text(r.read_traffic, r.counts_exact),
           bytes_text(r.bytes_read, r.counts_exact),
-          analysis::human_bytes(r.output_bytes),
+          cost::human_bytes(r.output_bytes),
           utilisation_text(r.worst_utilisation),
           multiplicity_text(r.highest_multiplicity),
           r.access.text,
@@ -163,7 +163,7 @@ std::string total_text(const ModuleRows& m, bool all_instructions) {
   std::string shown = m.rows.size() < m.total_rows ? fmt::format(" (top {} shown)", m.rows.size()) : "";
   return fmt::format("total: {}{}: read traffic {}, read {}, written {}, {}, {} approximate, {} undefined\n",
                      plural(m.total_rows, what(all_instructions)), shown, bytes_text(m.traffic, m.counts_exact),
-                     bytes_text(m.read, m.counts_exact), analysis::human_bytes(m.written),
+                     bytes_text(m.read, m.counts_exact), cost::human_bytes(m.written),
                      plural(m.lint_findings, "lint finding"), m.approximate, m.undefined);
 }
 

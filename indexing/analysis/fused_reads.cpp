@@ -8,13 +8,13 @@
 #include <tuple>
 
 #include "indexing/analysis/utilisation.hpp"
-#include "indexing/map_complexity.hpp"
-#include "indexing/map_ops.hpp"
-#include "indexing/map_set_bound.hpp"
-#include "indexing/op_context.hpp"
-#include "indexing/op_maps.hpp"
-#include "indexing/simplify_map.hpp"
-#include "indexing/tuple_leaves.hpp"
+#include "indexing/maps/map_complexity.hpp"
+#include "indexing/maps/map_ops.hpp"
+#include "indexing/maps/map_set_bound.hpp"
+#include "indexing/maps/simplify_map.hpp"
+#include "indexing/ops/op_context.hpp"
+#include "indexing/ops/op_maps.hpp"
+#include "indexing/ops/tuple_leaves.hpp"
 
 namespace hlo_index::analysis {
 
@@ -223,6 +223,21 @@ MapSet shared_loop_reads(const FusedBody& body, std::size_t parameter) {
     if (!best) continue;
     for (const IndexingMap& m : use.maps[*best]) indexing::insert_unique(out, m, true);
   }
+  return out;
+}
+
+Evaluations fused_evaluations(const FusedBody& body, std::uint32_t instruction, std::size_t element) {
+  Evaluations out;
+  for (const auto& per_output : body.to_instruction) {
+    const auto it = per_output.find({instruction, element});
+    if (it == per_output.end()) continue;
+    if (!body.one_loop_domain) out.count = std::max(out.count, reads_of_one_execution(it->second, out.exact));
+    for (const indexing::IndexingMap& m : it->second) {
+      if (m.is_defined() && m.runtime_count() == 0) indexing::insert_unique(out.maps, m, true);
+    }
+  }
+  // Over one loop domain, the evaluations at distinct (loop point, element) pairs.
+  if (body.one_loop_domain) out.count = reads_of_one_execution(out.maps, out.exact);
   return out;
 }
 

@@ -23,7 +23,7 @@
 #include <utility>
 #include <vector>
 
-#include "indexing/instruction_indexing.hpp"
+#include "indexing/compose/instruction_indexing.hpp"
 #include "parser/hlo_module.hpp"
 
 namespace hlo_index::analysis {
@@ -64,5 +64,18 @@ FusedBody fused_body(const hlo::Module& module, indexing::IndexingAnalysis& anal
 std::optional<std::size_t> loop_output(const FusedUse& use);
 
 indexing::MapSet shared_loop_reads(const FusedBody& body, std::size_t parameter);
+
+/// How often one fused instruction's result (tuple element `element`) is
+/// evaluated per execution of the fusion, under the execution model above:
+/// the (loop point, element) pairs of its maps from the outputs over one loop
+/// domain, else the most any one output demands. `maps` are those maps
+/// (defined, without runtime offsets: the elements evaluated are
+/// count_union_image of them); `exact` is false for an upper bound.
+struct Evaluations {
+  std::int64_t count = 0;
+  bool exact = true;
+  indexing::MapSet maps;
+};
+Evaluations fused_evaluations(const FusedBody& body, std::uint32_t instruction, std::size_t element);
 
 }  // namespace hlo_index::analysis

@@ -14,8 +14,8 @@
 #include <optional>
 #include <vector>
 
-#include "indexing/indexing_map.hpp"
-#include "indexing/op_context.hpp"
+#include "indexing/maps/indexing_map.hpp"
+#include "indexing/ops/op_context.hpp"
 
 namespace hlo_index::indexing {
 
@@ -26,8 +26,6 @@ namespace hlo_index::indexing {
 /// over-approximations are marked approximate.
 enum class MapStyle { kExact, kXla };
 
-using MapSet = std::vector<IndexingMap>;
-
 /// Output `output` of `op` to each operand: one set per operand.
 std::vector<MapSet> output_to_input(const OpContext& op, std::size_t output, MapStyle style);
 
@@ -37,6 +35,18 @@ std::vector<MapSet> input_to_output(const OpContext& op, std::size_t operand, Ma
 /// The maps of `op` as a custom-call (by its custom_call_target): output
 /// `index` -> each operand, or (forward) operand `index` -> each output.
 std::vector<MapSet> custom_call_maps(const OpContext& op, std::size_t index, bool forward, MapStyle style);
+
+/// What a custom-call computes, as far as the cost of its arithmetic goes
+/// (from the same table of targets as its maps).
+enum class CustomCallWork {
+  kNone,         // moves or annotates data: no arithmetic
+  kElementwise,  // one operation per output element
+  kMatmul,       // a GEMM: one multiply-accumulate per (output element, operand 0 element) pair
+  kConvolution,  // a convolution (cuDNN): likewise
+  kTriangularSolve,
+  kUnknown,  // a kernel or target without published semantics
+};
+CustomCallWork custom_call_work(const OpContext& op);
 
 /// Calls, conditionals, whiles and async-starts may read several leaves of a
 /// tuple operand: each of their maps into one has the leaf (tuple_leaves.hpp)

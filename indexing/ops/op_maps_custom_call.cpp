@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "indexing/op_maps_internal.hpp"
+#include "indexing/ops/op_maps_internal.hpp"
 
 namespace hlo_index::indexing::detail {
 
@@ -350,3 +350,36 @@ std::vector<MapSet> i2o_custom_call(const OpContext& op, std::size_t operand) {
 }
 
 }  // namespace hlo_index::indexing::detail
+
+namespace hlo_index::indexing {
+
+CustomCallWork custom_call_work(const OpContext& op) {
+  const std::string_view target = detail::target_of(op);
+  const auto* it = std::find_if(std::begin(detail::k_targets), std::end(detail::k_targets),
+                                [&](const detail::KnownTarget& t) { return t.name == target; });
+  if (it == std::end(detail::k_targets)) return CustomCallWork::kUnknown;
+  using M = detail::TargetMaps;
+  switch (it->maps) {
+    case M::kCublasGemm:
+    case M::kCublasLtMatmul:
+    case M::kCublasLtMatmulF8:
+    case M::kEinsum: return CustomCallWork::kMatmul;
+    case M::kCudnnConvForward:
+    case M::kCudnnConvBackwardInput:
+    case M::kCudnnConvBackwardFilter:
+    case M::kCudnnConvBiasActivationForward:
+    case M::kCudnnConvForwardGraph: return CustomCallWork::kConvolution;
+    case M::kCublasTriangularSolve: return CustomCallWork::kTriangularSolve;
+    case M::kElementwise:
+    case M::kSoftmax:
+    case M::kLayerNorm: return CustomCallWork::kElementwise;
+    case M::kKernelReadsWholeOperands:
+    case M::kFusedAttentionForward:
+    case M::kFusedAttentionBackward:
+    case M::kWholeOperands:
+    case M::kTopK: return CustomCallWork::kUnknown;
+    default: return CustomCallWork::kNone;
+  }
+}
+
+}  // namespace hlo_index::indexing

@@ -135,15 +135,4 @@ std::string baseline_key(const LintFinding& f) {
   return key;
 }
 
-std::string human_bytes(std::int64_t bytes) {
-  static constexpr const char* k_units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  if (bytes < 1024) return fmt::format("{} B", bytes);
-  double value = static_cast<double>(bytes);
-  std::size_t unit = 0;
-  for (value /= 1024; value >= 1024 && unit + 1 < std::size(k_units); value /= 1024) ++unit;
-  std::string number = fmt::format("{:.1f}", value);
-  if (number.ends_with(".0")) number.resize(number.size() - 2);
-  return number + " " + k_units[unit];
-}
-
 }  // namespace hlo_index::analysis

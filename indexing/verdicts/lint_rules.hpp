@@ -2,6 +2,8 @@
 // thresholds, and the findings they produce (linter.hpp produces them).
 #pragma once
 
+#include "indexing/cost/units.hpp"
+
 #include <array>
 #include <bitset>
 #include <cstdint>
@@ -12,6 +14,8 @@
 #include <vector>
 
 namespace hlo_index::analysis {
+
+using cost::human_bytes;
 
 /// In the order of the rules table (and of SARIF's ruleIndex).
 enum class LintRule : std::uint8_t {
@@ -79,8 +83,5 @@ bool operator<(const LintFinding& a, const LintFinding& b);
 /// The finding's identity without its position, so it survives edits:
 /// `RULE MODULE COMPUTATION INSTRUCTION OPERAND` (OPERAND `-` for none).
 std::string baseline_key(const LintFinding& finding);
-
-/// `1 MiB`, `1.5 GiB`, `512 B`: bytes for messages.
-std::string human_bytes(std::int64_t bytes);
 
 }  // namespace hlo_index::analysis

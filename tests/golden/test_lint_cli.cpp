@@ -238,11 +238,11 @@ TEST_CASE("hlo-index lint: sizes take binary suffixes") {
 }
 
 TEST_CASE("hlo-index lint: human-readable byte counts") {
-  CHECK(analysis::human_bytes(32) == "32 B");
-  CHECK(analysis::human_bytes(4096) == "4 KiB");
-  CHECK(analysis::human_bytes(1536 * 1024) == "1.5 MiB");
-  CHECK(analysis::human_bytes(std::int64_t{64} << 20) == "64 MiB");
-  CHECK(analysis::human_bytes(std::int64_t{3} << 30) == "3 GiB");
+  CHECK(cost::human_bytes(std::int64_t{32}) == "32 B");
+  CHECK(cost::human_bytes(std::int64_t{4096}) == "4 KiB");
+  CHECK(cost::human_bytes(std::int64_t{1536 * 1024}) == "1.5 MiB");
+  CHECK(cost::human_bytes(std::int64_t{64} << 20) == "64 MiB");
+  CHECK(cost::human_bytes(std::int64_t{3} << 30) == "3 GiB");
 }
 
 TEST_CASE("hlo-index lint: notes do not fail the run, warnings next to them do") {

@@ -1,0 +1,394 @@
+#include "indexing/cost/cost_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "indexing/analysis/fused_reads.hpp"
+#include "indexing/analysis/instruction_report.hpp"
+#include "indexing/analysis/utilisation.hpp"
+#include "indexing/ops/loop_counter.hpp"
+#include "indexing/ops/tuple_leaves.hpp"
+#include "parser/attributes.hpp"
+
+namespace hlo_index::cost {
+
+using hlo::Opcode;
+
+std::string_view bound_name(Bound bound) {
+  switch (bound) {
+    case Bound::kNone: return "-";
+    case Bound::kCompute: return "compute";
+    case Bound::kMemory: return "memory";
+    case Bound::kOverhead: return "overhead";
+    case Bound::kCollective: return "collective";
+  }
+  return "-";
+}
+
+double InstructionCost::intensity() const {
+  const std::int64_t bytes = device_bytes();
+  return bytes == 0 ? 0 : static_cast<double>(flops + transcendentals) / static_cast<double>(bytes);
+}
+
+void CostTotals::add(const InstructionCost& cost, Executions runs) {
+  if (!cost.runs) return;
+  ++instructions;
+  if (!cost.flops_known) ++unknown;
+  exact = exact && runs.exact && cost.bytes_exact && cost.flops_exact && cost.flops_known;
+  seconds += cost.seconds * runs.count;
+  compute_seconds += cost.compute_seconds * runs.count;
+  memory_seconds += cost.memory_seconds * runs.count;
+  overhead_seconds += cost.overhead_seconds * runs.count;
+  collective_seconds += cost.collective_seconds * runs.count;
+  flops += static_cast<double>(cost.flops) * runs.count;
+  transcendentals += static_cast<double>(cost.transcendentals) * runs.count;
+  device_bytes += static_cast<double>(cost.device_bytes()) * runs.count;
+  on_chip_bytes += static_cast<double>(cost.on_chip_bytes) * runs.count;
+  host_bytes += static_cast<double>(cost.host_bytes) * runs.count;
+}
+
+namespace {
+
+std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
+  std::int64_t out = 0;
+  if (__builtin_add_overflow(a, b, &out)) throw std::overflow_error("a byte count past 2^63");
+  return out;
+}
+
+std::int64_t array_elements(const hlo::Shape& shape) {
+  if (shape.is_tuple) return 0;
+  return shape.element_count().value_or(0);
+}
+
+// a * b / c without overflow in the product, rounded to the nearest integer.
+std::int64_t scale(std::int64_t a, std::int64_t b, std::int64_t c) {
+  if (c <= 0) return 0;
+  __extension__ using wide = __int128;
+  const wide p = static_cast<wide>(a) * static_cast<wide>(b);
+  const wide q = (p + c / 2) / c;
+  if (q > static_cast<wide>(INT64_MAX)) throw std::overflow_error("a FLOP count past 2^63");
+  return static_cast<std::int64_t>(q);
+}
+
+void add_work(std::vector<Work>& work, PeakClass type, ComputeUnit unit, double flops) {
+  if (flops <= 0) return;
+  for (Work& w : work) {
+    if (w.type == type && w.unit == unit) {
+      w.flops += flops;
+      return;
+    }
+  }
+  work.push_back({type, unit, flops});
+}
+
+// Passes of an f32 dot on a TPU's bf16 MXU by precision_config: DEFAULT 1, HIGH 3, HIGHEST 6.
+double tpu_f32_passes(const hlo::Computation& c, const hlo::Instruction& i) {
+  const std::string_view precision =
+      c.attribute(i, "operand_precision").value_or(c.attribute(i, "precision_config").value_or(""));
+  if (precision.find("HIGHEST") != std::string_view::npos || precision.find("highest") != std::string_view::npos)
+    return 6;
+  if (precision.find("HIGH") != std::string_view::npos || precision.find("high") != std::string_view::npos) return 3;
+  return 1;
+}
+
+// The interconnect bytes of a collective per device: ring algorithms move (n-1)/n of the data once
+// (all-gather, reduce-scatter, all-to-all) or twice (all-reduce); a permute or send moves it once.
+double collective_factor(Opcode opcode, std::int64_t group) {
+  const double n = static_cast<double>(std::max<std::int64_t>(group, 2));
+  switch (opcode) {
+    case Opcode::kAllReduce:
+    case Opcode::kAllReduceStart: return 2 * (n - 1) / n;
+    case Opcode::kAllGather:
+    case Opcode::kAllGatherStart:
+    case Opcode::kAllToAll:
+    case Opcode::kRaggedAllToAll: return (n - 1) / n;
+    case Opcode::kReduceScatter: return n - 1;  // of the output, which is 1/n of the operand
+    default: return 1;
+  }
+}
+
+}  // namespace
+
+CostModel::CostModel(analysis::ModuleAnalysis& analysis, const Device& device)
+    : m_analysis(analysis), m_device(device), m_traffic(analysis, device) {}
+
+CostModel::~CostModel() = default;
+
+const InstructionCost& CostModel::cost(std::uint32_t computation, std::uint32_t instruction) {
+  const auto key = std::make_pair(computation, instruction);
+  if (auto it = m_costs.find(key); it != m_costs.end()) return it->second;
+  return m_costs.emplace(key, compute(computation, instruction)).first->second;
+}
+
+void CostModel::estimate_time(InstructionCost& c, bool launches_kernel) const {
+  c.compute_seconds = 0;
+  for (const Work& w : c.work) {
+    const double peak = m_device.peak(w.type, w.unit);
+    if (peak > 0) c.compute_seconds += w.flops / peak;
+  }
+  c.memory_seconds =
+      m_device.memory_bandwidth > 0 ? static_cast<double>(c.device_bytes()) / m_device.memory_bandwidth : 0;
+  c.overhead_seconds = launches_kernel ? m_device.launch_overhead : 0;
+  c.seconds = std::max(c.compute_seconds, c.memory_seconds) + c.overhead_seconds + c.collective_seconds;
+  const double terms[] = {c.compute_seconds, c.memory_seconds, c.overhead_seconds, c.collective_seconds};
+  const Bound bounds[] = {Bound::kCompute, Bound::kMemory, Bound::kOverhead, Bound::kCollective};
+  c.bound = Bound::kNone;
+  double most = 0;
+  for (std::size_t k = 0; k < 4; ++k) {
+    if (terms[k] > most) {
+      most = terms[k];
+      c.bound = bounds[k];
+    }
+  }
+}
+
+InstructionCost CostModel::compute(std::uint32_t computation, std::uint32_t instruction) {
+  const hlo::Module& module = m_analysis.module();
+  const hlo::Computation& c = module.computations.at(computation);
+  const hlo::Instruction& instr = c.instructions.at(instruction);
+  InstructionCost out;
+  const CostRule rule = cost_rule(instr.opcode);
+  if (rule == CostRule::kBookkeeping || rule == CostRule::kControlFlow) return out;
+  out.runs = true;
+  try {
+    const indexing::InstructionIndexing indexing = m_analysis.indexing(computation, instruction, true, false);
+    const analysis::InstructionUtilisation counted =
+        analysis::instruction_utilisation(m_analysis, computation, instruction, indexing);
+    if (rule == CostRule::kFusion)
+      add_fusion_flops(computation, instruction, out);
+    else
+      add_op_flops(computation, instruction, &counted, out);
+    add_traffic(computation, instruction, indexing, counted, out);
+    if (rule == CostRule::kAllReduce || rule == CostRule::kCollective) add_collective(computation, instruction, out);
+  } catch (const std::overflow_error& e) {
+    out.flops_known = false;
+    out.flops_note = std::string("refused: ").append(e.what());
+  }
+  estimate_time(out, rule != CostRule::kCollective || m_device.target != analysis::Target::kGpu);
+  return out;
+}
+
+void CostModel::add_op_flops(std::uint32_t computation, std::uint32_t instruction,
+                             const analysis::InstructionUtilisation* counted, InstructionCost& out) {
+  const hlo::Module& module = m_analysis.module();
+  const hlo::Computation& c = module.computations.at(computation);
+  const hlo::Instruction& instr = c.instructions.at(instruction);
+  OpFlops f = op_flops(module, c, instruction, m_device);
+  if (!f.known) {
+    out.flops_known = false;
+    out.flops_note = f.unknown_reason;
+    return;
+  }
+  const CostRule rule = cost_rule(instr.opcode);
+  if (rule == CostRule::kCustomCall && f.unit == ComputeUnit::kMatrix) {
+    // A GEMM or convolution library call: one multiply-accumulate per (output, operand 0) pair.
+    if (counted != nullptr && !counted->operands.empty() && counted->operands[0].defined()) {
+      f.flops = f.xla_flops = 2 * counted->operands[0].total_reads.value;
+      out.flops_exact = counted->operands[0].total_reads.exact;
+    } else {
+      out.flops_known = false;
+      out.flops_note = "the maps of its operand 0 are not known";
+      return;
+    }
+  }
+  if (rule == CostRule::kReduceWindow && counted != nullptr && !counted->operands.empty() &&
+      counted->operands[0].defined() && counted->operands[0].total_reads.exact) {
+    // The reducer applied once per real element read beyond the first of each window (XLA charges
+    // every window position, padding included).
+    const hlo::Computation* reducer = module.callee(c, instr);
+    const OpFlops r = reducer != nullptr ? computation_flops(module, *reducer, m_device) : OpFlops{};
+    if (reducer != nullptr && r.known) {
+      const std::int64_t outputs = array_elements(indexing::leaf_shape(module.shape_of(instr), 0));
+      const std::int64_t applications = std::max<std::int64_t>(0, counted->operands[0].total_reads.value - outputs);
+      f.flops = scale(r.flops, applications, 1);
+      f.transcendentals = scale(r.transcendentals, applications, 1);
+    }
+  }
+  out.flops = f.flops;
+  out.transcendentals = f.transcendentals;
+  out.xla_flops = f.xla_flops;
+  out.xla_transcendentals = f.xla_transcendentals;
+  double passes = 1;
+  PeakClass type = f.type;
+  if (f.unit == ComputeUnit::kMatrix && m_device.target == analysis::Target::kTpu && type == PeakClass::kF32) {
+    passes = tpu_f32_passes(c, instr);
+    type = PeakClass::kBF16;
+  }
+  add_work(out.work, type, f.unit, static_cast<double>(f.flops) * passes);
+  add_work(out.work, PeakClass::kF32, ComputeUnit::kVector, static_cast<double>(f.transcendentals));
+}
+
+void CostModel::add_fusion_flops(std::uint32_t computation, std::uint32_t instruction, InstructionCost& out) {
+  const hlo::Module& module = m_analysis.module();
+  const hlo::Computation& c = module.computations.at(computation);
+  const hlo::Computation* callee = module.callee(c, c.instructions.at(instruction));
+  if (callee == nullptr) {
+    out.flops_known = false;
+    out.flops_note = "the fused computation is missing from the dump";
+    return;
+  }
+  const std::uint32_t body_index = static_cast<std::uint32_t>(callee - module.computations.data());
+  const analysis::FusedBody body = analysis::fused_body(module, m_analysis.maps(), computation, instruction);
+  if (!body.defined()) {
+    out.flops_exact = false;
+    out.flops_note = "each fused op counted once: " + body.undefined_reason;
+  }
+  for (std::uint32_t k = 0; k < callee->instructions.size(); ++k) {
+    const hlo::Instruction& fused = callee->instructions[k];
+    InstructionCost part;
+    if (fused.opcode == Opcode::kFusion) {
+      add_fusion_flops(body_index, k, part);
+    } else {
+      const CostRule rule = cost_rule(fused.opcode);
+      if (rule == CostRule::kBookkeeping || rule == CostRule::kDataMovement) continue;
+      add_op_flops(body_index, k, nullptr, part);
+    }
+    if (!part.flops_known) {
+      out.flops_known = false;
+      out.flops_note = part.flops_note;
+      continue;
+    }
+    out.xla_flops += part.xla_flops;
+    out.xla_transcendentals += part.xla_transcendentals;
+    // Executed: as often as the fusion evaluates the op, per element of its result.
+    std::int64_t evaluations = 0, elements = 1;
+    bool counted = false;
+    if (body.defined()) {
+      const analysis::Evaluations e = analysis::fused_evaluations(body, k, 0);
+      elements = array_elements(indexing::leaf_shape(module.shape_of(fused), 0));
+      if (elements > 0) {
+        evaluations = e.count;
+        counted = true;
+        if (!e.exact) out.flops_exact = false;
+      }
+    }
+    const std::int64_t flops = counted ? scale(part.flops, evaluations, elements) : part.flops;
+    const std::int64_t transcendentals =
+        counted ? scale(part.transcendentals, evaluations, elements) : part.transcendentals;
+    out.flops += flops;
+    out.transcendentals += transcendentals;
+    for (const Work& w : part.work)
+      add_work(out.work, w.type, w.unit,
+               counted && elements > 0 ? w.flops * static_cast<double>(evaluations) / static_cast<double>(elements)
+                                       : w.flops);
+  }
+}
+
+void CostModel::add_traffic(std::uint32_t computation, std::uint32_t instruction,
+                            const indexing::InstructionIndexing& indexing,
+                            const analysis::InstructionUtilisation& counted, InstructionCost& out) {
+  const hlo::Module& module = m_analysis.module();
+  const hlo::Computation& c = module.computations.at(computation);
+  const hlo::Instruction& instr = c.instructions.at(instruction);
+  const hlo::Shape& shape = module.shape_of(instr);
+  const std::vector<const hlo::Shape*> leaves = indexing::leaf_shapes(shape);
+  const auto operands = c.operands_of(instr);
+  auto account = [&](const ArrayTraffic& t, bool read) {
+    if (!t.exact) out.bytes_exact = false;
+    switch (memory_kind(t.memory_space)) {
+      case MemoryKind::kDevice: (read ? out.device_bytes_read : out.device_bytes_written) += t.bytes(); break;
+      case MemoryKind::kOnChip: out.on_chip_bytes = saturating_add(out.on_chip_bytes, t.bytes()); break;
+      case MemoryKind::kHost: out.host_bytes = saturating_add(out.host_bytes, t.bytes()); break;
+    }
+  };
+  for (std::size_t j = 0; j < operands.size(); ++j) {
+    const hlo::Shape& operand = module.shape_of(c.instructions[operands[j]]);
+    ArrayTraffic t;
+    const analysis::OperandUtilisation* u = j < counted.operands.size() ? &counted.operands[j] : nullptr;
+    if (u != nullptr) out.logical_read_bytes = saturating_add(out.logical_read_bytes, u->read_traffic_bytes());
+    if (operand.is_tuple) {
+      // Leaves read in part or whole: each leaf read counts whole (an upper bound).
+      for (const hlo::Shape* leaf : indexing::leaf_shapes(operand)) {
+        ArrayTraffic w = m_traffic.whole(*leaf);
+        w.exact = false;
+        account(w, true);
+      }
+      out.operand_reads.push_back(t);
+      continue;
+    }
+    if (u == nullptr || !u->defined()) {
+      t = m_traffic.whole(operand);  // maps unknown: the whole operand, an upper bound
+      t.exact = false;
+    } else {
+      std::vector<indexing::MapSet> maps(indexing.output_to_input.size());
+      for (std::size_t k = 0; k < indexing.output_to_input.size(); ++k)
+        if (j < indexing.output_to_input[k].size()) maps[k] = indexing.output_to_input[k][j];
+      t = m_traffic.units_reached(operand, leaves, maps, u->distinct_read.value,
+                                  u->distinct_read.exact && !u->depends_on_runtime);
+    }
+    account(t, true);
+    out.operand_reads.push_back(t);
+  }
+  for (const hlo::Shape* leaf : leaves) {
+    const ArrayTraffic t = m_traffic.whole(*leaf);
+    account(t, false);
+    out.output_writes.push_back(t);
+  }
+}
+
+void CostModel::add_collective(std::uint32_t computation, std::uint32_t instruction, InstructionCost& out) {
+  const hlo::Module& module = m_analysis.module();
+  const hlo::Computation& c = module.computations.at(computation);
+  const hlo::Instruction& instr = c.instructions.at(instruction);
+  std::int64_t group = 0;
+  if (auto groups = c.attribute(instr, "replica_groups")) group = parser::replica_group_size(*groups).value_or(0);
+  std::int64_t bytes = 0;
+  for (const ArrayTraffic& t : out.output_writes) bytes = saturating_add(bytes, t.bytes());
+  const double moved = static_cast<double>(bytes) * collective_factor(instr.opcode, group);
+  out.collective_bytes = static_cast<std::int64_t>(std::llround(moved));
+  out.collective_seconds =
+      m_device.collective_latency + (m_device.interconnect_bandwidth > 0 ? moved / m_device.interconnect_bandwidth : 0);
+}
+
+Executions CostModel::executions(std::uint32_t computation) {
+  const hlo::Module& module = m_analysis.module();
+  if (m_executions.empty()) {
+    m_executions.assign(module.computations.size(), Executions{0, true});
+    if (module.entry < module.computations.size()) {
+      // Computations in call order: a callee is visited after every caller (the call graph has no cycles
+      // in a verified module; a revisit bound keeps a malformed one finite).
+      std::vector<std::uint32_t> callers_left(module.computations.size(), 0);
+      for (const hlo::Computation& c : module.computations)
+        for (const hlo::Instruction& i : c.instructions)
+          for (std::uint32_t callee : c.callees_of(i))
+            if (callee < callers_left.size() && i.opcode != Opcode::kFusion) ++callers_left[callee];
+      std::vector<std::uint32_t> ready{module.entry};
+      m_executions[module.entry] = {1, true};
+      while (!ready.empty()) {
+        const std::uint32_t ci = ready.back();
+        ready.pop_back();
+        const hlo::Computation& c = module.computations[ci];
+        const Executions here = m_executions[ci];
+        for (std::uint32_t ii = 0; ii < c.instructions.size(); ++ii) {
+          const hlo::Instruction& i = c.instructions[ii];
+          if (i.opcode == Opcode::kFusion) continue;
+          const auto callees = c.callees_of(i);
+          double times = here.count;
+          bool exact = here.exact;
+          if (i.opcode == Opcode::kWhile) {
+            const auto trips = indexing::loop_trip_count(module, c, ii);
+            if (trips) {
+              times *= static_cast<double>(trips->trips);
+            } else {
+              exact = false;
+            }
+          } else if (i.opcode == Opcode::kConditional) {
+            exact = false;  // each branch as often as the conditional: an upper bound
+          }
+          for (std::uint32_t callee : callees) {
+            if (callee >= m_executions.size()) continue;
+            Executions& e = m_executions[callee];
+            e.count += times;
+            e.exact = e.exact && exact;
+            if (callers_left[callee] > 0 && --callers_left[callee] == 0) ready.push_back(callee);
+          }
+        }
+      }
+    }
+  }
+  if (computation >= m_executions.size()) return {};
+  return m_executions[computation];
+}
+
+}  // namespace hlo_index::cost
