@@ -8,7 +8,6 @@
 #include <utility>
 #include <vector>
 
-#include "parser/attributes.hpp"
 #include "parser/op_traits.hpp"
 
 namespace hlo_index::parser {
@@ -47,25 +46,24 @@ Shape scalar(ElementType type) {
   return s;
 }
 
-// One computation named by an attribute of the instruction being checked.
-struct Called {
-  std::string_view attribute;  // "to_apply", "condition", "branch_computations", ...
-  std::uint32_t computation;   // hlo::k_none when a truncated input lacks it
-  std::string_view name;       // as written in the attribute value
-};
+using Called = NamedCallee;
 
 // The checks of one call site at a time; buffers are reused from one to the next.
 class SiteChecker {
 public:
-  SiteChecker(const hlo::Module& module, const ParameterTable& parameters, DiagnosticEngine& diagnostics,
-              std::uint32_t incomplete)
-      : m_module(module), m_parameters(parameters), m_diagnostics(diagnostics), m_incomplete(incomplete) {}
+  SiteChecker(const hlo::Module& module, std::span<const NamedCallee> callees, const ParameterTable& parameters,
+              DiagnosticEngine& diagnostics, std::uint32_t incomplete)
+      : m_module(module),
+        m_callees(callees),
+        m_parameters(parameters),
+        m_diagnostics(diagnostics),
+        m_incomplete(incomplete) {}
 
   void check(const CallSite& site) {
     m_c = &m_module.computations[site.computation];
     m_i = &m_c->instructions[site.instruction];
     m_where = site.where;
-    collect_called();
+    m_called = m_callees.subspan(site.first_callee, m_i->callee_count);
     (this->*rule(hlo::op_traits(m_i->opcode).callees))();
   }
 
@@ -83,10 +81,10 @@ private:
   // Shapes by interned id: equal ids are equal shapes, which compatible_ids() need not compare.
   hlo::ShapeId operand_id(std::size_t k) const { return m_c->instructions[m_c->operands_of(*m_i)[k]].shape; }
   hlo::ShapeId parameter_id(const Called& f, std::size_t k) const {
-    return m_module.computations[f.computation].instructions[parameters(f)[k]].shape;
+    return m_module.computations[f.callee].instructions[parameters(f)[k]].shape;
   }
   hlo::ShapeId root_id(const Called& f) const {
-    const hlo::Computation& body = m_module.computations[f.computation];
+    const hlo::Computation& body = m_module.computations[f.callee];
     return body.instructions[body.root].shape;
   }
   bool compatible_ids(hlo::ShapeId a, hlo::ShapeId b) const {
@@ -96,30 +94,15 @@ private:
   const Shape& result() const { return m_module.shape_of(*m_i); }
   std::size_t operand_count() const { return m_i->operand_count; }
   const Shape& operand(std::size_t k) const { return m_module.shape(operand_id(k)); }
-  std::string_view computation_name(const Called& f) const { return m_module.computations[f.computation].name; }
-  std::span<const std::uint32_t> parameters(const Called& f) const { return m_parameters.of(f.computation); }
+  std::string_view computation_name(const Called& f) const { return m_module.computations[f.callee].name; }
+  std::span<const std::uint32_t> parameters(const Called& f) const { return m_parameters.of(f.callee); }
   const Shape& parameter(const Called& f, std::size_t k) const { return m_module.shape(parameter_id(f, k)); }
   const Shape& root(const Called& f) const { return m_module.shape(root_id(f)); }
-
-  // The computations the instruction's attributes name, in attribute order: its
-  // callees (Computation::callees_of) are laid out the same way.
-  void collect_called() {
-    m_called.clear();
-    const auto callees = m_c->callees_of(*m_i);
-    std::size_t next = 0;
-    for (const hlo::Attribute& a : m_c->attributes_of(*m_i)) {
-      if (!is_computation_attribute(a.name) || !parse_computation_list(a.value, m_names, nullptr)) continue;
-      for (std::string_view n : m_names) {
-        if (next == callees.size()) return;
-        m_called.push_back({a.name, callees[next++], n});
-      }
-    }
-  }
 
   // Whether `called` names a computation whose parameters and root are known: the rules
   // skip the others (computations a truncated input lacks or cuts off; a warning says so).
   bool resolved(const Called* called) const {
-    return called && called->computation != hlo::k_none && called->computation != m_incomplete;
+    return called && called->callee != hlo::k_none && called->callee != m_incomplete;
   }
 
   bool has(std::string_view attribute) const {
@@ -385,8 +368,8 @@ private:
     if (!r.typed) return true;
     for (std::size_t k = 0; k < r.n; ++k) {
       const ElementType accumulated = m_accumulators[k]->type;
-      const std::string what = r.n == 1 ? "it returns" : fmt::format("element {} of its result is", k);
       if (parameter(f, k).type != accumulated) {
+        const std::string what = r.n == 1 ? "it returns" : fmt::format("element {} of its result is", k);
         error(f, fmt::format("parameter({}) of the {} '{}' is {} but {} {}", k, r.role, fname, text(parameter(f, k)),
                              what, text(*m_accumulators[k])));
         return false;
@@ -515,21 +498,21 @@ private:
   }
 
   const hlo::Module& m_module;
+  std::span<const NamedCallee> m_callees;  // every instruction's, in order
   const ParameterTable& m_parameters;
   DiagnosticEngine& m_diagnostics;
   std::uint32_t m_incomplete;             // a computation the input cuts off, or hlo::k_none
   const hlo::Computation* m_c = nullptr;  // the call site's computation
   const hlo::Instruction* m_i = nullptr;  // and instruction
   const char* m_where = nullptr;
-  std::vector<Called> m_called;              // reused: the computations the attributes name
-  std::vector<std::string_view> m_names;     // reused by collect_called
+  std::span<const Called> m_called;          // the call site's callees, in the order of its attributes
   std::vector<const Called*> m_branches;     // reused by check_conditional
   std::vector<const Shape*> m_accumulators;  // reused by check_reducer
 };
 
 // The error for the call `edge` that closes a cycle: `open` is the path of calls the walk
 // is in, from the first computation to edge.caller; edge.callee is on it.
-std::string cycle_message(const hlo::Module& module, std::span<const std::uint32_t> open, const CallEdge& edge) {
+std::string cycle_message(const hlo::Module& module, std::span<const std::uint32_t> open, const NamedCallee& edge) {
   auto name = [&](std::uint32_t c) { return module.computations[c].name; };
   if (edge.caller == edge.callee)
     return fmt::format("computation '{}' calls itself: HLO computations cannot be recursive", name(edge.caller));
@@ -543,10 +526,10 @@ std::string cycle_message(const hlo::Module& module, std::span<const std::uint32
 
 }  // namespace
 
-bool check_call_graph(const hlo::Module& module, std::span<const CallEdge> edges, DiagnosticEngine& diagnostics) {
+bool check_call_graph(const hlo::Module& module, std::span<const NamedCallee> edges, DiagnosticEngine& diagnostics) {
   const SourceFile& source = *module.source;
   bool ok = true;
-  for (const CallEdge& e : edges) {
+  for (const NamedCallee& e : edges) {
     if (e.callee != module.entry) continue;
     diagnostics.error_at(source, e.name.data(),
                          fmt::format("computation '{}' calls the entry computation '{}'",
@@ -558,11 +541,13 @@ bool check_call_graph(const hlo::Module& module, std::span<const CallEdge> edges
   // into the path it is on.
   const std::size_t n = module.computations.size();
   std::vector<std::uint32_t> begin(n + 1, 0);
-  for (const CallEdge& e : edges) ++begin[e.caller + 1];
+  for (const NamedCallee& e : edges)
+    if (e.callee != hlo::k_none) ++begin[e.caller + 1];
   for (std::size_t c = 0; c < n; ++c) begin[c + 1] += begin[c];
-  std::vector<std::uint32_t> by_caller(edges.size());
+  std::vector<std::uint32_t> by_caller(begin.back());
   std::vector<std::uint32_t> fill(begin.begin(), begin.end() - 1);
-  for (std::uint32_t k = 0; k < edges.size(); ++k) by_caller[fill[edges[k].caller]++] = k;
+  for (std::uint32_t k = 0; k < edges.size(); ++k)
+    if (edges[k].callee != hlo::k_none) by_caller[fill[edges[k].caller]++] = k;
 
   enum : std::uint8_t { kUnseen, kOnPath, kDone };
   std::vector<std::uint8_t> state(n, kUnseen);
@@ -581,7 +566,7 @@ bool check_call_graph(const hlo::Module& module, std::span<const CallEdge> edges
         next.pop_back();
         continue;
       }
-      const CallEdge& e = edges[by_caller[next.back()++]];
+      const NamedCallee& e = edges[by_caller[next.back()++]];
       if (state[e.callee] == kDone) continue;
       if (state[e.callee] == kOnPath) {
         diagnostics.error_at(source, e.name.data(), cycle_message(module, path, e));
@@ -595,9 +580,9 @@ bool check_call_graph(const hlo::Module& module, std::span<const CallEdge> edges
   return true;
 }
 
-void check_call_sites(const hlo::Module& module, std::span<const CallSite> sites, const ParameterTable& parameters,
-                      DiagnosticEngine& diagnostics, std::uint32_t incomplete) {
-  SiteChecker checker(module, parameters, diagnostics, incomplete);
+void check_call_sites(const hlo::Module& module, std::span<const CallSite> sites, std::span<const NamedCallee> callees,
+                      const ParameterTable& parameters, DiagnosticEngine& diagnostics, std::uint32_t incomplete) {
+  SiteChecker checker(module, callees, parameters, diagnostics, incomplete);
   for (const CallSite& site : sites) {
     checker.check(site);
     if (diagnostics.too_many_errors()) return;

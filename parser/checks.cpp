@@ -144,7 +144,8 @@ private:
   };
 
   void check_instruction(const hlo::Computation& c, const hlo::Instruction& i) {
-    if (i.opcode != hlo::Opcode::kUnknown) {
+    const hlo::OpTraits& traits = hlo::op_traits(i.opcode);
+    if (!hlo::fits(traits.operands, i.operand_count)) {
       const bool sparse = i.opcode == hlo::Opcode::kDot && c.attribute(i, "sparsity");
       if (auto problem = operand_count_problem(i.opcode, i.operand_count, sparse)) {
         error(std::move(*problem));
@@ -153,7 +154,7 @@ private:
     }
     if (!check_syntax(c, i)) return;
     const Subject s{c, i, m_module.shape_of(i), operand_shape(c, i, 0)};
-    (this->*rule(hlo::op_traits(i.opcode).check))(s);
+    (this->*rule(traits.check))(s);
   }
 
   //===--- One check per hlo::CheckRule ---===//
@@ -387,20 +388,18 @@ private:
 std::optional<std::string> operand_count_problem(hlo::Opcode opcode, std::size_t count, bool sparse) {
   using hlo::OperandCount;
   const hlo::Arity arity = hlo::op_traits(opcode).operands;
+  if (hlo::fits(arity, count)) return std::nullopt;
   switch (arity.count) {
     case OperandCount::kAny: return std::nullopt;
     case OperandCount::kExactly:
-      if (count == arity.n || (sparse && count > arity.n)) return std::nullopt;
+      if (sparse && count > arity.n) return std::nullopt;
       return fmt::format("{} takes {}, not {}", hlo::opcode_name(opcode), operands_text(arity.n), count);
     case OperandCount::kAtLeast:
-      if (count >= arity.n) return std::nullopt;
       return fmt::format("{} takes at least {}, not {}", hlo::opcode_name(opcode), operands_text(arity.n), count);
     case OperandCount::kPairs:
-      if (count >= 2 && count % 2 == 0) return std::nullopt;
       return fmt::format("{} takes inputs and as many initial values (an even number of operands, at least 2), not {}",
                          hlo::opcode_name(opcode), count);
     case OperandCount::kScatter:
-      if (count >= 3 && count % 2 == 1) return std::nullopt;
       return fmt::format(
           "{} takes inputs, the indices and as many updates (an odd number of operands, at least 3), not {}",
           hlo::opcode_name(opcode), count);

@@ -19,6 +19,7 @@
 // enum value).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -174,6 +175,18 @@ struct Arity {
 
 constexpr Arity exactly(std::uint8_t n) { return {OperandCount::kExactly, n}; }
 constexpr Arity at_least(std::uint8_t n) { return {OperandCount::kAtLeast, n}; }
+
+/// Whether an op of `arity` may have `count` operands.
+constexpr bool fits(Arity arity, std::size_t count) {
+  switch (arity.count) {
+    case OperandCount::kAny: return true;
+    case OperandCount::kExactly: return count == arity.n;
+    case OperandCount::kAtLeast: return count >= arity.n;
+    case OperandCount::kPairs: return count >= 2 && count % 2 == 0;
+    case OperandCount::kScatter: return count >= 3 && count % 2 == 1;
+  }
+  return true;
+}
 
 /// What call_checks.cpp checks about the computations an op calls, against its
 /// operands and result (XLA's ShapeVerifier handlers of the callers).

@@ -113,12 +113,6 @@ private:
   [[noreturn]] void no_instruction(const char* statement, const char* end);
   void error(const char* where, std::string message) { m_diagnostics.error_at(*m_source, where, std::move(message)); }
 
-  struct PendingCallee {
-    std::uint32_t computation;
-    std::uint32_t slot;
-    std::string_view name;
-  };
-
   const SourceFilePtr& m_source;
   DiagnosticEngine& m_diagnostics;
   const ParseOptions& m_options;
@@ -138,16 +132,14 @@ private:
   auto name_of() const {
     return [this](std::uint32_t id) { return instruction_name(id); };
   }
-  NameTable m_unknown_opcode_ids;  // unknown opcode -> index in m_module.unknown_opcodes
-  std::vector<PendingCallee> m_pending_callees;
-  std::vector<CallEdge> m_call_edges;  // the resolved callees, for check_call_graph
+  NameTable m_unknown_opcode_ids;      // unknown opcode -> index in m_module.unknown_opcodes
+  std::vector<NamedCallee> m_callees;  // every calls=, to_apply=, ... name, resolved when the module is complete
   // The instructions of the module whose op calls computations, for check_call_sites: a second
   // pass over every instruction of the module would cost more than the checks.
   std::vector<CallSite> m_calls;
-  ParameterTable m_parameter_table;            // every computation's parameters by number
-  std::vector<std::uint32_t> m_parameter_ids;  // reused: one computation's, for m_parameter_table
-  std::uint32_t m_roots = 0;                   // instructions written ROOT in the current computation
-  std::uint32_t m_first_root = hlo::k_none;    // the first of them
+  ParameterTable m_parameter_table;          // every computation's parameters by number
+  std::uint32_t m_roots = 0;                 // instructions written ROOT in the current computation
+  std::uint32_t m_first_root = hlo::k_none;  // the first of them
   std::vector<std::pair<std::int64_t, std::uint32_t>> m_parameters;  // (number, instruction) in the computation
   InstructionChecker m_checker;
   ast::Instruction m_instruction;                // reused: its vectors keep their capacity
@@ -185,8 +177,7 @@ void ModuleBuilder::start_module() {
   m_shape_ids.clear();
   m_computation_ids.clear();
   m_unknown_opcode_ids.clear();
-  m_pending_callees.clear();
-  m_call_edges.clear();
+  m_callees.clear();
   m_calls.clear();
   m_parameter_table.clear();
   m_checker.start_module();
@@ -482,6 +473,7 @@ std::uint32_t ModuleBuilder::add_instruction(const ast::Instruction& a, hlo::Com
 
   ins.first_attribute = static_cast<std::uint32_t>(computation.attributes.size());
   ins.first_callee = static_cast<std::uint32_t>(computation.callees.size());
+  const auto first_named = static_cast<std::uint32_t>(m_callees.size());
   add_attributes(a, computation, computation_index);
   ins.attribute_count = narrow_count<std::uint16_t>(a.attributes.size(), where, "attributes");
   ins.callee_count =
@@ -494,7 +486,8 @@ std::uint32_t ModuleBuilder::add_instruction(const ast::Instruction& a, hlo::Com
   if (ins.is_root && m_roots++ == 0) m_first_root = id;
   if (ins.opcode == hlo::Opcode::kParameter && ins.parameter_number >= 0)
     m_parameters.emplace_back(ins.parameter_number, id);
-  if (hlo::op_traits(ins.opcode).callees != hlo::CalleeRule::kNone) m_calls.push_back({computation_index, id, where});
+  if (hlo::op_traits(ins.opcode).callees != hlo::CalleeRule::kNone)
+    m_calls.push_back({computation_index, id, where, first_named});
   m_checker.check(m_module, computation, ins, where, errors_before);
   return id;
 }
@@ -568,7 +561,8 @@ void ModuleBuilder::add_attributes(const ast::Instruction& a, hlo::Computation& 
       continue;
     }
     for (std::string_view name : m_callee_names) {
-      m_pending_callees.push_back({computation_index, static_cast<std::uint32_t>(computation.callees.size()), name});
+      m_callees.push_back(
+          {computation_index, static_cast<std::uint32_t>(computation.callees.size()), hlo::k_none, attr.name, name});
       computation.callees.push_back(hlo::k_none);
     }
   }
@@ -590,9 +584,8 @@ void ModuleBuilder::set_literal(std::string_view literal, hlo::Instruction& ins)
 // memory whole, so no growth slack, and each array is written once where it stays.
 void ModuleBuilder::finish_computation(hlo::Computation& computation, const char* open_brace) {
   complete(computation, open_brace);
-  m_parameter_ids.clear();
-  for (const auto& [number, id] : m_parameters) m_parameter_ids.push_back(id);  // by number (check_parameters)
-  m_parameter_table.add_computation(m_parameter_ids);
+  for (const auto& [number, id] : m_parameters) m_parameter_table.add(id);  // by number (check_parameters)
+  m_parameter_table.end_computation();
   m_module.computations.push_back(computation);
 }
 
@@ -701,7 +694,7 @@ void ModuleBuilder::check_parameters(const hlo::Computation& computation) {
 }
 
 void ModuleBuilder::resolve_callees() {
-  for (const PendingCallee& pending : m_pending_callees) {
+  for (NamedCallee& pending : m_callees) {
     std::uint32_t callee = m_computation_ids.find(pending.name);
     if (callee == NameTable::k_absent) {
       if (m_truncated)
@@ -712,8 +705,8 @@ void ModuleBuilder::resolve_callees() {
         error(pending.name.data(), fmt::format("call of undefined computation '{}'", pending.name));
       continue;
     }
-    m_module.computations[pending.computation].callees[pending.slot] = callee;
-    m_call_edges.push_back({pending.computation, callee, pending.name});
+    m_module.computations[pending.caller].callees[pending.slot] = callee;
+    pending.callee = callee;
   }
 }
 
@@ -742,8 +735,8 @@ void ModuleBuilder::finish_module() {
   resolve_callees();
   // Across computations (call_checks.hpp), on a module with nothing else wrong: a call
   // cycle first, as the callee rules would follow it.
-  if (m_diagnostics.error_count() == m_errors_at_start && check_call_graph(m_module, m_call_edges, m_diagnostics))
-    check_call_sites(m_module, m_calls, m_parameter_table, m_diagnostics,
+  if (m_diagnostics.error_count() == m_errors_at_start && check_call_graph(m_module, m_callees, m_diagnostics))
+    check_call_sites(m_module, m_calls, m_callees, m_parameter_table, m_diagnostics,
                      m_truncated ? static_cast<std::uint32_t>(m_module.computations.size() - 1) : hlo::k_none);
   if (m_diagnostics.error_count() != m_errors_at_start) return;
   ++m_modules_parsed;
