@@ -526,10 +526,10 @@ std::string cycle_message(const hlo::Module& module, std::span<const std::uint32
 
 }  // namespace
 
-bool check_call_graph(const hlo::Module& module, std::span<const NamedCallee> edges, DiagnosticEngine& diagnostics) {
+bool check_call_graph(const hlo::Module& module, std::span<const NamedCallee> callees, DiagnosticEngine& diagnostics) {
   const SourceFile& source = *module.source;
   bool ok = true;
-  for (const NamedCallee& e : edges) {
+  for (const NamedCallee& e : callees) {
     if (e.callee != module.entry) continue;
     diagnostics.error_at(source, e.name.data(),
                          fmt::format("computation '{}' calls the entry computation '{}'",
@@ -537,17 +537,17 @@ bool check_call_graph(const hlo::Module& module, std::span<const NamedCallee> ed
     ok = false;
   }
   if (!ok) return false;
-  // The edges by caller (a counting sort), then a depth-first walk that finds an edge back
+  // The calls by caller (a counting sort), then a depth-first walk that finds an edge back
   // into the path it is on.
   const std::size_t n = module.computations.size();
   std::vector<std::uint32_t> begin(n + 1, 0);
-  for (const NamedCallee& e : edges)
+  for (const NamedCallee& e : callees)
     if (e.callee != hlo::k_none) ++begin[e.caller + 1];
   for (std::size_t c = 0; c < n; ++c) begin[c + 1] += begin[c];
   std::vector<std::uint32_t> by_caller(begin.back());
   std::vector<std::uint32_t> fill(begin.begin(), begin.end() - 1);
-  for (std::uint32_t k = 0; k < edges.size(); ++k)
-    if (edges[k].callee != hlo::k_none) by_caller[fill[edges[k].caller]++] = k;
+  for (std::uint32_t k = 0; k < callees.size(); ++k)
+    if (callees[k].callee != hlo::k_none) by_caller[fill[callees[k].caller]++] = k;
 
   enum : std::uint8_t { kUnseen, kOnPath, kDone };
   std::vector<std::uint8_t> state(n, kUnseen);
@@ -566,7 +566,7 @@ bool check_call_graph(const hlo::Module& module, std::span<const NamedCallee> ed
         next.pop_back();
         continue;
       }
-      const NamedCallee& e = edges[by_caller[next.back()++]];
+      const NamedCallee& e = callees[by_caller[next.back()++]];
       if (state[e.callee] == kDone) continue;
       if (state[e.callee] == kOnPath) {
         diagnostics.error_at(source, e.name.data(), cycle_message(module, path, e));

@@ -116,6 +116,13 @@ less {
   b = f32[] parameter(1)
   ROOT c = pred[] compare(a, b), direction=LT
 }
+less_keys {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  c = f32[] parameter(2)
+  d = f32[] parameter(3)
+  ROOT l = pred[] compare(a, b), direction=LT
+}
 )";
 
 }  // namespace
@@ -300,6 +307,8 @@ ENTRY e {
   rejects(with(text, "ROOT f = f32[4]{0}", "ROOT f = f32[5]"), at_f,
           "'f' is f32[5] but the computation it calls, 'fused', returns f32[4]");
   rejects(with(text, ", calls=fused", ""), at_f, "fusion 'f' has no calls= naming the computation it calls");
+  rejects(with(text, "calls=fused", "calls={fused, fused}"), {"ROOT f", "fused", "calls={"},
+          "calls= of fusion 'f' names 2 computations; it takes one");
 }
 
 TEST_CASE("a call passes its computation's parameters and returns its root", "[verifier]") {
@@ -344,6 +353,10 @@ ENTRY e {
   rejects(with(with(text, "((f32[2,3]), f32[2,3], s32[])", "((f32[2,3]), f32[9], s32[])"), "ROOT d = f32[2,3]",
                "ROOT d = f32[9]"),
           at_s, "element {1} of 's' is f32[9] but the computation it wraps, 'w', returns f32[2,3]");
+  rejects(with(with(text, "s = ((f32[2,3]), f32[2,3], s32[])", "s = f32[2,3]"), "ROOT d = f32[2,3] async-done(s)",
+               "ROOT d = f32[2,3] negate(s)"),
+          {"s = f32[2,3] async-start", "s ="},
+          "'s' is f32[2,3] but an async-start is a tuple of at least two elements ((operands...), result, ...)");
 }
 
 //===--- while ---===//
@@ -463,6 +476,8 @@ TEST_CASE("map applies a scalar function of one element of each operand", "[veri
   accepts(with(text, "to_apply=add", "to_apply=add_one"));
   rejects(with(text, "to_apply=add", "to_apply=to_s32"), {"ROOT m", "m ="},
           "'m' is f32[4] but mapping its operands with 'to_s32' gives s32[4]");
+  rejects(with(text, "  ROOT m = f32[4] map(p, p)", "  q = f32[5] parameter(1)\n  ROOT m = f32[4] map(p, q)"),
+          {"ROOT m", "m ="}, "map operands 0 and 1 have different dimensions: f32[4] and f32[5]");
 }
 
 //===--- Reducers ---===//
@@ -581,6 +596,10 @@ TEST_CASE("a sort's comparator takes two scalars per operand and returns pred[]"
           "the comparator 'add' of 's' returns f32[] but must return pred[]");
   rejects(with(with(text, "p = f32[8]", "p = s32[8]"), "ROOT s = f32[8]", "ROOT s = s32[8]"), at_less,
           "parameter(0) of the comparator 'less' is f32[] but must be s32[] (an element of operand 0)");
+  rejects(
+      with(with(text, "  ROOT s = f32[8] sort(p)", "  q = f32[4] parameter(1)\n  ROOT s = (f32[8], f32[4]) sort(p, q)"),
+           "to_apply=less", "to_apply=less_keys"),
+      {"sort(p", "s ="}, "sort operands 0 and 1 have different dimensions: f32[8] and f32[4]");
 }
 
 //===--- pad, truncated input ---===//
