@@ -44,6 +44,10 @@ bool is_one_of(std::string_view text, std::initializer_list<std::string_view> ch
   return std::find(choices.begin(), choices.end(), text) != choices.end();
 }
 
+std::string operands_text(std::size_t n) {
+  return n == 0 ? "no operands" : fmt::format("{} operand{}", n, n == 1 ? "" : "s");
+}
+
 // The checks of one instruction; a cheap view made per instruction.
 class Checker {
 public:
@@ -140,9 +144,17 @@ private:
   };
 
   void check_instruction(const hlo::Computation& c, const hlo::Instruction& i) {
+    const hlo::OpTraits& traits = hlo::op_traits(i.opcode);
+    if (!hlo::fits(traits.operands, i.operand_count)) {
+      const bool sparse = i.opcode == hlo::Opcode::kDot && c.attribute(i, "sparsity");
+      if (auto problem = operand_count_problem(i.opcode, i.operand_count, sparse)) {
+        error(std::move(*problem));
+        return;
+      }
+    }
     if (!check_syntax(c, i)) return;
     const Subject s{c, i, m_module.shape_of(i), operand_shape(c, i, 0)};
-    (this->*rule(hlo::op_traits(i.opcode).check))(s);
+    (this->*rule(traits.check))(s);
   }
 
   //===--- One check per hlo::CheckRule ---===//
@@ -372,6 +384,28 @@ private:
 };
 
 }  // namespace
+
+std::optional<std::string> operand_count_problem(hlo::Opcode opcode, std::size_t count, bool sparse) {
+  using hlo::OperandCount;
+  const hlo::Arity arity = hlo::op_traits(opcode).operands;
+  if (hlo::fits(arity, count)) return std::nullopt;
+  switch (arity.count) {
+    case OperandCount::kAny: return std::nullopt;
+    case OperandCount::kExactly:
+      if (sparse && count > arity.n) return std::nullopt;
+      return fmt::format("{} takes {}, not {}", hlo::opcode_name(opcode), operands_text(arity.n), count);
+    case OperandCount::kAtLeast:
+      return fmt::format("{} takes at least {}, not {}", hlo::opcode_name(opcode), operands_text(arity.n), count);
+    case OperandCount::kPairs:
+      return fmt::format("{} takes inputs and as many initial values (an even number of operands, at least 2), not {}",
+                         hlo::opcode_name(opcode), count);
+    case OperandCount::kScatter:
+      return fmt::format(
+          "{} takes inputs, the indices and as many updates (an odd number of operands, at least 3), not {}",
+          hlo::opcode_name(opcode), count);
+  }
+  return std::nullopt;
+}
 
 void InstructionChecker::check(const hlo::Module& module, const hlo::Computation& c, const hlo::Instruction& i,
                                const char* where, std::size_t errors_before) {

@@ -1,11 +1,12 @@
-// Semantic checks on a parsed module: attributes that must parse and must fit
-// the ranks of the shapes they describe, and result shapes that must be what
-// XLA's shape inference gives (result_shapes.hpp).
+// Semantic checks on a parsed module: operand counts, attributes that must
+// parse and must fit the ranks of the shapes they describe, and result shapes
+// that must be what XLA's shape inference gives (result_shapes.hpp).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,13 @@
 #include "parser/name_table.hpp"
 
 namespace hlo_index::parser {
+
+/// Why an instruction of `opcode` cannot have `count` operands, by the op
+/// table's Arity column (XLA's HloOpcodeArity and the counts its verifier
+/// requires of variadic ops), or nothing. `sparse`: a dot with sparsity=, which
+/// takes its metadata as further operands.
+/// Example: (kAdd, 3) -> "add takes 2 operands, not 3".
+std::optional<std::string> operand_count_problem(hlo::Opcode opcode, std::size_t count, bool sparse = false);
 
 /// Checks instructions one at a time, as the parser adds them (while their text
 /// and shapes are still in cache): reports every attribute that is malformed or

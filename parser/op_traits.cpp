@@ -16,6 +16,8 @@ using S = ShapeRule;
 using C = CheckRule;
 using F = ElementwiseForm;
 using T = ElementwiseType;
+using R = CalleeRule;
+using E = TupleElement;
 
 // The attribute lists of the memo column.
 constexpr std::string_view k_dimensions[] = {"dimensions"};
@@ -42,11 +44,15 @@ constexpr std::string_view k_fft[] = {"fft_type", "fft_length"};
 constexpr std::string_view k_triangular_solve[] = {"left_side", "lower", "unit_diagonal", "transpose_a"};
 constexpr std::string_view k_cholesky[] = {"lower"};
 
-constexpr OpTraits unary(T type = T::kSame) {
-  return {.maps = M::kElementwise, .result = S::kElementwise, .elementwise = {F::kUnary, type}};
+constexpr OpTraits elementwise(F form, T type, std::uint8_t operands) {
+  return {
+      .maps = M::kElementwise, .result = S::kElementwise, .elementwise = {form, type}, .operands = exactly(operands)};
 }
-constexpr OpTraits binary(T type = T::kSame) {
-  return {.maps = M::kElementwise, .result = S::kElementwise, .elementwise = {F::kBinary, type}};
+constexpr OpTraits unary(T type = T::kSame) { return elementwise(F::kUnary, type, 1); }
+constexpr OpTraits binary(T type = T::kSame) { return elementwise(F::kBinary, type, 2); }
+// Rows that set only the map family, the operand count and the tuple element.
+constexpr OpTraits with(M maps, Arity operands, TupleElement element = TupleElement::kNone) {
+  return {.maps = maps, .tuple_element = element, .operands = operands};
 }
 
 struct OpRow {
@@ -55,7 +61,8 @@ struct OpRow {
 };
 
 // clang-format off
-// One row per op hlo-index models; see op_traits.hpp for the columns.
+// One row per op hlo-index models; see op_traits.hpp for the columns. The operand counts are XLA's
+// (HloOpcodeArity, and for its variadic ops what ShapeVerifier and the HLO parser require).
 constexpr OpRow k_op_table[] = {
     // Elementwise: identity maps; the result shape by form and element type.
     {Opcode::kAbs, unary(T::kAbs)},
@@ -75,125 +82,149 @@ constexpr OpRow k_op_table[] = {
     {Opcode::kShiftLeft, binary()}, {Opcode::kShiftRightArithmetic, binary()},
     {Opcode::kShiftRightLogical, binary()}, {Opcode::kSubtract, binary()}, {Opcode::kXor, binary()},
     {Opcode::kCompare, {.maps = M::kElementwise, .result = S::kElementwise, .elementwise = {F::kBinary, T::kPred},
-                        .check = C::kCompareDirection}},
+                        .check = C::kCompareDirection, .operands = exactly(2)}},
     {Opcode::kComplex, binary(T::kMakeComplex)},
-    {Opcode::kStochasticConvert, {.maps = M::kElementwise, .result = S::kElementwise,
-                                  .elementwise = {F::kEqual, T::kAny}}},
-    {Opcode::kSelect, {.maps = M::kElementwise, .result = S::kElementwise, .elementwise = {F::kSelect, T::kSame}}},
-    {Opcode::kClamp, {.maps = M::kElementwise, .result = S::kElementwise, .elementwise = {F::kClamp, T::kSame}}},
+    {Opcode::kStochasticConvert, elementwise(F::kEqual, T::kAny, 2)},
+    {Opcode::kSelect, elementwise(F::kSelect, T::kSame, 3)}, {Opcode::kClamp, elementwise(F::kClamp, T::kSame, 3)},
     {Opcode::kAcos, unary()}, {Opcode::kAcosh, unary()}, {Opcode::kAsin, unary()}, {Opcode::kAsinh, unary()},
     {Opcode::kAtan, unary()}, {Opcode::kAtanh, unary()}, {Opcode::kCosh, unary()}, {Opcode::kSinh, unary()},
     // Elementwise maps whose result shape is not checked: map takes its
     // element type from to_apply; all-reduce is variadic.
-    {Opcode::kMap, {.maps = M::kElementwise}},
+    {Opcode::kMap, {.maps = M::kElementwise, .operands = at_least(1), .callees = R::kMap}},
     // Collectives that combine or move the same index across replicas (variadic: output k from operand k).
-    {Opcode::kAllReduce, {.maps = M::kCollective}}, {Opcode::kAllReduceStart, {.maps = M::kCollective}},
+    {Opcode::kAllReduce, {.maps = M::kCollective, .callees = R::kCollective}},
+    {Opcode::kAllReduceStart, {.maps = M::kCollective, .callees = R::kCollective}},
     {Opcode::kCollectivePermute, {.maps = M::kCollective}},
     {Opcode::kCollectivePermuteStart, {.maps = M::kCollective}},
     {Opcode::kCollectiveBroadcast, {.maps = M::kCollective}},
     // Elements of a tuple operand passed on unchanged (an array operand: the identity).
-    {Opcode::kOptBarrier, {.maps = M::kTupleElements, .tuple_element = TupleElement::kSameAsOutput}},
-    {Opcode::kDomain, {.maps = M::kTupleElements, .tuple_element = TupleElement::kSameAsOutput}},
-    {Opcode::kAddDependency, {.maps = M::kTupleElements}},
-    {Opcode::kAllReduceDone, {.maps = M::kTupleElements, .tuple_element = TupleElement::kSameAsOutput}},
-    {Opcode::kAllGatherDone, {.maps = M::kTupleElements, .tuple_element = TupleElement::kSecond}},
-    {Opcode::kCollectivePermuteDone, {.maps = M::kTupleElements, .tuple_element = TupleElement::kSecond}},
-    {Opcode::kCopyStart, {.maps = M::kTupleElements}},
-    {Opcode::kCopyDone, {.maps = M::kTupleElements, .tuple_element = TupleElement::kFirst}},
-    {Opcode::kSend, {.maps = M::kTupleElements}},
-    {Opcode::kRecvDone, {.maps = M::kTupleElements, .tuple_element = TupleElement::kSameAsOutput}},
-    {Opcode::kSetDimensionSize, {.maps = M::kElementwise}},
+    {Opcode::kOptBarrier, with(M::kTupleElements, exactly(1), E::kSameAsOutput)},
+    {Opcode::kDomain, with(M::kTupleElements, exactly(1), E::kSameAsOutput)},
+    {Opcode::kAddDependency, with(M::kTupleElements, exactly(2))},
+    {Opcode::kAllReduceDone, with(M::kTupleElements, exactly(1), E::kSameAsOutput)},
+    {Opcode::kAllGatherDone, with(M::kTupleElements, exactly(1), E::kSecond)},
+    {Opcode::kCollectivePermuteDone, with(M::kTupleElements, exactly(1), E::kSecond)},
+    {Opcode::kCopyStart, with(M::kTupleElements, exactly(1))},
+    {Opcode::kCopyDone, with(M::kTupleElements, exactly(1), E::kFirst)},
+    {Opcode::kSend, with(M::kTupleElements, exactly(2))},
+    {Opcode::kRecvDone, with(M::kTupleElements, exactly(1), E::kSameAsOutput)},
+    {Opcode::kSetDimensionSize, with(M::kElementwise, exactly(2))},
     // Nothing read on the device: tokens, host transfers, sizes, ids.
-    {Opcode::kAfterAll, {.maps = M::kNothingRead}}, {Opcode::kInfeed, {.maps = M::kNothingRead}},
-    {Opcode::kRecv, {.maps = M::kNothingRead}}, {Opcode::kSendDone, {.maps = M::kNothingRead}},
-    {Opcode::kGetDimensionSize, {.maps = M::kNothingRead}}, {Opcode::kPartitionId, {.maps = M::kNothingRead}},
-    {Opcode::kReplicaId, {.maps = M::kNothingRead}}, {Opcode::kRngGetAndUpdateState, {.maps = M::kNothingRead}},
+    {Opcode::kAfterAll, {.maps = M::kNothingRead}}, {Opcode::kInfeed, with(M::kNothingRead, exactly(1))},
+    {Opcode::kRecv, with(M::kNothingRead, exactly(1))}, {Opcode::kSendDone, with(M::kNothingRead, exactly(1))},
+    {Opcode::kGetDimensionSize, with(M::kNothingRead, exactly(1))},
+    {Opcode::kPartitionId, with(M::kNothingRead, exactly(0))}, {Opcode::kReplicaId, with(M::kNothingRead, exactly(0))},
+    {Opcode::kRngGetAndUpdateState, with(M::kNothingRead, exactly(0))},
     // Every output element reads every operand element: distribution parameters, a generator's state.
-    {Opcode::kRng, {.maps = M::kWholeOperands}}, {Opcode::kRngBitGenerator, {.maps = M::kWholeOperands}},
-    {Opcode::kOutfeed, {.maps = M::kWholeOperands}},
+    // rng: XLA's verifier wants 2 (the distribution's parameters); the corpus holds rng(a, b, shape) (RngExpander's
+    // tests), which its parser accepts: at least 2.
+    {Opcode::kRng, with(M::kWholeOperands, at_least(2))}, {Opcode::kRngBitGenerator, with(M::kWholeOperands, exactly(1))},
+    {Opcode::kOutfeed, with(M::kWholeOperands, exactly(2))},
     // Sorting along one dimension.
-    {Opcode::kSort, {.maps = M::kSort, .memo_attributes = k_dimensions}},
-    {Opcode::kTopK, {.maps = M::kSort}},
-    {Opcode::kBatchNormInference, {.maps = M::kBatchNorm, .memo_attributes = k_feature_index}},
-    {Opcode::kBatchNormTraining, {.maps = M::kBatchNorm, .memo_attributes = k_feature_index}},
-    {Opcode::kBatchNormGrad, {.maps = M::kBatchNorm, .memo_attributes = k_feature_index}},
+    {Opcode::kSort, {.maps = M::kSort, .memo_attributes = k_dimensions, .operands = at_least(1), .callees = R::kSort}},
+    {Opcode::kTopK, with(M::kSort, exactly(1))},
+    {Opcode::kBatchNormInference, {.maps = M::kBatchNorm, .memo_attributes = k_feature_index, .operands = exactly(5)}},
+    {Opcode::kBatchNormTraining, {.maps = M::kBatchNorm, .memo_attributes = k_feature_index, .operands = exactly(3)}},
+    {Opcode::kBatchNormGrad, {.maps = M::kBatchNorm, .memo_attributes = k_feature_index, .operands = exactly(5)}},
     {Opcode::kCustomCall, {.maps = M::kCustomCall, .memo_attributes = k_custom_call}},
 
     // Nothing read.
-    {Opcode::kConstant, {.maps = M::kNoOperands, .check = C::kLiteral}},
-    {Opcode::kIota, {.maps = M::kNoOperands, .check = C::kIota}},
-    {Opcode::kParameter, {.maps = M::kNoOperands}},
+    {Opcode::kConstant, {.maps = M::kNoOperands, .check = C::kLiteral, .operands = exactly(0)}},
+    {Opcode::kIota, {.maps = M::kNoOperands, .check = C::kIota, .operands = exactly(0)}},
+    {Opcode::kParameter, with(M::kNoOperands, exactly(0))},
 
     // Permutations, shifts and selections of dimensions.
     {Opcode::kBroadcast, {.maps = M::kBroadcast, .result = S::kBroadcast, .check = C::kBroadcast,
-                          .memo_attributes = k_dimensions}},
+                          .memo_attributes = k_dimensions, .operands = exactly(1)}},
     {Opcode::kTranspose, {.maps = M::kTranspose, .result = S::kTranspose, .check = C::kTranspose,
-                          .memo_attributes = k_dimensions}},
+                          .memo_attributes = k_dimensions, .operands = exactly(1)}},
     {Opcode::kReverse, {.maps = M::kReverse, .result = S::kReverse, .check = C::kOperandDimensions,
-                        .memo_attributes = k_dimensions}},
-    {Opcode::kSlice, {.maps = M::kSlice, .result = S::kSlice, .check = C::kSlice, .memo_attributes = k_slice}},
+                        .memo_attributes = k_dimensions, .operands = exactly(1)}},
+    {Opcode::kSlice, {.maps = M::kSlice, .result = S::kSlice, .check = C::kSlice, .memo_attributes = k_slice,
+                      .operands = exactly(1)}},
     {Opcode::kConcatenate, {.maps = M::kConcatenate, .result = S::kConcatenate, .check = C::kConcatenate,
-                            .memo_attributes = k_dimensions}},
-    {Opcode::kPad, {.maps = M::kPad, .result = S::kPad, .check = C::kPad, .memo_attributes = k_padding}},
+                            .memo_attributes = k_dimensions, .operands = at_least(1)}},
+    {Opcode::kPad, {.maps = M::kPad, .result = S::kPad, .check = C::kPad, .memo_attributes = k_padding,
+                    .operands = exactly(2)}},
 
     // Reshapes: the maps depend on the shapes (and layouts) only.
-    {Opcode::kReshape, {.maps = M::kReshape, .result = S::kReshape, .xla_simplify = XlaSimplify::kKeepPoints}},
-    {Opcode::kDynamicReshape, {.maps = M::kDynamicReshape, .result = S::kDynamicReshape}},
-    {Opcode::kBitcast, {.maps = M::kBitcast, .result = S::kBitcast, .xla_simplify = XlaSimplify::kKeepPoints}},
-    {Opcode::kBitcastConvert, {.maps = M::kBitcastConvert, .result = S::kBitcastConvert}},
+    {Opcode::kReshape, {.maps = M::kReshape, .result = S::kReshape, .xla_simplify = XlaSimplify::kKeepPoints,
+                        .operands = exactly(1)}},
+    {Opcode::kDynamicReshape, {.maps = M::kDynamicReshape, .result = S::kDynamicReshape, .operands = at_least(1)}},
+    {Opcode::kBitcast, {.maps = M::kBitcast, .result = S::kBitcast, .xla_simplify = XlaSimplify::kKeepPoints,
+                        .operands = exactly(1)}},
+    {Opcode::kBitcastConvert, {.maps = M::kBitcastConvert, .result = S::kBitcastConvert, .operands = exactly(1)}},
 
     // Reductions and windows.
     {Opcode::kReduce, {.maps = M::kReduce, .result = S::kReduce, .check = C::kOperandDimensions,
-                       .memo_attributes = k_dimensions}},
-    {Opcode::kDot, {.maps = M::kDot, .result = S::kDot, .check = C::kDot, .memo_attributes = k_dot}},
+                       .memo_attributes = k_dimensions, .operands = {OperandCount::kPairs},
+                       .callees = R::kReduce}},
+    // dot: a sparse dot (sparsity=) adds its metadata operands (checks.cpp).
+    {Opcode::kDot, {.maps = M::kDot, .result = S::kDot, .check = C::kDot, .memo_attributes = k_dot,
+                    .operands = exactly(2)}},
     {Opcode::kReduceWindow, {.maps = M::kReduceWindow, .result = S::kReduceWindow, .check = C::kReduceWindow,
-                             .memo_attributes = k_window, .xla_simplify = XlaSimplify::kFull}},
+                             .memo_attributes = k_window, .xla_simplify = XlaSimplify::kFull,
+                             .operands = {OperandCount::kPairs}, .callees = R::kReduce}},
     {Opcode::kConvolution, {.maps = M::kConvolution, .result = S::kConvolution, .check = C::kConvolution,
-                            .memo_attributes = k_convolution, .xla_simplify = XlaSimplify::kFull}},
+                            .memo_attributes = k_convolution, .xla_simplify = XlaSimplify::kFull,
+                            .operands = exactly(2)}},
 
     // Offsets read at run time.
     {Opcode::kDynamicSlice, {.maps = M::kDynamicSlice, .result = S::kDynamicSlice, .check = C::kDynamicSlice,
                              .memo_attributes = k_dynamic_slice, .runtime_offsets = true,
-                             .xla_simplify = XlaSimplify::kUnusedSymbolsOnly}},
+                             .xla_simplify = XlaSimplify::kUnusedSymbolsOnly, .operands = at_least(2)}},
     {Opcode::kDynamicUpdateSlice, {.maps = M::kDynamicUpdateSlice, .result = S::kDynamicUpdateSlice,
-                                   .runtime_offsets = true, .xla_simplify = XlaSimplify::kUnusedSymbolsOnly}},
-    {Opcode::kScatter, {.maps = M::kScatter, .runtime_offsets = true}},
+                                   .runtime_offsets = true, .xla_simplify = XlaSimplify::kUnusedSymbolsOnly,
+                                   .operands = at_least(3)}},
+    {Opcode::kScatter, {.maps = M::kScatter, .runtime_offsets = true, .operands = {OperandCount::kScatter},
+                        .callees = R::kScatter}},
     {Opcode::kGather, {.maps = M::kGather, .result = S::kGather, .memo_attributes = k_gather,
-                       .runtime_offsets = true, .xla_simplify = XlaSimplify::kUnusedSymbolsOnly}},
+                       .runtime_offsets = true, .xla_simplify = XlaSimplify::kUnusedSymbolsOnly,
+                       .operands = exactly(2)}},
 
     // Tuples, collectives and calls.
     {Opcode::kGetTupleElement, {.maps = M::kGetTupleElement, .result = S::kGetTupleElement,
                                 .check = C::kGetTupleElement, .memo_attributes = k_index,
-                                .tuple_element = TupleElement::kIndexAttribute}},
+                                .tuple_element = TupleElement::kIndexAttribute, .operands = exactly(1)}},
     {Opcode::kTuple, {.maps = M::kTuple, .result = S::kTuple}},
-    {Opcode::kAllGather, {.maps = M::kAllGather, .result = S::kAllGather, .memo_attributes = k_dimensions}},
-    {Opcode::kAllGatherStart, {.maps = M::kAllGather, .memo_attributes = k_dimensions}},
-    {Opcode::kAllToAll, {.maps = M::kAllToAll, .memo_attributes = k_collective_groups}},
-    {Opcode::kRaggedAllToAll, {.maps = M::kRaggedAllToAll, .result = S::kOutputOperandShape}},
-    {Opcode::kReduceScatter, {.maps = M::kReduceScatter, .memo_attributes = k_dimensions}},
-    {Opcode::kFusion, {.maps = M::kCall, .check = C::kFusionKind}},
-    {Opcode::kCall, {.maps = M::kCall}},
-    {Opcode::kConditional, {.maps = M::kConditional, .runtime_offsets = true}},
-    {Opcode::kWhile, {.maps = M::kWhile, .memo_attributes = k_loop}},
+    {Opcode::kAllGather, {.maps = M::kAllGather, .result = S::kAllGather, .memo_attributes = k_dimensions,
+                          .operands = at_least(1)}},
+    {Opcode::kAllGatherStart, {.maps = M::kAllGather, .memo_attributes = k_dimensions, .operands = at_least(1)}},
+    {Opcode::kAllToAll, {.maps = M::kAllToAll, .memo_attributes = k_collective_groups, .operands = at_least(1)}},
+    {Opcode::kRaggedAllToAll, {.maps = M::kRaggedAllToAll, .result = S::kOutputOperandShape,
+                               .operands = exactly(6)}},
+    {Opcode::kReduceScatter, {.maps = M::kReduceScatter, .memo_attributes = k_dimensions, .operands = at_least(1),
+                              .callees = R::kCollective}},
+    // Operands against the called computation's parameters (call_checks.cpp).
+    {Opcode::kFusion, {.maps = M::kCall, .check = C::kFusionKind, .callees = R::kBound}},
+    {Opcode::kCall, {.maps = M::kCall, .callees = R::kBound}},
+    // The branch index and one operand per branch (call_checks.cpp counts the branches).
+    {Opcode::kConditional, {.maps = M::kConditional, .runtime_offsets = true, .operands = at_least(2),
+                            .callees = R::kConditional}},
+    {Opcode::kWhile, {.maps = M::kWhile, .memo_attributes = k_loop, .operands = exactly(1),
+                      .callees = R::kWhile}},
 
     // Block-scaled dot, windows with data-dependent selection, scans and linear algebra.
-    {Opcode::kScaledDot, {.maps = M::kScaledDot, .result = S::kDot, .memo_attributes = k_dot}},
+    {Opcode::kScaledDot, {.maps = M::kScaledDot, .result = S::kDot, .memo_attributes = k_dot, .operands = exactly(4)}},
     // Memoised per instruction: constant group sizes make its maps.
-    {Opcode::kRaggedDot, {.maps = M::kRaggedDot, .result = S::kDot, .runtime_offsets = true}},
-    {Opcode::kSelectAndScatter, {.maps = M::kSelectAndScatter, .result = S::kOperandShape, .memo_attributes = k_window}},
+    {Opcode::kRaggedDot, {.maps = M::kRaggedDot, .result = S::kDot, .runtime_offsets = true, .operands = exactly(3)}},
+    {Opcode::kSelectAndScatter, {.maps = M::kSelectAndScatter, .result = S::kOperandShape, .memo_attributes = k_window,
+                                 .operands = exactly(3), .callees = R::kSelectAndScatter}},
     {Opcode::kScan, {.maps = M::kScan, .memo_attributes = k_scan}},
-    {Opcode::kFft, {.maps = M::kFft, .result = S::kFft, .memo_attributes = k_fft}},
-    {Opcode::kTriangularSolve, {.maps = M::kTriangularSolve, .result = S::kTriangularSolve, .memo_attributes = k_triangular_solve}},
-    {Opcode::kCholesky, {.maps = M::kCholesky, .result = S::kOperandShape, .memo_attributes = k_cholesky}},
+    {Opcode::kFft, {.maps = M::kFft, .result = S::kFft, .memo_attributes = k_fft, .operands = exactly(1)}},
+    {Opcode::kTriangularSolve, {.maps = M::kTriangularSolve, .result = S::kTriangularSolve, .memo_attributes = k_triangular_solve,
+                                .operands = exactly(2)}},
+    {Opcode::kCholesky, {.maps = M::kCholesky, .result = S::kOperandShape, .memo_attributes = k_cholesky,
+                         .operands = exactly(1)}},
     // Asynchronous pairs: the start composes the wrapped computation (async_maps.cpp); update passes the
     // tuple on; done is the result element {1} of ((operands...), result, context).
-    {Opcode::kAsyncStart, {.maps = M::kAsyncStart}},
-    {Opcode::kAsyncUpdate, {.maps = M::kTupleElements, .tuple_element = TupleElement::kSameAsOutput}},
-    {Opcode::kAsyncDone, {.maps = M::kTupleElements, .tuple_element = TupleElement::kSecond}},
+    {Opcode::kAsyncStart, {.maps = M::kAsyncStart, .callees = R::kAsyncStart}},
+    {Opcode::kAsyncUpdate, with(M::kTupleElements, exactly(1), E::kSameAsOutput)},
+    {Opcode::kAsyncDone, with(M::kTupleElements, exactly(1), E::kSecond)},
     // XLA's shorthand for an async-start/-update/-done wrapping a custom-call.
     {Opcode::kCustomCallStart, {.maps = M::kAsyncStart}},
-    {Opcode::kCustomCallUpdate, {.maps = M::kTupleElements, .tuple_element = TupleElement::kSameAsOutput}},
-    {Opcode::kCustomCallDone, {.maps = M::kTupleElements, .tuple_element = TupleElement::kSecond}},
+    {Opcode::kCustomCallUpdate, with(M::kTupleElements, exactly(1), E::kSameAsOutput)},
+    {Opcode::kCustomCallDone, with(M::kTupleElements, exactly(1), E::kSecond)},
 };
 // clang-format on
 

@@ -7,8 +7,10 @@
 //   MapFamily   indexing/ops/op_maps.cpp (the maps of each family, both directions)
 //   ShapeRule   parser/result_shapes.cpp
 //   CheckRule   parser/checks.cpp
-// An op without a row has no maps (UNDEFINED), no checks and no result-shape
-// rule.
+//   CalleeRule  parser/call_checks.cpp
+// The Arity column (how many operands) is read by checks.cpp. An op without a
+// row has no maps (UNDEFINED), no checks, no result-shape rule and any number
+// of operands.
 //
 // To add an op: add its spelling to HLO_INDEX_OPCODES (opcode.hpp) and its
 // row to k_op_table (op_traits.cpp). If it needs a rule no other op has, add
@@ -17,6 +19,7 @@
 // enum value).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -155,6 +158,53 @@ enum class CheckRule : std::uint8_t {
   kCount,
 };
 
+/// How many operands an op takes: XLA's HloOpcodeArity for the ops of fixed
+/// arity, and what its verifier and parser require of the variadic ones.
+enum class OperandCount : std::uint8_t {
+  kAny,      // not checked (tuple, custom-call, after-all, ...; fusion and call against their computation)
+  kExactly,  // Arity::n
+  kAtLeast,  // Arity::n or more
+  kPairs,    // k inputs and k initial values, k >= 1 (reduce, reduce-window)
+  kScatter,  // k inputs, the indices and k updates, k >= 1
+};
+
+struct Arity {
+  OperandCount count = OperandCount::kAny;
+  std::uint8_t n = 0;
+};
+
+constexpr Arity exactly(std::uint8_t n) { return {OperandCount::kExactly, n}; }
+constexpr Arity at_least(std::uint8_t n) { return {OperandCount::kAtLeast, n}; }
+
+/// Whether an op of `arity` may have `count` operands.
+constexpr bool fits(Arity arity, std::size_t count) {
+  switch (arity.count) {
+    case OperandCount::kAny: return true;
+    case OperandCount::kExactly: return count == arity.n;
+    case OperandCount::kAtLeast: return count >= arity.n;
+    case OperandCount::kPairs: return count >= 2 && count % 2 == 0;
+    case OperandCount::kScatter: return count >= 3 && count % 2 == 1;
+  }
+  return true;
+}
+
+/// What call_checks.cpp checks about the computations an op calls, against its
+/// operands and result (XLA's ShapeVerifier handlers of the callers).
+enum class CalleeRule : std::uint8_t {
+  kNone,
+  kBound,             // fusion, call: operand k is parameter(k), the result is the root
+  kAsyncStart,        // the same through the result's ((operands...), result, ...) tuple
+  kWhile,             // condition: state -> pred[]; body: state -> state
+  kConditional,       // branch k: operand k+1 -> the result
+  kMap,               // a scalar function of one element of each operand
+  kReduce,            // reduce, reduce-window: a reducer of the k inputs into the k initial values
+  kScatter,           // a reducer of the k updates into the k inputs
+  kSelectAndScatter,  // select: two elements -> pred[]; scatter: a reducer of source into the initial value
+  kSort,              // a comparator of two elements of each operand -> pred[]
+  kCollective,        // all-reduce, reduce-scatter: a reducer of two scalars into a scalar
+  kCount,
+};
+
 /// XLA's simplification of the maps of a single op (--xla-compat).
 enum class XlaSimplify : std::uint8_t {
   kNone,               // left as built
@@ -177,6 +227,8 @@ struct OpTraits {
   bool runtime_offsets = false;
   XlaSimplify xla_simplify = XlaSimplify::kNone;
   TupleElement tuple_element = TupleElement::kNone;
+  Arity operands;
+  CalleeRule callees = CalleeRule::kNone;
 };
 
 /// The row of `opcode` (default traits for an op without one).

@@ -12,6 +12,7 @@
 
 #include "parser/ast.hpp"
 #include "parser/attributes.hpp"
+#include "parser/call_checks.hpp"
 #include "parser/checks.hpp"
 #include "parser/config.hpp"
 #include "parser/document.hpp"
@@ -37,14 +38,6 @@ bool starts_with_keyword(const char* p, const char* end, std::string_view word) 
 bool is_table_keyword(const char* p, const char* end) {
   return starts_with_keyword(p, end, "FileNames") || starts_with_keyword(p, end, "FunctionNames") ||
          starts_with_keyword(p, end, "FileLocations") || starts_with_keyword(p, end, "StackFrames");
-}
-
-// Same rank and sizes, recursively through tuples; element types and layouts aside.
-bool same_dimensions(const hlo::Shape& a, const hlo::Shape& b) {
-  if (a.is_tuple != b.is_tuple) return false;
-  if (a.is_tuple)
-    return std::equal(a.elements.begin(), a.elements.end(), b.elements.begin(), b.elements.end(), same_dimensions);
-  return a.dims == b.dims;
 }
 
 // A byte no token of HLO text starts with: a control character other than a line
@@ -104,7 +97,7 @@ private:
   void check_operand_shape(const ast::Operand& operand, const hlo::Instruction& def);
   void add_attributes(const ast::Instruction& a, hlo::Computation& computation, std::uint32_t computation_index);
   void set_literal(std::string_view literal, hlo::Instruction& ins);
-  hlo::ShapeId infer_shape(const ast::Instruction& a, const hlo::Computation& computation);
+  hlo::ShapeId infer_shape(const ast::Instruction& a, const hlo::Computation& computation, const char* where);
   hlo::Shape infer_by_rule(const ast::Instruction& a, const hlo::Computation& computation);
   std::uint16_t unknown_opcode_index(std::string_view opcode);
   template <typename Count>
@@ -114,18 +107,11 @@ private:
   hlo::ShapeId intern_shape(std::string_view text) { return intern_shape(HashedName(text)); }
   hlo::ShapeId intern_shape(const HashedName& hashed);
   void resolve_callees();
-  void check_call_operands();
   void check_shape(const hlo::Shape& shape, const char* where);
   void check_parameters(const hlo::Computation& computation);
   [[noreturn]] void unexpected_statement(const char* p, const char* end);
   [[noreturn]] void no_instruction(const char* statement, const char* end);
   void error(const char* where, std::string message) { m_diagnostics.error_at(*m_source, where, std::move(message)); }
-
-  struct PendingCallee {
-    std::uint32_t computation;
-    std::uint32_t slot;
-    std::string_view name;
-  };
 
   const SourceFilePtr& m_source;
   DiagnosticEngine& m_diagnostics;
@@ -146,11 +132,12 @@ private:
   auto name_of() const {
     return [this](std::uint32_t id) { return instruction_name(id); };
   }
-  NameTable m_unknown_opcode_ids;  // unknown opcode -> index in m_module.unknown_opcodes
-  std::vector<PendingCallee> m_pending_callees;
-  // The fusions and calls of the module (computation, instruction), for check_call_operands:
-  // a second pass over every instruction of the module would cost more than the check.
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> m_calls;
+  NameTable m_unknown_opcode_ids;      // unknown opcode -> index in m_module.unknown_opcodes
+  std::vector<NamedCallee> m_callees;  // every calls=, to_apply=, ... name, resolved when the module is complete
+  // The instructions of the module whose op calls computations, for check_call_sites: a second
+  // pass over every instruction of the module would cost more than the checks.
+  std::vector<CallSite> m_calls;
+  ParameterTable m_parameter_table;          // every computation's parameters by number
   std::uint32_t m_roots = 0;                 // instructions written ROOT in the current computation
   std::uint32_t m_first_root = hlo::k_none;  // the first of them
   std::vector<std::pair<std::int64_t, std::uint32_t>> m_parameters;  // (number, instruction) in the computation
@@ -190,8 +177,9 @@ void ModuleBuilder::start_module() {
   m_shape_ids.clear();
   m_computation_ids.clear();
   m_unknown_opcode_ids.clear();
-  m_pending_callees.clear();
+  m_callees.clear();
   m_calls.clear();
+  m_parameter_table.clear();
   m_checker.start_module();
   m_truncated = false;
 }
@@ -412,7 +400,15 @@ hlo::Shape ModuleBuilder::infer_by_rule(const ast::Instruction& a, const hlo::Co
                                          : "(hlo-index has no shape rule for this op)")};
 }
 
-hlo::ShapeId ModuleBuilder::infer_shape(const ast::Instruction& a, const hlo::Computation& computation) {
+// `where`: as for add_instruction.
+hlo::ShapeId ModuleBuilder::infer_shape(const ast::Instruction& a, const hlo::Computation& computation,
+                                        const char* where) {
+  // A wrong operand count is the problem to report, not the shape it leaves unknown.
+  if (const hlo::Opcode opcode = hlo::opcode_from_string(a.opcode); opcode != hlo::Opcode::kUnknown) {
+    const bool sparse = std::any_of(a.attributes.begin(), a.attributes.end(),
+                                    [](const ast::Attribute& attr) { return attr.name == "sparsity"; });
+    if (auto problem = operand_count_problem(opcode, a.operands.size(), sparse)) throw SyntaxError{where, *problem};
+  }
   auto operand_shape = [&](const ast::Operand& operand) -> const hlo::Shape* {
     std::uint32_t id = m_instruction_ids.find(HashedName(operand.name), name_of());
     if (operand.name.empty() || id == NameTable::k_absent) return nullptr;
@@ -469,7 +465,7 @@ std::uint32_t ModuleBuilder::add_instruction(const ast::Instruction& a, hlo::Com
   ins.is_root = a.is_root;
   ins.opcode = hlo::opcode_from_string(a.opcode);
   if (ins.opcode == hlo::Opcode::kUnknown) ins.unknown_opcode = unknown_opcode_index(a.opcode);
-  ins.shape = a.shape.empty() ? infer_shape(a, computation) : intern_shape(shape);
+  ins.shape = a.shape.empty() ? infer_shape(a, computation, where) : intern_shape(shape);
 
   ins.first_operand = static_cast<std::uint32_t>(computation.operands.size());
   add_operands(a, inline_ids, computation);
@@ -477,6 +473,7 @@ std::uint32_t ModuleBuilder::add_instruction(const ast::Instruction& a, hlo::Com
 
   ins.first_attribute = static_cast<std::uint32_t>(computation.attributes.size());
   ins.first_callee = static_cast<std::uint32_t>(computation.callees.size());
+  const auto first_named = static_cast<std::uint32_t>(m_callees.size());
   add_attributes(a, computation, computation_index);
   ins.attribute_count = narrow_count<std::uint16_t>(a.attributes.size(), where, "attributes");
   ins.callee_count =
@@ -489,8 +486,8 @@ std::uint32_t ModuleBuilder::add_instruction(const ast::Instruction& a, hlo::Com
   if (ins.is_root && m_roots++ == 0) m_first_root = id;
   if (ins.opcode == hlo::Opcode::kParameter && ins.parameter_number >= 0)
     m_parameters.emplace_back(ins.parameter_number, id);
-  if (ins.opcode == hlo::Opcode::kFusion || ins.opcode == hlo::Opcode::kCall)
-    m_calls.emplace_back(computation_index, id);
+  if (hlo::op_traits(ins.opcode).callees != hlo::CalleeRule::kNone)
+    m_calls.push_back({computation_index, id, where, first_named});
   m_checker.check(m_module, computation, ins, where, errors_before);
   return id;
 }
@@ -534,12 +531,8 @@ void ModuleBuilder::check_operand_shape(const ast::Operand& operand, const hlo::
   const hlo::Shape& want = m_module.shapes[def.shape];
   const hlo::Shape& got = m_module.shapes[declared];
   if (declared == def.shape || hlo::same_ignoring_layout(want, got)) return;
-  auto without_layout = [](hlo::Shape shape) {
-    shape.layout.reset();
-    return hlo::to_string(shape);
-  };
   error(operand.shape.data(), fmt::format("operand '{}' is declared as {} but is defined as {}", operand.name,
-                                          without_layout(got), without_layout(want)));
+                                          hlo::to_string_without_layout(got), hlo::to_string_without_layout(want)));
 }
 
 // Appends `a`'s attributes, and a pending callee for each computation its
@@ -568,7 +561,8 @@ void ModuleBuilder::add_attributes(const ast::Instruction& a, hlo::Computation& 
       continue;
     }
     for (std::string_view name : m_callee_names) {
-      m_pending_callees.push_back({computation_index, static_cast<std::uint32_t>(computation.callees.size()), name});
+      m_callees.push_back(
+          {computation_index, static_cast<std::uint32_t>(computation.callees.size()), hlo::k_none, attr.name, name});
       computation.callees.push_back(hlo::k_none);
     }
   }
@@ -590,6 +584,8 @@ void ModuleBuilder::set_literal(std::string_view literal, hlo::Instruction& ins)
 // memory whole, so no growth slack, and each array is written once where it stays.
 void ModuleBuilder::finish_computation(hlo::Computation& computation, const char* open_brace) {
   complete(computation, open_brace);
+  for (const auto& [number, id] : m_parameters) m_parameter_table.add(id);  // by number (check_parameters)
+  m_parameter_table.end_computation();
   m_module.computations.push_back(computation);
 }
 
@@ -672,21 +668,33 @@ void ModuleBuilder::check_shape(const hlo::Shape& shape, const char* where) {
                                          hlo::to_string(*shape.layout), shape.rank())};
 }
 
-// Parameter numbers are distinct. (A signature may list fewer parameters than the
-// body uses: XLA's parser accepts that, and published dumps contain it.)
+// The body's parameter numbers are 0, 1, ..., n-1, each once (XLA's HloComputation
+// requires it). A signature may list fewer parameters than the body uses: XLA's parser
+// accepts that, and published dumps contain it. Leaves m_parameters sorted by number.
 void ModuleBuilder::check_parameters(const hlo::Computation& computation) {
   std::vector<std::pair<std::int64_t, std::uint32_t>>& numbers = m_parameters;  // recorded as they were added
   std::sort(numbers.begin(), numbers.end());
+  bool repeated = false;
   for (std::size_t n = 1; n < numbers.size(); ++n) {
     if (numbers[n].first != numbers[n - 1].first) continue;
     const hlo::Instruction& second = computation.instructions[numbers[n].second];
     error(second.literal.data(), fmt::format("parameter({}) is defined twice in '{}' (first by '{}')", numbers[n].first,
                                              computation.name, computation.instructions[numbers[n - 1].second].name));
+    repeated = true;
+  }
+  // A computation cut off by a truncated input may lack parameters it has.
+  for (std::size_t n = 0; !repeated && !m_truncated && n < numbers.size(); ++n) {
+    if (numbers[n].first == static_cast<std::int64_t>(n)) continue;
+    const hlo::Instruction& after_gap = computation.instructions[numbers[n].second];
+    error(after_gap.literal.data(), fmt::format("'{}' has parameter({}) but no parameter({}): parameters are numbered "
+                                                "from 0 without gaps",
+                                                computation.name, numbers[n].first, n));
+    break;
   }
 }
 
 void ModuleBuilder::resolve_callees() {
-  for (const PendingCallee& pending : m_pending_callees) {
+  for (NamedCallee& pending : m_callees) {
     std::uint32_t callee = m_computation_ids.find(pending.name);
     if (callee == NameTable::k_absent) {
       if (m_truncated)
@@ -697,38 +705,8 @@ void ModuleBuilder::resolve_callees() {
         error(pending.name.data(), fmt::format("call of undefined computation '{}'", pending.name));
       continue;
     }
-    m_module.computations[pending.computation].callees[pending.slot] = callee;
-  }
-}
-
-// The operands of a fusion or call are the parameters of the computation it calls: the
-// body's maps are composed onto them, so each must have its parameter's dimensions (XLA's
-// verifier requires it; a fuzzed module that broke it made the analysis compose maps of
-// different ranks).
-void ModuleBuilder::check_call_operands() {
-  for (const auto& [computation, instruction] : m_calls) {
-    const hlo::Computation& c = m_module.computations[computation];
-    const hlo::Instruction& i = c.instructions[instruction];
-    const auto callees = c.callees_of(i);
-    if (callees.size() != 1 || callees[0] == hlo::k_none) continue;
-    const hlo::Computation& body = m_module.computations[callees[0]];
-    const auto operands = c.operands_of(i);
-    for (const hlo::Instruction& p : body.instructions) {
-      if (p.opcode != hlo::Opcode::kParameter || p.parameter_number < 0) continue;
-      const auto n = static_cast<std::size_t>(p.parameter_number);
-      if (n >= operands.size()) {
-        error(i.name.data(), fmt::format("'{}' has {} operand{} but the computation it calls, '{}', has parameter({})",
-                                         i.name, operands.size(), operands.size() == 1 ? "" : "s", body.name, n));
-        break;
-      }
-      if (operands[n] == hlo::k_none) continue;
-      const hlo::Shape& given = m_module.shape_of(c.instructions[operands[n]]);
-      const hlo::Shape& wanted = m_module.shape_of(p);
-      if (same_dimensions(given, wanted)) continue;
-      error(i.name.data(), fmt::format("operand {} of '{}' is {} but parameter({}) of '{}' is {}", n, i.name,
-                                       hlo::to_string(given), n, body.name, hlo::to_string(wanted)));
-      break;
-    }
+    m_module.computations[pending.caller].callees[pending.slot] = callee;
+    pending.callee = callee;
   }
 }
 
@@ -755,7 +733,11 @@ void ModuleBuilder::finish_module() {
   }
   if (!m_module.has_header) m_module.name = m_module.computations[m_module.entry].name;
   resolve_callees();
-  if (m_diagnostics.error_count() == m_errors_at_start) check_call_operands();
+  // Across computations (call_checks.hpp), on a module with nothing else wrong: a call
+  // cycle first, as the callee rules would follow it.
+  if (m_diagnostics.error_count() == m_errors_at_start && check_call_graph(m_module, m_callees, m_diagnostics))
+    check_call_sites(m_module, m_calls, m_callees, m_parameter_table, m_diagnostics,
+                     m_truncated ? static_cast<std::uint32_t>(m_module.computations.size() - 1) : hlo::k_none);
   if (m_diagnostics.error_count() != m_errors_at_start) return;
   ++m_modules_parsed;
   m_out(std::move(m_module));

@@ -34,48 +34,11 @@ bool is_static(const Shape& s) {
   return std::all_of(s.dim_kinds.begin(), s.dim_kinds.end(), [](hlo::DimKind k) { return k == hlo::DimKind::kStatic; });
 }
 
-bool is_float(ElementType t) {
-  switch (t) {
-    case ElementType::kF16:
-    case ElementType::kBF16:
-    case ElementType::kF32:
-    case ElementType::kF64:
-    case ElementType::kF8E5M2:
-    case ElementType::kF8E4M3:
-    case ElementType::kF8E4M3FN:
-    case ElementType::kF8E4M3B11FNUZ:
-    case ElementType::kF8E5M2FNUZ:
-    case ElementType::kF8E4M3FNUZ:
-    case ElementType::kF8E3M4:
-    case ElementType::kF8E8M0FNU:
-    case ElementType::kF6E2M3FN:
-    case ElementType::kF6E3M2FN:
-    case ElementType::kF4E2M1FN: return true;
-    default: return false;
-  }
-}
+bool is_float(ElementType t) { return hlo::is_floating_point(t); }
 
 bool is_complex(ElementType t) { return t == ElementType::kC64 || t == ElementType::kC128; }
 
-// Equal dimensions and element types, floating-point precision ignored, recursively.
-bool compatible(const Shape& a, const Shape& b) {
-  if (a.is_tuple != b.is_tuple) return false;
-  if (a.is_tuple) {
-    if (a.elements.size() != b.elements.size()) return false;
-    for (std::size_t k = 0; k < a.elements.size(); ++k)
-      if (!compatible(a.elements[k], b.elements[k])) return false;
-    return true;
-  }
-  return a.is_buffer == b.is_buffer && a.dims == b.dims && (a.type == b.type || (is_float(a.type) && is_float(b.type)));
-}
-
-Shape without_layout(Shape s) {
-  s.layout.reset();
-  for (Shape& e : s.elements) e = without_layout(std::move(e));
-  return s;
-}
-
-std::string text(const Shape& s) { return hlo::to_string(without_layout(s)); }
+std::string text(const Shape& s) { return hlo::to_string_without_layout(s); }
 
 Shape array(ElementType type, Dims dims) {
   Shape s;
@@ -229,7 +192,7 @@ private:
       m_inferred->emplace(inferred);
       return {};
     }
-    if (compatible(inferred, m_result)) return {};
+    if (hlo::compatible_ignoring_fp_precision(inferred, m_result)) return {};
     return ResultShapeError{at, fmt::format("{} result shape {} does not match {}: expected {}", m_name, text(m_result),
                                             source, text(inferred))};
   }
@@ -606,9 +569,10 @@ private:
   // lo + hi + n + (n - 1) * interior per dimension (lo + hi for n = 0).
   Outcome check_pad() const {
     auto text_of = attribute("padding");
-    if (m_operands.size() != 2 || !operand(0) || !operand(1) || operand(1)->rank() != 0 || m_result.is_tuple ||
-        !text_of)
-      return {};
+    if (m_operands.size() != 2 || !operand(0) || !operand(1) || m_result.is_tuple) return {};
+    if (operand(1)->rank() != 0)
+      return fail(fmt::format("pad's padding value (operand 1) must be a scalar, not {}", text(*operand(1))));
+    if (!text_of) return {};
     auto padding = parse_padding(*text_of);
     const Shape& in = *operand(0);
     if (!padding || padding->size() != in.rank()) return {};

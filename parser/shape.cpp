@@ -109,6 +109,65 @@ bool same_ignoring_layout(const Shape& a, const Shape& b) {
   return a.is_buffer == b.is_buffer && a.type == b.type && a.dims == b.dims && a.dim_kinds == b.dim_kinds;
 }
 
+bool is_floating_point(ElementType type) {
+  switch (type) {
+    case ElementType::kF16:
+    case ElementType::kBF16:
+    case ElementType::kF32:
+    case ElementType::kF64:
+    case ElementType::kF8E5M2:
+    case ElementType::kF8E4M3:
+    case ElementType::kF8E4M3FN:
+    case ElementType::kF8E4M3B11FNUZ:
+    case ElementType::kF8E5M2FNUZ:
+    case ElementType::kF8E4M3FNUZ:
+    case ElementType::kF8E3M4:
+    case ElementType::kF8E8M0FNU:
+    case ElementType::kF6E2M3FN:
+    case ElementType::kF6E3M2FN:
+    case ElementType::kF4E2M1FN: return true;
+    default: return false;
+  }
+}
+
+namespace {
+
+bool compatible(const Shape& a, const Shape& b, bool ignore_fp_precision) {
+  if (a.is_tuple != b.is_tuple) return false;
+  if (a.is_tuple) {
+    if (a.elements.size() != b.elements.size()) return false;
+    for (std::size_t k = 0; k < a.elements.size(); ++k)
+      if (!compatible(a.elements[k], b.elements[k], ignore_fp_precision)) return false;
+    return true;
+  }
+  const bool same_type =
+      a.type == b.type || (ignore_fp_precision && is_floating_point(a.type) && is_floating_point(b.type));
+  if (!same_type || a.is_buffer != b.is_buffer || a.rank() != b.rank()) return false;
+  for (std::size_t d = 0; d < a.rank(); ++d)
+    if (a.dims[d] != b.dims[d] && a.dim_kinds[d] != DimKind::kUnbounded && b.dim_kinds[d] != DimKind::kUnbounded)
+      return false;
+  return true;
+}
+
+}  // namespace
+
+bool compatible(const Shape& a, const Shape& b) { return compatible(a, b, false); }
+
+bool compatible_ignoring_fp_precision(const Shape& a, const Shape& b) { return compatible(a, b, true); }
+
+std::string to_string_without_layout(const Shape& shape) {
+  if (shape.is_tuple) {
+    std::string out = "(";
+    for (std::size_t i = 0; i < shape.elements.size(); ++i)
+      out += (i ? ", " : "") + to_string_without_layout(shape.elements[i]);
+    return out + ")";
+  }
+  if (!shape.layout) return to_string(shape);
+  Shape bare = shape;
+  bare.layout.reset();
+  return to_string(bare);
+}
+
 std::string to_string(const Layout& layout) {
   std::string out = fmt::format("{{{}", fmt::join(layout.minor_to_major, ","));
   std::string extras;

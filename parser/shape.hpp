@@ -99,8 +99,22 @@ struct Shape {
 /// Equal element types and dimensions, recursively; layouts are not compared.
 bool same_ignoring_layout(const Shape& a, const Shape& b);
 
+/// Whether `type` is a floating-point type (any width: f64 down to the f8, f6 and f4 types).
+bool is_floating_point(ElementType type);
+
+/// XLA's ShapeUtil::Compatible, what its verifier compares shapes with: equal
+/// element types and dimensions, recursively through tuples. Layouts are not
+/// compared, nor whether a dimension is dynamic: `f32[<=4]` is compatible with
+/// `f32[4]`, and an unbounded `?` with any size.
+bool compatible(const Shape& a, const Shape& b);
+/// compatible(), floating-point types of different widths counting as equal
+/// (XLA's CompatibleIgnoringFpPrecision): `bf16[4]` and `f32[4]`.
+bool compatible_ignoring_fp_precision(const Shape& a, const Shape& b);
+
 /// Canonical text of a shape or layout (the form XLA prints, no spaces; `b(...)` around a buffer's array).
 std::string to_string(const Shape& shape);
 std::string to_string(const Layout& layout);
+/// to_string without the layouts (what messages about layout-blind comparisons print).
+std::string to_string_without_layout(const Shape& shape);
 
 }  // namespace hlo_index::hlo

@@ -151,6 +151,11 @@ body {
 less {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
+  ROOT l = pred[] compare(a, b), direction=LT
+}
+less_keys {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
   c = s32[] parameter(2)
   d = s32[] parameter(3)
   ROOT l = pred[] compare(a, b), direction=LT
@@ -168,7 +173,7 @@ ENTRY e {
   init = tuple(z, x)
   w = while(init), condition=cond, body=body
   s1 = sort(x), dimensions={0}, to_apply=less
-  s2 = sort(x, i), dimensions={0}, to_apply=less
+  s2 = sort(x, i), dimensions={0}, to_apply=less_keys
   ROOT out = tuple(tok, id, pid, size, dep, bar, w, s1, s2)
 }
 )");

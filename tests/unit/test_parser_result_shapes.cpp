@@ -18,7 +18,7 @@ namespace {
 
 // A module whose entry has parameters p0, p1, ... of `params` and the root
 // `r = <root>`, after three reducers: `add` (f32), `add_pair` ((f32, s32)) and
-// `add_one` ((f32), a 1-tuple).
+// `add_one` ((f32), a 1-tuple), and a select-and-scatter's select `ge` (f32, f32 -> pred).
 std::string module(const std::vector<std::string>& params, const std::string& root) {
   std::string text = R"(HloModule m
 add {
@@ -40,6 +40,11 @@ add_one {
   b = f32[] parameter(1)
   s = f32[] add(a, b)
   ROOT t = (f32[]) tuple(s)
+}
+ge {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=GE
 }
 ENTRY main {
 )";
@@ -245,10 +250,10 @@ TEST_CASE("scaled-dot, select-and-scatter, fft, triangular-solve, cholesky", "[r
        "scaled-dot result shape f32[16,2] does not match the dot dimension numbers (batch, lhs free, rhs free): "
        "expected f32[2,16]"},
       {{"f32[6]", "f32[3]", "f32[]"},
-       "f32[6] select-and-scatter(p0, p1, p2), window={size=2 stride=2}, select=add, scatter=add",
+       "f32[6] select-and-scatter(p0, p1, p2), window={size=2 stride=2}, select=ge, scatter=add",
        ""},
       {{"f32[6]", "f32[3]", "f32[]"},
-       "f32[3] select-and-scatter(p0, p1, p2), window={size=2 stride=2}, select=add, scatter=add",
+       "f32[3] select-and-scatter(p0, p1, p2), window={size=2 stride=2}, select=ge, scatter=add",
        "select-and-scatter result shape f32[3] does not match operand 0: expected f32[6]"},
       {{"c64[2,5]"}, "c64[2,5] fft(p0), fft_type=FFT, fft_length={5}", ""},
       {{"f32[3,4,6]"}, "c64[3,4,4] fft(p0), fft_type=RFFT, fft_length={4,6}", ""},
