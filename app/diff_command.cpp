@@ -162,7 +162,7 @@ json entry_json(const DiffEntry& e) {
               {"opcode", e.row.opcode},
               {"output_shape", e.row.output_shape},
               {"canonical_name", e.canonical},
-              {"read_traffic", e.row.read_traffic},
+              {"logical_read_bytes", e.row.logical_read_bytes},
               {"bytes_read", e.row.bytes_read},
               {"lint_findings", e.row.lint_findings}};
 }
@@ -220,8 +220,9 @@ constexpr const char* k_diff_help =
     "apart from layouts and the arithmetic is the same (only ops that move data, such as transpose, copy or\n"
     "broadcast, differ); a fusion split in two is removed and its parts added. A changed fusion lists each figure of "
     "`hlo-index summary` that\n"
-    "changed, before -> after: read traffic, bytes read, written, utilisation, multiplicity, access, maps, lint.\n"
-    "Exit codes: 0 no regression; 1 a regression: bytes read or read traffic of a matched fusion or of a\n"
+    "changed, before -> after: logical reads (every read x element size), bytes read, written, utilisation, "
+    "multiplicity, access, maps, lint.\n"
+    "Exit codes: 0 no regression; 1 a regression: bytes read or logical reads of a matched fusion or of a\n"
     "module's total growing by more than --threshold percent, an access verdict getting worse, maps becoming\n"
     "approximate or undefined, or more lint findings; 2 bad input.\n\n"
     "Examples:\n"
@@ -232,7 +233,7 @@ void add_diff_options(CLI::App& cmd, DiffOptions& options) {
   cmd.add_option("old", options.old_file, "The HLO text file before ('-' reads standard input)")->required();
   cmd.add_option("new", options.new_file, "The HLO text file after")->required();
   cmd.add_option("--threshold", options.threshold,
-                 "Relative increase of bytes read or read traffic, in percent, beyond which it is a regression")
+                 "Relative increase of bytes read or logical reads, in percent, beyond which it is a regression")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd.add_flag("--all-instructions", options.all_instructions,

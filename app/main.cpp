@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "app/analyze_command.hpp"
+#include "app/devices_command.hpp"
 #include "app/diff_command.hpp"
 #include "app/exit_codes.hpp"
 #include "app/layout_command.hpp"
@@ -32,6 +33,7 @@ int main(int argc, char** argv) {
   setup_diff_command(app, exit_code);
   setup_picture_command(app, exit_code);
   setup_report_command(app, exit_code);
+  setup_devices_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

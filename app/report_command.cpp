@@ -93,8 +93,9 @@ std::vector<ReportPicture> pictures_of(const hlo::Module& module, const std::vec
 constexpr const char* k_report_help =
     "Writes one self-contained HTML page (inline CSS, JavaScript and SVG; it loads nothing from the\n"
     "network, so it can be mailed or attached to a CI run) with, per module:\n"
-    "  - the summary table (as hlo-index summary: traffic, read, written, util, mult, access, lint, maps,\n"
-    "    line, kind, computation, name), sorted by --sort; click a header to sort by it (again to reverse);\n"
+    "  - the module's estimated time on the device (--device) and the summary table (as hlo-index summary:\n"
+    "    time, %, bound, flops, bytes, AI, util, mult, access, lint, maps, line, kind, computation, name),\n"
+    "    sorted by --sort; click a header to sort by it (again to reverse);\n"
     "  - the lint findings (every rule at its default thresholds, as hlo-index lint);\n"
     "  - the pictures (as hlo-index picture) of the first --top rows: for each, its operand with the most\n"
     "    read traffic.\n"
@@ -129,6 +130,7 @@ void add_report_options(CLI::App& cmd, ReportOptions& options) {
                  "Only instructions whose name contains a match of this ECMAScript regular expression")
       ->type_name("REGEX");
   add_target_option(cmd, options.target, "the access verdicts and pictures judge reads for");
+  add_device_options(cmd, options.device);
   add_analysis_run_options(cmd, options);
 }
 
@@ -151,6 +153,8 @@ int run_report_command(const ReportOptions& options, std::ostream& out, std::ost
   std::optional<analysis::InstructionFilter> filter =
       analysis::module_and_match_filter(options.modules, options.match, err);
   if (!filter) return k_exit_input_error;
+  const std::optional<ChosenDevice> device = choose_device(options.device, err);
+  if (!device) return k_exit_input_error;
   const std::optional<std::vector<hlo::Module>> modules =
       analysis::load_modules(options.files, options.allow_truncated, *filter, err);
   if (!modules) return k_exit_input_error;
@@ -164,19 +168,20 @@ int run_report_command(const ReportOptions& options, std::ostream& out, std::ost
   std::size_t rows = 0, findings = 0, pictures = 0;
   {
     Progress progress(err, "hlo-index report", progress_wanted("text"));  // erased before the summary line
-    const analysis::SummaryRequest request = summary_request(options, *filter, progress, *modules);
-    std::vector<std::vector<SummaryRow>> rows_by_module = analysis::summarise_modules(*modules, request);
+    const analysis::SummaryRequest request = summary_request(options, *filter, progress, *modules, device->get());
+    std::vector<analysis::ModuleSummary> by_module = analysis::summarise_modules(*modules, request);
     for (std::size_t k = 0; k < modules->size(); ++k) {
       const hlo::Module& module = (*modules)[k];
       if (!filter->accepts_module(module)) continue;
       ReportModule m;
       m.name = std::string(module.name);
       m.file = module.source ? module.source->name() : std::string();
-      std::vector<SummaryRow> all = std::move(rows_by_module[k]);
+      m.totals = by_module[k].totals;
+      m.device = by_module[k].device != nullptr ? by_module[k].device->name : std::string();
+      std::vector<SummaryRow> all = std::move(by_module[k].rows);
       analysis::sort_rows(all, *sort);
       m.total_rows = all.size();
       for (const SummaryRow& r : all) {
-        m.traffic = add_saturating(m.traffic, r.read_traffic);
         m.read = add_saturating(m.read, r.bytes_read);
         m.written = add_saturating(m.written, r.output_bytes);
       }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "app/common_options.hpp"
+#include "app/device_options.hpp"
 
 namespace hlo_index::app {
 
@@ -18,11 +19,12 @@ struct ReportOptions {
   std::string output;                // -o: a file, or - for standard output
   std::size_t top = 5;               // pictures per module
   std::size_t max_rows = 500;        // table rows per module
-  std::string sort = "traffic";      // a summary column
+  std::string sort = "time";         // a summary column
   bool all_instructions = false;     // rows for every instruction of the analysed computations
   std::vector<std::string> modules;  // --module
   std::string match;                 // --match
   std::string target;                // gpu | tpu | cpu; empty: detected
+  DeviceOptions device;              // the device of the estimated times
   bool allow_truncated = false;
   unsigned jobs = 1;  // threads (-j); 0: one per hardware thread
   unsigned long isl_max_operations = 0;

@@ -80,23 +80,23 @@ constexpr std::string_view k_script = R"js(
 // as plain integers or fixed decimals, text as is; '' for no value.
 std::vector<std::string> sort_keys(const SummaryRow& r) {
   auto optional = [](const std::optional<double>& v) { return v ? fmt::format("{:.6f}", *v) : std::string(); };
-  return {std::to_string(r.read_traffic),
-          std::to_string(r.bytes_read),
-          std::to_string(r.output_bytes),
+  return {fmt::format("{:.12e}", r.seconds()),
+          fmt::format("{:.6f}", r.share),
+          std::string(cost::bound_name(r.cost.bound)),
+          std::to_string(r.cost.flops + r.cost.transcendentals),
+          std::to_string(r.cost.device_bytes()),
+          fmt::format("{:.6e}", r.cost.intensity()),
           optional(r.worst_utilisation),
           optional(r.highest_multiplicity),
           fmt::format("{}.{:06d}", r.access.rank, static_cast<int>((1.0 - r.access.used_fraction) * 999999)),
           std::to_string(r.lint_findings),
-          std::to_string(r.undefined     ? 2
-                         : r.approximate ? 1
-                                         : 0),
           std::to_string(r.line),
           r.kind != "-" ? r.kind : r.opcode,
           r.computation,
           r.name};
 }
 
-constexpr bool k_numeric[] = {true, true, true, true, true, true, true, true, true, false, false, false};
+constexpr bool k_numeric[] = {true, true, false, true, true, true, true, true, true, true, true, false, false, false};
 
 std::string table_html(const std::vector<SummaryRow>& rows) {
   std::string out = R"(<table class="summary"><thead><tr>)";
@@ -109,8 +109,9 @@ std::string table_html(const std::vector<SummaryRow>& rows) {
     const std::vector<std::string> cells = summary_cells(r), keys = sort_keys(r);
     out += "<tr>";
     for (std::size_t k = 0; k < cells.size(); ++k) {
-      const bool bad = (k == 5 && r.access.rank >= 3) || (k == 6 && r.lint_findings > 0) || (k == 7 && r.undefined);
-      const std::string cls = fmt::format("{}{}", k_numeric[k] && k != 5 && k != 7 ? "num" : "", bad ? " bad" : "");
+      // Columns of summary_headers(): 8 access, 9 lint.
+      const bool bad = (k == 8 && r.access.rank >= 3) || (k == 9 && r.lint_findings > 0);
+      const std::string cls = fmt::format("{}{}", k_numeric[k] && k != 8 ? "num" : "", bad ? " bad" : "");
       out += fmt::format(R"(<td{} data-v="{}">{}</td>)", cls.empty() ? "" : fmt::format(R"( class="{}")", cls),
                          xml_escape(keys[k]), xml_escape(cells[k]));
     }
@@ -142,12 +143,14 @@ std::string module_html(const ReportModule& m, const ReportPage& page) {
                                 R"(<p class="meta">{}</p>)"
                                 "\n",
                                 xml_escape(m.name), xml_escape(m.file));
-  out += fmt::format(R"(<p class="totals">{}{}: read traffic {}, read {}, written {}; {}</p>)"
-                     "\n",
-                     plural(m.total_rows, what),
-                     m.rows.size() < m.total_rows ? fmt::format(" (the first {} shown)", m.rows.size()) : "",
-                     cost::human_bytes(m.traffic), cost::human_bytes(m.read), cost::human_bytes(m.written),
-                     plural(m.findings.size(), "lint finding"));
+  out += fmt::format(
+      R"(<p class="totals">{}{}: the module's estimated time on {} is {}{} ({} FLOP, {} moved to and from device memory); read {}, written {}; {}</p>)"
+      "\n",
+      plural(m.total_rows, what),
+      m.rows.size() < m.total_rows ? fmt::format(" (the first {} shown)", m.rows.size()) : "", xml_escape(m.device),
+      m.totals.exact ? "" : "~", cost::human_seconds(m.totals.seconds),
+      cost::human_count(m.totals.flops + m.totals.transcendentals), cost::human_bytes(m.totals.device_bytes),
+      cost::human_bytes(m.read), cost::human_bytes(m.written), plural(m.findings.size(), "lint finding"));
   out += fmt::format("<h3>Summary, sorted by {} (click a header to sort)</h3>\n", xml_escape(page.sort));
   if (m.rows.empty()) {
     out += fmt::format(R"(<p class="none">No {} in this module{}.</p>)"

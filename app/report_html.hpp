@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "indexing/cost/cost_model.hpp"
 #include "indexing/verdicts/lint_rules.hpp"
 #include "indexing/verdicts/summary.hpp"
 
@@ -24,7 +25,9 @@ struct ReportModule {
   std::string name, file;
   std::vector<analysis::SummaryRow> rows;  // sorted; at most the page's max_rows
   std::size_t total_rows = 0;              // before max_rows
-  std::int64_t traffic = 0, read = 0, written = 0;
+  std::int64_t read = 0, written = 0;
+  cost::CostTotals totals;                      // the module's estimated time, over every instruction that runs
+  std::string device;                           // the device the times are for
   std::vector<analysis::LintFinding> findings;  // sorted
   std::vector<ReportPicture> pictures;          // in row order
 };

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/common_options.hpp"
+#include "app/cost_render.hpp"
 #include "app/exit_codes.hpp"
 #include "app/isl_limit.hpp"
 #include "app/progress.hpp"
@@ -31,9 +32,12 @@ struct ModuleRows {
   std::string name, file;
   std::vector<SummaryRow> rows;
   std::size_t total_rows = 0;
-  std::int64_t traffic = 0, read = 0, written = 0;
+  std::int64_t logical_reads = 0, read = 0, written = 0;
+  double seconds = 0;  // over the rows
   std::size_t lint_findings = 0, approximate = 0, undefined = 0;
   bool counts_exact = true;
+  cost::CostTotals totals;  // over the module
+  const cost::Device* device = nullptr;
 };
 
 std::int64_t add_saturating(std::int64_t a, std::int64_t b) {
@@ -41,14 +45,18 @@ std::int64_t add_saturating(std::int64_t a, std::int64_t b) {
   return __builtin_add_overflow(a, b, &r) ? std::numeric_limits<std::int64_t>::max() : r;
 }
 
-ModuleRows module_rows(const hlo::Module& module, std::vector<SummaryRow> rows, SummaryColumn sort,
+ModuleRows module_rows(const hlo::Module& module, analysis::ModuleSummary summary, SummaryColumn sort,
                        std::optional<std::size_t> top) {
   ModuleRows m;
   m.name = std::string(module.name);
   m.file = module.source ? module.source->name() : std::string();
+  m.totals = summary.totals;
+  m.device = summary.device;
+  std::vector<SummaryRow> rows = std::move(summary.rows);
   m.total_rows = rows.size();
   for (const SummaryRow& r : rows) {
-    m.traffic = add_saturating(m.traffic, r.read_traffic);
+    m.seconds += r.seconds();
+    m.logical_reads = add_saturating(m.logical_reads, r.logical_read_bytes);
     m.read = add_saturating(m.read, r.bytes_read);
     m.written = add_saturating(m.written, r.output_bytes);
     m.lint_findings += r.lint_findings;
@@ -64,14 +72,6 @@ ModuleRows module_rows(const hlo::Module& module, std::vector<SummaryRow> rows, 
 
 std::string plural(std::size_t n, std::string_view word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
 
-std::string maps_text(const SummaryRow& r) {
-  if (r.undefined) return "undef";
-  return r.approximate ? "approx" : "exact";
-}
-
-// `<=` marks counts that are upper bounds (runtime offsets, approximate maps).
-std::string bytes_text(std::int64_t bytes, bool exact) { return (exact ? "" : "<=") + cost::human_bytes(bytes); }
-
 std::string utilisation_text(const std::optional<double>& u) { return u ? fmt::format("{:.3f}", *u) : "-"; }
 
 std::string multiplicity_text(const std::optional<double>& m) {
@@ -82,18 +82,44 @@ std::string multiplicity_text(const std::optional<double>& m) {
 // A fusion's kind, or the opcode of another instruction.
 std::string kind_text(const SummaryRow& r) { return r.kind != "-" ? r.kind : r.opcode; }
 
+// `~` marks times over runs that are not exact (a while without a known trip count, a branch).
+std::string time_cell(const SummaryRow& r) {
+  if (!r.cost.runs) return "-";
+  return (r.runs.exact ? "" : "~") + cost::human_seconds(r.seconds());
+}
+
+std::string share_cell(const SummaryRow& r) { return r.cost.runs ? fmt::format("{:.1f}%", 100 * r.share) : "-"; }
+
+std::string flops_cell(const SummaryRow& r) {
+  if (!r.cost.runs) return "-";
+  if (!r.cost.flops_known) return "?";
+  return cost::human_count(static_cast<double>(r.cost.flops + r.cost.transcendentals));
+}
+
+std::string device_bytes_cell(const SummaryRow& r) {
+  if (!r.cost.runs) return "-";
+  return (r.cost.bytes_exact ? "" : "<=") + cost::human_bytes(r.cost.device_bytes());
+}
+
+std::string intensity_cell(const SummaryRow& r) {
+  if (!r.cost.runs || r.cost.device_bytes() == 0 || !r.cost.flops_known) return "-";
+  return fmt::format("{:.3g}", r.cost.intensity());
+}
+
 }  // namespace
 
 // The table's cells of one row, in column order; the last (the name) is elided to the room left.
 std::vector<std::string> summary_cells(const SummaryRow& r) {
-  return {bytes_text(r.read_traffic, r.counts_exact),
-          bytes_text(r.bytes_read, r.counts_exact),
-          cost::human_bytes(r.output_bytes),
+  return {time_cell(r),
+          share_cell(r),
+          std::string(cost::bound_name(r.cost.bound)),
+          flops_cell(r),
+          device_bytes_cell(r),
+          intensity_cell(r),
           utilisation_text(r.worst_utilisation),
           multiplicity_text(r.highest_multiplicity),
           r.access.text,
           std::to_string(r.lint_findings),
-          maps_text(r),
           r.line != 0 ? std::to_string(r.line) : "-",
           kind_text(r),
           r.computation,
@@ -101,8 +127,9 @@ std::vector<std::string> summary_cells(const SummaryRow& r) {
 }
 
 const std::vector<std::string>& summary_headers() {
-  static const std::vector<std::string> k_headers = {"traffic", "read", "written", "util", "mult",        "access",
-                                                     "lint",    "maps", "line",    "kind", "computation", "name"};
+  static const std::vector<std::string> k_headers = {"time", "%",    "bound",       "flops",  "bytes",
+                                                     "AI",   "util", "mult",        "access", "lint",
+                                                     "line", "kind", "computation", "name"};
   return k_headers;
 }
 
@@ -110,10 +137,10 @@ namespace {
 
 // Columns aligned left (the others are numbers, aligned right).
 // Positions of the text columns in summary_headers() and summary_cells().
-constexpr std::size_t k_access_column = 5, k_maps_column = 7, k_kind_column = 9, k_computation_column = 10;
+constexpr std::size_t k_bound_column = 2, k_access_column = 8, k_kind_column = 11, k_computation_column = 12;
 
 bool left_aligned(std::size_t column) {
-  return column == k_access_column || column == k_maps_column || column >= k_kind_column;
+  return column == k_bound_column || column == k_access_column || column >= k_kind_column;
 }
 
 // Longest cell per column; kind, access and computation are capped so that the name keeps its room.
@@ -161,17 +188,25 @@ std::string what(bool all_instructions) { return all_instructions ? "instruction
 
 std::string total_text(const ModuleRows& m, bool all_instructions) {
   std::string shown = m.rows.size() < m.total_rows ? fmt::format(" (top {} shown)", m.rows.size()) : "";
-  return fmt::format("total: {}{}: read traffic {}, read {}, written {}, {}, {} approximate, {} undefined\n",
-                     plural(m.total_rows, what(all_instructions)), shown, bytes_text(m.traffic, m.counts_exact),
-                     bytes_text(m.read, m.counts_exact), cost::human_bytes(m.written),
-                     plural(m.lint_findings, "lint finding"), m.approximate, m.undefined);
+  const double share = m.totals.seconds > 0 ? 100 * m.seconds / m.totals.seconds : 0;
+  return fmt::format(
+      "total: {}{}: {} of the module's {}{} estimated ({:.1f}%), {} FLOP, {} moved to and from device memory; "
+      "{}, {} approximate, {} undefined\n",
+      plural(m.total_rows, what(all_instructions)), shown, cost::human_seconds(m.seconds), m.totals.exact ? "" : "~",
+      cost::human_seconds(m.totals.seconds), share, cost::human_count(m.totals.flops + m.totals.transcendentals),
+      cost::human_bytes(m.totals.device_bytes), plural(m.lint_findings, "lint finding"), m.approximate, m.undefined);
+}
+
+std::string device_text(const cost::Device* device) {
+  return device == nullptr ? std::string("-") : fmt::format("{} ({})", device->name, device->description);
 }
 
 void render_text(const std::vector<ModuleRows>& modules, const SummaryOptions& options, std::ostream& out) {
   for (std::size_t n = 0; n < modules.size(); ++n) {
     const ModuleRows& m = modules[n];
     if (n > 0) out << "\n";
-    out << fmt::format("module {} ({}), sorted by {}\n", m.name, m.file, options.sort);
+    out << fmt::format("module {} ({}), sorted by {}; times on {}\n", m.name, m.file, options.sort,
+                       device_text(m.device));
     std::vector<std::vector<std::string>> table;
     for (const SummaryRow& r : m.rows) table.push_back(summary_cells(r));
     const std::vector<std::size_t> widths = column_widths(table);
@@ -196,9 +231,14 @@ json row_json(const SummaryRow& r) {
               {"kind", r.kind},
               {"opcode", r.opcode},
               {"output_shape", r.output_shape},
+              {"seconds", r.seconds()},
+              {"share", r.share},
+              {"runs", r.runs.count},
+              {"runs_exact", r.runs.exact},
+              {"cost", cost_json(r.cost)},
               {"output_bytes", r.output_bytes},
               {"bytes_read", r.bytes_read},
-              {"read_traffic", r.read_traffic},
+              {"logical_read_bytes", r.logical_read_bytes},
               {"counts_exact", r.counts_exact},
               {"worst_utilisation", optional_json(r.worst_utilisation)},
               {"highest_multiplicity", optional_json(r.highest_multiplicity)},
@@ -213,16 +253,17 @@ void render_json(const std::vector<ModuleRows>& modules, const SummaryOptions& o
   for (const ModuleRows& m : modules) {
     json rows = json::array();
     for (const SummaryRow& r : m.rows) rows.push_back(row_json(r));
-    json total{{"rows", m.total_rows},
-               {"shown", m.rows.size()},
-               {"read_traffic", m.traffic},
-               {"bytes_read", m.read},
-               {"output_bytes", m.written},
-               {"counts_exact", m.counts_exact},
-               {"lint_findings", m.lint_findings},
-               {"approximate", m.approximate},
-               {"undefined", m.undefined}};
-    list.push_back(json{{"name", m.name}, {"file", m.file}, {"total", std::move(total)}, {"rows", std::move(rows)}});
+    json total{{"rows", m.total_rows},           {"shown", m.rows.size()},
+               {"seconds", m.seconds},           {"logical_read_bytes", m.logical_reads},
+               {"bytes_read", m.read},           {"output_bytes", m.written},
+               {"counts_exact", m.counts_exact}, {"lint_findings", m.lint_findings},
+               {"approximate", m.approximate},   {"undefined", m.undefined}};
+    list.push_back(json{{"name", m.name},
+                        {"file", m.file},
+                        {"device", m.device != nullptr ? json(m.device->name) : json(nullptr)},
+                        {"module_cost", totals_json(m.totals)},
+                        {"total", std::move(total)},
+                        {"rows", std::move(rows)}});
   }
   out << json{{"sort", options.sort}, {"modules", std::move(list)}}.dump(2) << "\n";
 }
@@ -238,7 +279,8 @@ std::string csv_field(const std::string& text) {
 std::string optional_csv(const std::optional<double>& value) { return value ? fmt::format("{}", *value) : ""; }
 
 void render_csv(const std::vector<ModuleRows>& modules, std::ostream& out) {
-  out << "file,line,column,module,computation,name,kind,opcode,output_shape,output_bytes,bytes_read,read_traffic,"
+  out << "file,line,column,module,computation,name,kind,opcode,output_shape,seconds,share,runs,bound,flops,"
+         "transcendentals,device_bytes_read,device_bytes_written,intensity,output_bytes,bytes_read,logical_read_bytes,"
          "counts_exact,worst_utilisation,highest_multiplicity,access,lint_findings,approximate,undefined\n";
   for (const ModuleRows& m : modules) {
     for (const SummaryRow& r : m.rows) {
@@ -251,9 +293,18 @@ void render_csv(const std::vector<ModuleRows>& modules, std::ostream& out) {
                                                r.kind,
                                                r.opcode,
                                                r.output_shape,
+                                               fmt::format("{}", r.seconds()),
+                                               fmt::format("{}", r.share),
+                                               fmt::format("{}", r.runs.count),
+                                               std::string(cost::bound_name(r.cost.bound)),
+                                               r.cost.flops_known ? std::to_string(r.cost.flops) : "",
+                                               r.cost.flops_known ? std::to_string(r.cost.transcendentals) : "",
+                                               std::to_string(r.cost.device_bytes_read),
+                                               std::to_string(r.cost.device_bytes_written),
+                                               fmt::format("{}", r.cost.intensity()),
                                                std::to_string(r.output_bytes),
                                                std::to_string(r.bytes_read),
-                                               std::to_string(r.read_traffic),
+                                               std::to_string(r.logical_read_bytes),
                                                r.counts_exact ? "true" : "false",
                                                optional_csv(r.worst_utilisation),
                                                optional_csv(r.highest_multiplicity),
@@ -310,21 +361,30 @@ std::string elide_middle(std::string_view text, std::size_t width) {
 
 constexpr const char* k_summary_help =
     "One row per fusion of every computation that is not a fusion body (--all-instructions: per instruction),\n"
-    "to find the few fusions of a large dump that matter. Columns:\n"
-    "  traffic      bytes moved by the reads: reads x element size, over operands and maps (re-reads count)\n"
-    "  read         bytes of the distinct operand elements read\n"
-    "  written      bytes of the output\n"
+    "to find the few fusions of a large dump where the time goes. Columns (times on the device of --device,\n"
+    "by default the target's: h100-sxm for GPU dumps, tpu-v5e for TPU dumps; docs/cost-model.md):\n"
+    "  time         estimated time (roofline: max(compute, memory) + launch overhead + collective time),\n"
+    "               times the runs of its computation (a while body: times the trip count; `~`: not exact)\n"
+    "  %            its share of the module's estimated time (every instruction that runs, not only the rows)\n"
+    "  bound        what the time is: compute, memory, overhead or collective\n"
+    "  flops        FLOPs executed, transcendentals included (a recomputed fused producer once per\n"
+    "               evaluation); `?`: an op without known semantics\n"
+    "  bytes        bytes moved to and from device memory, in transfer units of the layouts (32-byte\n"
+    "               sectors on GPU, 64-byte lines on CPU, tiles on TPU); `<=`: an upper bound\n"
+    "  AI           arithmetic intensity, FLOPs per byte of device memory\n"
     "  util         the lowest utilisation of an operand (elements read / operand size)\n"
     "  mult         the highest read multiplicity of an operand (reads per element read)\n"
     "  access       the worst read pattern across threads (as analyze --coalescing): coalesced, broadcast,\n"
     "               strided N, irregular\n"
     "  lint         findings of every lint rule at its default thresholds\n"
-    "  maps         exact, approx (some map is a superset) or undef (some map is UNDEFINED)\n"
     "  line, kind (a fusion's kind, else the opcode), computation, name\n"
     "`<=` marks upper bounds (runtime offsets, approximate maps). Rows are grouped by module; --sort orders\n"
-    "them (traffic, read, written, multiplicity, access, lint: largest first; utilisation: lowest first;\n"
-    "line, name, computation, module, kind, opcode: ascending), ties by file and line; --top N keeps the\n"
-    "first N per module. A total line per module counts every row that passed the filters.\n"
+    "them (time, flops, bytes, intensity, logical-reads (every read x element size: the work of reading,\n"
+    "not memory traffic), read (distinct elements read, in bytes), written, multiplicity, access, lint:\n"
+    "largest first; utilisation: lowest first; line, name, computation, module, kind, opcode: ascending),\n"
+    "ties by file and line; --top N keeps the first N per module. A total line per module gives the rows'\n"
+    "time against the module's and counts every row that passed the filters. JSON and CSV carry every\n"
+    "figure (the cost per run, runs, the module's totals).\n"
     "--match REGEX is an ECMAScript regular expression searched anywhere in the name (`^fusion\\.3$` for one).\n"
     "Filters that select nothing are an error (exit 2).\n\n"
     "Examples:\n"
@@ -340,6 +400,7 @@ void add_summary_options(CLI::App& cmd, SummaryOptions& options) {
   cmd.add_flag("--all-instructions", options.all_instructions,
                "A row per instruction of the non-fused computations, not only per fusion");
   add_target_option(cmd, options.target, "the access verdicts judge reads for");
+  add_device_options(cmd, options.device);
   cmd.add_option("--sort", options.sort, "Order rows by this column: " + column_list())
       ->type_name("COLUMN")
       ->capture_default_str();
@@ -377,6 +438,8 @@ int run_summary_command(const SummaryOptions& options, std::ostream& out, std::o
   }
   std::optional<analysis::InstructionFilter> filter = make_filter(options, err);
   if (!filter) return k_exit_input_error;
+  const std::optional<ChosenDevice> device = choose_device(options.device, err);
+  if (!device) return k_exit_input_error;
   const std::optional<std::vector<hlo::Module>> modules =
       analysis::load_modules(options.files, options.allow_truncated, *filter, err);
   if (!modules) return k_exit_input_error;
@@ -386,11 +449,11 @@ int run_summary_command(const SummaryOptions& options, std::ostream& out, std::o
   std::size_t rows = 0;
   {
     Progress progress(err, "hlo-index summary", progress_wanted(options.format));  // erased before the table
-    const analysis::SummaryRequest request = summary_request(options, *filter, progress, *modules);
-    std::vector<std::vector<analysis::SummaryRow>> rows_by_module = analysis::summarise_modules(*modules, request);
+    const analysis::SummaryRequest request = summary_request(options, *filter, progress, *modules, device->get());
+    std::vector<analysis::ModuleSummary> by_module = analysis::summarise_modules(*modules, request);
     for (std::size_t k = 0; k < modules->size(); ++k) {
       if (!filter->accepts_module((*modules)[k])) continue;
-      ModuleRows m = module_rows((*modules)[k], std::move(rows_by_module[k]), *sort, options.top);
+      ModuleRows m = module_rows((*modules)[k], std::move(by_module[k]), *sort, options.top);
       rows += m.total_rows;
       shown.push_back(std::move(m));
     }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "app/common_options.hpp"
+#include "app/device_options.hpp"
 #include "app/progress.hpp"
 #include "indexing/verdicts/summary.hpp"
 
@@ -20,12 +21,13 @@ namespace hlo_index::app {
 struct SummaryOptions {
   std::vector<std::string> files;
   bool all_instructions = false;   // a row per instruction of the analysed computations, not only fusions
-  std::string sort = "traffic";    // a column of summary_column_names()
+  std::string sort = "time";       // a column of summary_column_names()
   std::optional<std::size_t> top;  // rows per module
   std::vector<std::string> kinds, opcodes, modules, computations;
   std::string match;            // ECMAScript regex searched in instruction names; empty: none
   std::string format = "text";  // text | json | csv
   std::string target;           // gpu | tpu | cpu for the access verdicts; empty: detected
+  DeviceOptions device;         // the device of the estimated times
   bool allow_truncated = false;
   unsigned jobs = 1;  // threads (-j); 0: one per hardware thread
   unsigned long isl_max_operations = 0;
@@ -43,8 +45,9 @@ int run_summary_command(const SummaryOptions& options, std::ostream& out, std::o
 /// say, with a progress line on `progress` over `modules`.
 template <typename Options>
 analysis::SummaryRequest summary_request(const Options& options, analysis::InstructionFilter filter, Progress& progress,
-                                         const std::vector<hlo::Module>& modules) {
+                                         const std::vector<hlo::Module>& modules, const cost::Device* device) {
   analysis::SummaryRequest request;
+  request.device = device;
   request.all_instructions = options.all_instructions;
   request.target = analysis::parse_target(options.target);
   request.filter = std::move(filter);

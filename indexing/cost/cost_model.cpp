@@ -5,9 +5,11 @@
 #include <stdexcept>
 
 #include "indexing/analysis/fused_reads.hpp"
+#include "indexing/analysis/instruction_filter.hpp"
 #include "indexing/analysis/instruction_report.hpp"
 #include "indexing/analysis/utilisation.hpp"
 #include "indexing/ops/loop_counter.hpp"
+#include "indexing/ops/op_maps.hpp"
 #include "indexing/ops/tuple_leaves.hpp"
 #include "parser/attributes.hpp"
 
@@ -105,6 +107,21 @@ double collective_factor(Opcode opcode, std::int64_t group) {
     case Opcode::kRaggedAllToAll: return (n - 1) / n;
     case Opcode::kReduceScatter: return n - 1;  // of the output, which is 1/n of the operand
     default: return 1;
+  }
+}
+
+// Whether `i` stages its operands rather than reading them element by element: a dot, a
+// convolution or a GEMM or convolution library call (the operands' producers run once per element).
+bool stages_operands(const hlo::Module& module, const hlo::Computation& c, const hlo::Instruction& i) {
+  switch (cost_rule(i.opcode)) {
+    case CostRule::kDot:
+    case CostRule::kConvolution: return true;
+    case CostRule::kCustomCall: {
+      const indexing::OpContext op{module, c, static_cast<std::uint32_t>(&i - c.instructions.data())};
+      const indexing::CustomCallWork work = indexing::custom_call_work(op);
+      return work == indexing::CustomCallWork::kMatmul || work == indexing::CustomCallWork::kConvolution;
+    }
+    default: return false;
   }
 }
 
@@ -234,6 +251,19 @@ void CostModel::add_fusion_flops(std::uint32_t computation, std::uint32_t instru
     out.flops_exact = false;
     out.flops_note = "each fused op counted once: " + body.undefined_reason;
   }
+  // Which fused instructions the fusion's loop evaluates (as often as the maps say, recomputation
+  // included): those with a path to the root that does not enter a dot or convolution. Matmul
+  // emitters stage their operands (tiles in shared memory, VMEM): what only feeds them is computed
+  // once per element, however often the product re-reads it.
+  const std::size_t n = callee->instructions.size();
+  std::vector<char> in_loop(n, 0);
+  if (callee->root < n) in_loop[callee->root] = 1;
+  for (std::size_t k = n; k-- > 0;) {
+    const hlo::Instruction& i = callee->instructions[k];
+    if (!in_loop[k] || stages_operands(module, *callee, i)) continue;
+    for (std::uint32_t o : callee->operands_of(i))
+      if (o < n) in_loop[o] = 1;
+  }
   for (std::uint32_t k = 0; k < callee->instructions.size(); ++k) {
     const hlo::Instruction& fused = callee->instructions[k];
     InstructionCost part;
@@ -254,7 +284,7 @@ void CostModel::add_fusion_flops(std::uint32_t computation, std::uint32_t instru
     // Executed: as often as the fusion evaluates the op, per element of its result.
     std::int64_t evaluations = 0, elements = 1;
     bool counted = false;
-    if (body.defined()) {
+    if (body.defined() && in_loop[k]) {
       const analysis::Evaluations e = analysis::fused_evaluations(body, k, 0);
       elements = array_elements(indexing::leaf_shape(module.shape_of(fused), 0));
       if (elements > 0) {
@@ -344,50 +374,76 @@ void CostModel::add_collective(std::uint32_t computation, std::uint32_t instruct
 Executions CostModel::executions(std::uint32_t computation) {
   const hlo::Module& module = m_analysis.module();
   if (m_executions.empty()) {
-    m_executions.assign(module.computations.size(), Executions{0, true});
-    if (module.entry < module.computations.size()) {
-      // Computations in call order: a callee is visited after every caller (the call graph has no cycles
-      // in a verified module; a revisit bound keeps a malformed one finite).
-      std::vector<std::uint32_t> callers_left(module.computations.size(), 0);
-      for (const hlo::Computation& c : module.computations)
-        for (const hlo::Instruction& i : c.instructions)
-          for (std::uint32_t callee : c.callees_of(i))
-            if (callee < callers_left.size() && i.opcode != Opcode::kFusion) ++callers_left[callee];
-      std::vector<std::uint32_t> ready{module.entry};
-      m_executions[module.entry] = {1, true};
-      while (!ready.empty()) {
-        const std::uint32_t ci = ready.back();
-        ready.pop_back();
-        const hlo::Computation& c = module.computations[ci];
-        const Executions here = m_executions[ci];
-        for (std::uint32_t ii = 0; ii < c.instructions.size(); ++ii) {
-          const hlo::Instruction& i = c.instructions[ii];
-          if (i.opcode == Opcode::kFusion) continue;
-          const auto callees = c.callees_of(i);
-          double times = here.count;
-          bool exact = here.exact;
-          if (i.opcode == Opcode::kWhile) {
-            const auto trips = indexing::loop_trip_count(module, c, ii);
-            if (trips) {
-              times *= static_cast<double>(trips->trips);
-            } else {
-              exact = false;
-            }
-          } else if (i.opcode == Opcode::kConditional) {
-            exact = false;  // each branch as often as the conditional: an upper bound
-          }
-          for (std::uint32_t callee : callees) {
-            if (callee >= m_executions.size()) continue;
-            Executions& e = m_executions[callee];
-            e.count += times;
-            e.exact = e.exact && exact;
-            if (callers_left[callee] > 0 && --callers_left[callee] == 0) ready.push_back(callee);
-          }
-        }
+    const std::size_t n = module.computations.size();
+    m_executions.assign(n, Executions{0, true});
+    // Control flow runs its computations; a reducer or comparator runs inside its op, a fused
+    // computation inside its fusion.
+    auto for_each_callee = [&](std::uint32_t ci, auto f) {
+      const hlo::Computation& c = module.computations[ci];
+      for (std::uint32_t ii = 0; ii < c.instructions.size(); ++ii) {
+        const hlo::Instruction& i = c.instructions[ii];
+        if (!indexing::reads_tuple_leaves_by_result(i.opcode)) continue;
+        for (std::uint32_t callee : c.callees_of(i))
+          if (callee < n) f(ii, callee);
       }
+    };
+    // The computations the entry reaches, and for each how many call sites among them call it.
+    std::vector<char> reached(n, 0);
+    std::vector<std::uint32_t> callers_left(n, 0), stack;
+    if (module.entry < n) {
+      reached[module.entry] = 1;
+      stack.push_back(module.entry);
+    }
+    while (!stack.empty()) {
+      const std::uint32_t ci = stack.back();
+      stack.pop_back();
+      for_each_callee(ci, [&](std::uint32_t, std::uint32_t callee) {
+        ++callers_left[callee];
+        if (!reached[callee]) {
+          reached[callee] = 1;
+          stack.push_back(callee);
+        }
+      });
+    }
+    // In call order: a computation's runs are final once every call site has added its share (the
+    // verifier rejects recursion, so every reached computation gets there).
+    if (module.entry < n) {
+      m_executions[module.entry] = {1, true};
+      stack.push_back(module.entry);
+    }
+    while (!stack.empty()) {
+      const std::uint32_t ci = stack.back();
+      stack.pop_back();
+      const hlo::Computation& c = module.computations[ci];
+      const Executions here = m_executions[ci];
+      for_each_callee(ci, [&](std::uint32_t ii, std::uint32_t callee) {
+        const hlo::Instruction& i = c.instructions[ii];
+        double times = here.count;
+        bool exact = here.exact;
+        if (i.opcode == Opcode::kWhile) {
+          const auto trips = indexing::loop_trip_count(module, c, ii);
+          if (trips) {
+            times *= static_cast<double>(trips->trips);
+          } else {
+            exact = false;  // counted once
+          }
+        } else if (i.opcode == Opcode::kConditional) {
+          exact = false;  // each branch as often as the conditional: an upper bound
+        }
+        Executions& e = m_executions[callee];
+        e.count += times;
+        e.exact = e.exact && exact;
+        if (--callers_left[callee] == 0) stack.push_back(callee);
+      });
     }
   }
   if (computation >= m_executions.size()) return {};
+  // A computation the entry does not reach (one a truncated dump cut off from its callers, or dead
+  // code): counted once, not exact; a reducer or comparator runs inside the op that applies it.
+  if (m_executions[computation].count == 0) {
+    if (m_applied.empty()) m_applied = analysis::scalar_computations(module);
+    return computation < m_applied.size() && m_applied[computation] ? Executions{0, true} : Executions{1, false};
+  }
   return m_executions[computation];
 }
 

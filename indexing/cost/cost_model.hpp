@@ -78,8 +78,8 @@ struct InstructionCost {
 /// How often a computation runs per run of the module.
 struct Executions {
   double count = 1;
-  bool exact = true;  // false: a while without a known trip count (counted once), or a conditional's branch
-                      // (counted every time, an upper bound)
+  bool exact = true;  // false: a while without a known trip count (counted once), a conditional's branch
+                      // (counted every time, an upper bound), a computation the entry does not reach (once)
 };
 
 /// Sums over instructions, each weighted by how often it runs.
@@ -127,6 +127,7 @@ private:
   TrafficCounter m_traffic;
   std::map<std::pair<std::uint32_t, std::uint32_t>, InstructionCost> m_costs;
   std::vector<Executions> m_executions;  // by computation, worked out on first use
+  std::vector<bool> m_applied;           // scalar computations that ops apply (reducers, comparators)
 };
 
 }  // namespace hlo_index::cost

@@ -124,7 +124,7 @@ void compare_text(std::string_view figure, std::string before, std::string after
 
 std::vector<FigureChange> compare_rows(const SummaryRow& a, const SummaryRow& b, const DiffThresholds& t) {
   std::vector<FigureChange> out;
-  compare_bytes("read_traffic", a.read_traffic, a.counts_exact, b.read_traffic, b.counts_exact, t, out);
+  compare_bytes("logical_reads", a.logical_read_bytes, a.counts_exact, b.logical_read_bytes, b.counts_exact, t, out);
   compare_bytes("bytes_read", a.bytes_read, a.counts_exact, b.bytes_read, b.counts_exact, t, out);
   compare_text("written", human_bytes(a.output_bytes), human_bytes(b.output_bytes), false, out);
   compare_text("utilisation", optional_word(a.worst_utilisation, false), optional_word(b.worst_utilisation, false),
@@ -148,7 +148,7 @@ std::vector<std::string> only_in(const std::vector<std::string>& a, const std::v
 DiffTotals totals_of(const std::vector<DiffEntry>& entries) {
   DiffTotals t;
   for (const DiffEntry& e : entries) {
-    t.read_traffic = saturating_add(t.read_traffic, e.row.read_traffic);
+    t.logical_read_bytes = saturating_add(t.logical_read_bytes, e.row.logical_read_bytes);
     t.bytes_read = saturating_add(t.bytes_read, e.row.bytes_read);
     t.lint_findings += e.row.lint_findings;
     t.counts_exact = t.counts_exact && e.row.counts_exact;
@@ -200,7 +200,7 @@ bool ModuleDiff::regression() const {
 }
 
 std::vector<DiffEntry> diff_entries(const hlo::Module& module, const SummaryRequest& request) {
-  std::vector<SummaryRow> rows = summarise_module(module, request);
+  std::vector<SummaryRow> rows = summarise_module(module, request).rows;
   const parser::CanonicalNames names = parser::canonical_names(module);
   // Rows name their instruction by computation and name, unique within a module.
   std::map<std::pair<std::string_view, std::string_view>, std::pair<std::uint32_t, std::uint32_t>> where;
@@ -268,8 +268,8 @@ void diff_modules(ModuleDiff& d, const DiffThresholds& thresholds) {
   d.old_totals = totals_of(d.old_entries);
   d.new_totals = totals_of(d.new_entries);
   const bool old_exact = d.old_totals.counts_exact, new_exact = d.new_totals.counts_exact;
-  compare_bytes("read_traffic", d.old_totals.read_traffic, old_exact, d.new_totals.read_traffic, new_exact, thresholds,
-                d.totals);
+  compare_bytes("logical_reads", d.old_totals.logical_read_bytes, old_exact, d.new_totals.logical_read_bytes, new_exact,
+                thresholds, d.totals);
   compare_bytes("bytes_read", d.old_totals.bytes_read, old_exact, d.new_totals.bytes_read, new_exact, thresholds,
                 d.totals);
   compare_text("lint_findings", std::to_string(d.old_totals.lint_findings), std::to_string(d.new_totals.lint_findings),

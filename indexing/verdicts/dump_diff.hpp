@@ -31,7 +31,7 @@ std::vector<DiffEntry> diff_entries(const hlo::Module& module, const SummaryRequ
 
 /// One figure of a changed fusion, as text, before and after.
 struct FigureChange {
-  std::string figure;  // bytes_read, read_traffic, utilisation, multiplicity, access, maps, lint_findings
+  std::string figure;  // bytes_read, logical_reads, utilisation, multiplicity, access, maps, lint_findings
   std::string before, after;
   std::optional<double> relative;  // (after - before) / before for byte counts with before > 0
   bool regression = false;
@@ -56,7 +56,7 @@ struct DiffThresholds {
 
 /// Totals over a module's entries, for the module line.
 struct DiffTotals {
-  std::int64_t read_traffic = 0, bytes_read = 0;
+  std::int64_t logical_read_bytes = 0, bytes_read = 0;
   std::size_t lint_findings = 0;
   bool counts_exact = true;  // false: some count is an upper bound
 };
@@ -68,7 +68,7 @@ struct ModuleDiff {
   std::vector<FusionChange> changed;             // in the new dump's order
   std::size_t matched = 0, matched_by_structure = 0;
   DiffTotals old_totals, new_totals;
-  std::vector<FigureChange> totals;  // read_traffic, bytes_read, lint_findings: the ones that changed
+  std::vector<FigureChange> totals;  // logical_reads, bytes_read, lint_findings: the ones that changed
   bool regression() const;
   bool same() const { return removed.empty() && added.empty() && changed.empty(); }
 };

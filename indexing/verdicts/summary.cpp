@@ -35,7 +35,7 @@ void add_counts(const InstructionUtilisation& usage, SummaryRow& row) {
   for (const OperandUtilisation& u : usage.operands) {
     if (!u.defined()) continue;
     row.bytes_read = saturating_add(row.bytes_read, u.bytes_read());
-    row.read_traffic = saturating_add(row.read_traffic, u.read_traffic_bytes());
+    row.logical_read_bytes = saturating_add(row.logical_read_bytes, u.read_traffic_bytes());
     row.counts_exact = row.counts_exact && u.distinct_read.exact && u.total_reads.exact && !u.depends_on_runtime;
     if (u.operand_elements == 0 || u.distinct_read.value == 0) continue;
     const double utilisation = u.utilisation(), multiplicity = u.multiplicity();
@@ -104,8 +104,8 @@ private:
   std::map<std::pair<std::string, std::vector<std::uint32_t>>, std::size_t> m_lint;
 };
 
-SummaryRow summary_row(ModuleAnalysis& analysis, Linter& linter, SummaryMemo& memo, std::uint32_t ci,
-                       std::uint32_t ii) {
+SummaryRow summary_row(ModuleAnalysis& analysis, Linter& linter, SummaryMemo& memo, cost::CostModel& costs,
+                       std::uint32_t ci, std::uint32_t ii) {
   const hlo::Module& module = analysis.module();
   const hlo::Computation& c = module.computations[ci];
   const hlo::Instruction& instr = c.instructions[ii];
@@ -132,6 +132,9 @@ SummaryRow summary_row(ModuleAnalysis& analysis, Linter& linter, SummaryMemo& me
                    ? AccessVerdict{.text = "matmul"}
                    : access_verdict(read_patterns(module, c, instr, indexing, analysis.offsets(), analysis.patterns()));
   row.lint_findings = memo.lint_findings(linter, module, ci, ii, indexing, counted);
+  row.runs = costs.executions(ci);
+  // A reducer's or comparator's instruction runs inside the op that applies it: no cost of its own.
+  if (row.runs.count > 0) row.cost = costs.cost(ci, ii);
   return row;
 }
 
@@ -148,7 +151,11 @@ int compare_optional(const std::optional<double>& a, const std::optional<double>
 
 int compare_by(const SummaryRow& a, const SummaryRow& b, SummaryColumn column) {
   switch (column) {
-    case SummaryColumn::kTraffic: return compare(b.read_traffic, a.read_traffic);
+    case SummaryColumn::kTime: return compare(b.seconds(), a.seconds());
+    case SummaryColumn::kFlops: return compare(b.cost.flops, a.cost.flops);
+    case SummaryColumn::kBytes: return compare(b.cost.device_bytes(), a.cost.device_bytes());
+    case SummaryColumn::kIntensity: return compare(b.cost.intensity(), a.cost.intensity());
+    case SummaryColumn::kLogicalReads: return compare(b.logical_read_bytes, a.logical_read_bytes);
     case SummaryColumn::kRead: return compare(b.bytes_read, a.bytes_read);
     case SummaryColumn::kWritten: return compare(b.output_bytes, a.output_bytes);
     case SummaryColumn::kUtilisation: return compare_optional(a.worst_utilisation, b.worst_utilisation, false);
@@ -172,7 +179,10 @@ namespace {
 // One worker's analyses of one module.
 struct SummaryState {
   SummaryState(const hlo::Module& module, const SummaryRequest& request)
-      : analysis(module, request.analysis), linter(analysis, every_rule(), LintThresholds{}), memo(analysis) {
+      : analysis(module, request.analysis),
+        linter(analysis, every_rule(), LintThresholds{}),
+        memo(analysis),
+        costs(analysis, cost::device_for(module, request.device)) {
     analysis.patterns().set_target(request.target);
     linter.set_target(request.target);
   }
@@ -184,35 +194,73 @@ struct SummaryState {
   ModuleAnalysis analysis;
   Linter linter;
   SummaryMemo memo;
+  cost::CostModel costs;
+};
+
+// A row, or only the cost of an instruction the filter leaves out (for the module's totals).
+struct SummaryItem {
+  std::optional<SummaryRow> row;
+  cost::InstructionCost cost;
+  cost::Executions runs;
 };
 
 }  // namespace
 
-std::vector<std::vector<SummaryRow>> summarise_modules(std::span<const hlo::Module> modules,
-                                                       const SummaryRequest& request) {
-  std::vector<std::vector<SummaryRow>> rows(modules.size());
-  const std::vector<WorkItem> items = linted_items(modules, request.filter, request.all_instructions);
+std::vector<ModuleSummary> summarise_modules(std::span<const hlo::Module> modules, const SummaryRequest& request) {
+  std::vector<ModuleSummary> out(modules.size());
+  // Every instruction that runs in the computations the module's runs reach (the totals), each
+  // a row when the filter selects it.
+  InstructionFilter modules_only;
+  modules_only.modules = request.filter.modules;
+  const std::vector<WorkItem> items = linted_items(modules, modules_only, true);
+  std::vector<char> shown(items.size());
+  for (std::size_t k = 0; k < items.size(); ++k) {
+    const WorkItem& item = items[k];
+    const hlo::Module& module = modules[item.module];
+    const hlo::Computation& c = module.computations[item.computation];
+    const hlo::Instruction& i = c.instructions[item.instruction];
+    shown[k] = request.filter.accepts_computation(c) && linted_instruction(i, request.all_instructions) &&
+               request.filter.accepts_instruction(module, c, i);
+  }
+  for (std::size_t m = 0; m < modules.size(); ++m) out[m].device = &cost::device_for(modules[m], request.device);
   run_in_program_order(
       items, resolve_jobs(request.jobs),
       [&](std::size_t module) { return std::make_unique<SummaryState>(modules[module], request); },
-      [](SummaryState& state, const WorkItem& item) {
-        return summary_row(state.analysis, state.linter, state.memo, item.computation, item.instruction);
+      [&](SummaryState& state, const WorkItem& item) {
+        SummaryItem result;
+        const std::size_t k = static_cast<std::size_t>(&item - items.data());
+        if (shown[k]) {
+          result.row =
+              summary_row(state.analysis, state.linter, state.memo, state.costs, item.computation, item.instruction);
+          result.cost = result.row->cost;
+          result.runs = result.row->runs;
+        } else {
+          result.runs = state.costs.executions(item.computation);
+          result.cost = state.costs.cost(item.computation, item.instruction);
+        }
+        return result;
       },
-      [&](std::size_t k, SummaryRow&& row) {
+      [&](std::size_t k, SummaryItem&& result) {
+        ModuleSummary& m = out[items[k].module];
+        m.totals.add(result.cost, result.runs);
+        if (!result.row) return;
         if (request.on_row) request.on_row(items[k].module);
-        rows[items[k].module].push_back(std::move(row));
+        m.rows.push_back(std::move(*result.row));
       });
-  return rows;
+  for (ModuleSummary& m : out) {
+    for (SummaryRow& row : m.rows) row.share = m.totals.seconds > 0 ? row.seconds() / m.totals.seconds : 0;
+  }
+  return out;
 }
 
-std::vector<SummaryRow> summarise_module(const hlo::Module& module, const SummaryRequest& request) {
+ModuleSummary summarise_module(const hlo::Module& module, const SummaryRequest& request) {
   return std::move(summarise_modules(std::span<const hlo::Module>(&module, 1), request).front());
 }
 
 const std::vector<std::string_view>& summary_column_names() {
-  static const std::vector<std::string_view> k_names = {"traffic", "read", "written", "utilisation", "multiplicity",
-                                                        "access",  "lint", "line",    "name",        "computation",
-                                                        "module",  "kind", "opcode"};
+  static const std::vector<std::string_view> k_names = {
+      "time",   "flops", "bytes", "intensity", "logical-reads", "read",   "written", "utilisation", "multiplicity",
+      "access", "lint",  "line",  "name",      "computation",   "module", "kind",    "opcode"};
   return k_names;
 }
 

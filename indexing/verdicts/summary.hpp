@@ -1,8 +1,10 @@
 // `hlo-index summary`: one row of figures per fusion (or per analysed
 // instruction), for finding the few fusions of a large dump that matter:
-// bytes written and read, read traffic, worst utilisation, highest read
-// multiplicity, the access verdict, lint findings and whether the maps are
-// exact. Rendering is the app's (app/summary_command.cpp).
+// the estimated time on a device and its share of the module's, what bounds
+// it, FLOPs, bytes moved from and to device memory, arithmetic intensity,
+// worst utilisation, highest read multiplicity, the access verdict, lint
+// findings and whether the maps are exact; per module the totals over every
+// instruction that runs. Rendering is the app's (app/summary_command.cpp).
 #pragma once
 
 #include <cstdint>
@@ -17,6 +19,7 @@
 #include "indexing/analysis/instruction_filter.hpp"
 #include "indexing/analysis/read_patterns.hpp"
 #include "indexing/compose/instruction_indexing.hpp"
+#include "indexing/cost/cost_model.hpp"
 #include "parser/hlo_module.hpp"
 
 namespace hlo_index::analysis {
@@ -28,36 +31,56 @@ struct SummaryRow {
   std::string kind;  // fusion kind (kLoop, ...), else "-"
   std::string opcode;
   std::string output_shape;
-  std::int64_t output_bytes = 0;            // written, packed
-  std::int64_t bytes_read = 0;              // distinct elements read, over operands (upper bounds with runtime offsets)
-  std::int64_t read_traffic = 0;            // reads x element size, over operands and maps
+  std::int64_t output_bytes = 0;  // written, packed
+  std::int64_t bytes_read = 0;    // distinct elements read, over operands (upper bounds with runtime offsets)
+  /// Every read times its element size, over operands and maps: the work of
+  /// reading (a broadcast operand counts once per output element), not memory traffic.
+  std::int64_t logical_read_bytes = 0;
   bool counts_exact = true;                 // false: some count is an upper bound (runtime offsets, approximate maps)
   std::optional<double> worst_utilisation;  // lowest over counted operands; none: no operand counted
   std::optional<double> highest_multiplicity;  // likewise, highest
   AccessVerdict access;
   std::size_t lint_findings = 0;                // every lint rule, default thresholds
   bool approximate = false, undefined = false;  // some map is
+
+  // The cost on the module's device (indexing/cost/cost_model.hpp).
+  cost::InstructionCost cost;  // one run
+  cost::Executions runs;       // runs per run of the module
+  double share = 0;            // of the module's estimated time (seconds x runs)
+  double seconds() const { return cost.seconds * runs.count; }
+};
+
+/// One module's rows, and the cost totals over every instruction that runs
+/// in it (not only the rows: the shares are of the whole module).
+struct ModuleSummary {
+  std::vector<SummaryRow> rows;  // those the filter selects, in program order
+  cost::CostTotals totals;
+  const cost::Device* device = nullptr;
 };
 
 struct SummaryRequest {
   bool all_instructions = false;  // every instruction of the analysed computations, not only fusions
   InstructionFilter filter;
   indexing::AnalysisOptions analysis;
-  std::optional<Target> target;  // the access verdicts' target; none: detected from the module
-  unsigned jobs = 1;             // threads (ordered_work.hpp); 0: one per hardware thread
+  std::optional<Target> target;          // the access verdicts' target; none: detected from the module
+  const cost::Device* device = nullptr;  // the costs' device; null: the default of the module's target
+  unsigned jobs = 1;                     // threads (ordered_work.hpp); 0: one per hardware thread
   /// Called on the calling thread with the module index of each row, in order (progress); may be empty.
   std::function<void(std::size_t module)> on_row;
 };
 
-/// The rows of each module (empty when the filter rejects the module), in
+/// The rows of each module (none when the filter rejects the module), in
 /// program order.
-std::vector<std::vector<SummaryRow>> summarise_modules(std::span<const hlo::Module> modules,
-                                                       const SummaryRequest& request);
+std::vector<ModuleSummary> summarise_modules(std::span<const hlo::Module> modules, const SummaryRequest& request);
 /// The rows of one module.
-std::vector<SummaryRow> summarise_module(const hlo::Module& module, const SummaryRequest& request);
+ModuleSummary summarise_module(const hlo::Module& module, const SummaryRequest& request);
 
 enum class SummaryColumn {
-  kTraffic,
+  kTime,
+  kFlops,
+  kBytes,
+  kIntensity,
+  kLogicalReads,
   kRead,
   kWritten,
   kUtilisation,
@@ -76,9 +99,10 @@ enum class SummaryColumn {
 const std::vector<std::string_view>& summary_column_names();
 std::optional<SummaryColumn> find_summary_column(std::string_view name);
 
-/// Most interesting first: sizes, multiplicity, access, lint findings
-/// descending; utilisation ascending; line and names ascending. Rows without
-/// a value go last; ties by file, line, then name.
+/// Most interesting first: time, FLOPs, bytes, intensity, sizes,
+/// multiplicity, access, lint findings descending; utilisation ascending;
+/// line and names ascending. Rows without a value go last; ties by file,
+/// line, then name.
 void sort_rows(std::vector<SummaryRow>& rows, SummaryColumn column);
 
 }  // namespace hlo_index::analysis

@@ -64,11 +64,31 @@ TEST_CASE("hlo-index summary: golden outputs") {
   }
 }
 
-TEST_CASE("hlo-index summary: the JSON document holds every row with its figures") {
+TEST_CASE("hlo-index summary: rows sorted by estimated time, shares of the module's time") {
   const Run run = run_summary("--format json " + quoted(k_dir / "json.hlo"));
   REQUIRE(run.code == 0);
   const json doc = json::parse(run.out);
-  CHECK(doc["sort"] == "traffic");
+  CHECK(doc["sort"] == "time");
+  const json& module = doc["modules"][0];
+  CHECK(module["device"] == "h100-sxm");
+  double previous = std::numeric_limits<double>::infinity(), rows = 0, shares = 0;
+  for (const json& row : module["rows"]) {
+    CHECK(row["seconds"].get<double>() <= previous);
+    previous = row["seconds"].get<double>();
+    rows += previous;
+    shares += row["share"].get<double>();
+    CHECK(row["share"].get<double>() == Approx(previous / module["module_cost"]["seconds"].get<double>()));
+  }
+  CHECK(rows <= module["module_cost"]["seconds"].get<double>() * (1 + 1e-12));
+  CHECK(shares <= 1 + 1e-12);
+  CHECK(module["total"]["seconds"].get<double>() == Approx(rows));
+}
+
+TEST_CASE("hlo-index summary: the JSON document holds every row with its figures") {
+  const Run run = run_summary("--format json --sort logical-reads " + quoted(k_dir / "json.hlo"));
+  REQUIRE(run.code == 0);
+  const json doc = json::parse(run.out);
+  CHECK(doc["sort"] == "logical-reads");
   REQUIRE(doc["modules"].size() == 1);
   const json& module = doc["modules"][0];
   CHECK(module["name"] == "triage");
@@ -76,19 +96,23 @@ TEST_CASE("hlo-index summary: the JSON document holds every row with its figures
   REQUIRE(module["rows"].size() == 4);
   std::int64_t previous = std::numeric_limits<std::int64_t>::max(), traffic = 0;
   for (const json& row : module["rows"]) {
-    // Sorted by read traffic, descending; the total is their sum.
-    CHECK(row["read_traffic"].get<std::int64_t>() <= previous);
-    previous = row["read_traffic"].get<std::int64_t>();
+    // Sorted by logical reads, descending; the total is their sum.
+    CHECK(row["logical_read_bytes"].get<std::int64_t>() <= previous);
+    previous = row["logical_read_bytes"].get<std::int64_t>();
     traffic += previous;
     CHECK(row["file"] == "json.hlo");
     CHECK(row["line"].get<int>() > 0);
     CHECK(row["opcode"] == "fusion");
   }
-  CHECK(module["total"]["read_traffic"] == traffic);
+  CHECK(module["total"]["logical_read_bytes"] == traffic);
   // p + transpose(p) over 1024x1024 f32: every element twice, through two maps.
   const json& first = module["rows"][0];
   CHECK(first["name"] == "transpose_add_fusion_whose_long_name_the_table_elides_in_the_middle.7");
-  CHECK(first["read_traffic"] == 2 * 1024 * 1024 * 4);
+  CHECK(first["logical_read_bytes"] == 2 * 1024 * 1024 * 4);
+  // It moves p once (4 MiB in 32-byte sectors on the default GPU device) and writes 4 MiB.
+  CHECK(first["cost"]["device_bytes_read"] == 1024 * 1024 * 4);
+  CHECK(first["cost"]["device_bytes_written"] == 1024 * 1024 * 4);
+  CHECK(first["cost"]["flops"] == 1024 * 1024);
   CHECK(first["bytes_read"] == 1024 * 1024 * 4);
   CHECK(first["highest_multiplicity"] == 2.0);
   CHECK(first["access"] == "strided 1024");
@@ -121,8 +145,8 @@ TEST_CASE("hlo-index summary: the table fits 120 columns") {
       INFO(line);
       if (line.rfind("module ", 0) != 0 && line.rfind("total: ", 0) != 0) CHECK(columns(line) <= 120);
     }
-    // The long name keeps its start and its numeric suffix.
-    CHECK(run.out.find(" transpose_add_fu") != std::string::npos);
+    // The long name keeps its start and its numeric suffix (the cost columns leave it about 20 columns).
+    CHECK(run.out.find(" transpose") != std::string::npos);
     CHECK(run.out.find("\u2026") != std::string::npos);
     CHECK(run.out.find("_middle.7\n") != std::string::npos);
   }
@@ -135,7 +159,7 @@ TEST_CASE("hlo-index summary: options and exit codes") {
   CHECK(run_summary("--top nope " + file).code == 2);
   const Run bad = run_summary("--sort speed " + file);
   CHECK(bad.code == 2);
-  CHECK(bad.err.find("traffic, read, written, utilisation, multiplicity") != std::string::npos);
+  CHECK(bad.err.find("time, flops, bytes, intensity, logical-reads, read, written, utilisation") != std::string::npos);
   CHECK(run_summary("--module nope " + file).code == 2);
   CHECK(run_summary(quoted(k_dir / "does_not_exist.hlo")).code == 2);
   // --top 0 is a valid (empty) table: the total still counts every row.

@@ -104,7 +104,7 @@ TEST_CASE("dump_diff: the threshold decides whether more bytes read is a regress
   const ModuleDiff small = diff(slicer(100), slicer(104));
   CHECK_FALSE(small.regression());
   REQUIRE_FALSE(small.totals.empty());
-  CHECK(small.totals[0].figure == "read_traffic");
+  CHECK(small.totals[0].figure == "logical_reads");
   CHECK(*small.totals[0].relative == Approx(0.04));
   const ModuleDiff large = diff(slicer(100), slicer(110));
   CHECK(large.regression());

@@ -131,26 +131,29 @@ ENTRY main {
   request.all_instructions = true;
   const auto one = analysis::summarise_modules(modules, request);
   REQUIRE(one.size() == 2);
-  CHECK(one[0].size() == 4);  // the entry's instructions; fusion bodies are not rows
-  CHECK(one[1].size() == 3);
+  CHECK(one[0].rows.size() == 4);  // the entry's instructions; fusion bodies are not rows
+  CHECK(one[1].rows.size() == 3);
   for (unsigned jobs : {2U, 5U}) {
     request.jobs = jobs;
     std::vector<std::size_t> row_modules;
     request.on_row = [&](std::size_t module) { row_modules.push_back(module); };
     const auto many = analysis::summarise_modules(modules, request);
     REQUIRE(many.size() == one.size());
+    for (std::size_t m = 0; m < one.size(); ++m) CHECK(many[m].totals.seconds == one[m].totals.seconds);
     for (std::size_t m = 0; m < one.size(); ++m) {
-      REQUIRE(many[m].size() == one[m].size());
-      for (std::size_t r = 0; r < one[m].size(); ++r) {
-        CHECK(many[m][r].name == one[m][r].name);
-        CHECK(many[m][r].bytes_read == one[m][r].bytes_read);
-        CHECK(many[m][r].read_traffic == one[m][r].read_traffic);
-        CHECK(many[m][r].worst_utilisation == one[m][r].worst_utilisation);
-        CHECK(many[m][r].lint_findings == one[m][r].lint_findings);
+      REQUIRE(many[m].rows.size() == one[m].rows.size());
+      for (std::size_t r = 0; r < one[m].rows.size(); ++r) {
+        CHECK(many[m].rows[r].name == one[m].rows[r].name);
+        CHECK(many[m].rows[r].bytes_read == one[m].rows[r].bytes_read);
+        CHECK(many[m].rows[r].logical_read_bytes == one[m].rows[r].logical_read_bytes);
+        CHECK(many[m].rows[r].cost.seconds == one[m].rows[r].cost.seconds);
+        CHECK(many[m].rows[r].cost.device_bytes() == one[m].rows[r].cost.device_bytes());
+        CHECK(many[m].rows[r].worst_utilisation == one[m].rows[r].worst_utilisation);
+        CHECK(many[m].rows[r].lint_findings == one[m].rows[r].lint_findings);
       }
     }
     CHECK(std::is_sorted(row_modules.begin(), row_modules.end()));
-    CHECK(row_modules.size() == one[0].size() + one[1].size());
+    CHECK(row_modules.size() == one[0].rows.size() + one[1].rows.size());
   }
 }
 

@@ -60,12 +60,12 @@ Expected expected_from(const Reads& reads, const std::vector<std::int64_t>& size
 
 std::vector<SummaryRow> rows_of(const std::string& text, const analysis::SummaryRequest& request = {}) {
   std::vector<hlo::Module> modules = test::parse_ok(text);
-  return analysis::summarise_module(modules[0], request);
+  return analysis::summarise_module(modules[0], request).rows;
 }
 
 void check_row(const SummaryRow& row, const Expected& e) {
   CHECK(row.bytes_read == e.bytes_read);
-  CHECK(row.read_traffic == e.traffic);
+  CHECK(row.logical_read_bytes == e.traffic);
   REQUIRE(row.worst_utilisation.has_value());
   CHECK(*row.worst_utilisation == Approx(e.worst_utilisation));
   REQUIRE(row.highest_multiplicity.has_value());
@@ -326,7 +326,7 @@ ENTRY main {
   ROOT t = (f32[64,1024]{1,0}, f32[960,1024]{1,0}, f32[64,1024]{1,0}) tuple(lo_a, hi_a, lo_b)
 }
 )");
-  const std::vector<SummaryRow> rows = analysis::summarise_module(modules[0], {});
+  const std::vector<SummaryRow> rows = analysis::summarise_module(modules[0], {}).rows;
   REQUIRE(rows.size() == 3);
   analysis::LintRuleSet every_rule;
   every_rule.set();
@@ -381,7 +381,7 @@ TEST_CASE("summary rows: sorting by each column, ties by position") {
     SummaryRow r;
     r.name = std::move(name);
     r.line = line;
-    r.read_traffic = traffic;
+    r.logical_read_bytes = traffic;
     r.worst_utilisation = utilisation;
     return r;
   };
@@ -394,12 +394,41 @@ TEST_CASE("summary rows: sorting by each column, ties by position") {
     for (const SummaryRow& r : sorted) names.push_back(r.name);
     return fmt::format("{}", fmt::join(names, ""));
   };
-  CHECK(order("traffic") == "acb");      // descending, the tie by line
-  CHECK(order("utilisation") == "cba");  // ascending, rows without a value last
+  CHECK(order("logical-reads") == "acb");  // descending, the tie by line
+  CHECK(order("utilisation") == "cba");    // ascending, rows without a value last
   CHECK(order("name") == "abc");
   CHECK(order("line") == "cab");
   CHECK_FALSE(analysis::find_summary_column("speed"));
-  CHECK(analysis::summary_column_names().size() == 13);
+  CHECK(analysis::summary_column_names().size() == 17);
+}
+
+TEST_CASE("summary rows: sorting by estimated time, then FLOPs, bytes and intensity") {
+  auto row = [](std::string name, std::size_t line, double seconds, double runs, std::int64_t flops,
+                std::int64_t bytes) {
+    SummaryRow r;
+    r.name = std::move(name);
+    r.line = line;
+    r.cost.runs = true;
+    r.cost.seconds = seconds;
+    r.runs.count = runs;
+    r.cost.flops = flops;
+    r.cost.device_bytes_read = bytes;
+    return r;
+  };
+  // b runs ten times: 10 us in all, more than a's 5 us.
+  const std::vector<SummaryRow> rows = {row("a", 1, 5e-6, 1, 100, 400), row("b", 2, 1e-6, 10, 50, 10),
+                                        row("c", 3, 2e-6, 1, 400, 100)};
+  auto order = [&](const char* column) {
+    auto sorted = rows;
+    analysis::sort_rows(sorted, *analysis::find_summary_column(column));
+    std::string names;
+    for (const SummaryRow& r : sorted) names += r.name;
+    return names;
+  };
+  CHECK(order("time") == "bac");
+  CHECK(order("flops") == "cab");
+  CHECK(order("bytes") == "acb");
+  CHECK(order("intensity") == "bca");  // 5, 4, 0.25 FLOP per byte
 }
 
 TEST_CASE("scalar_computations: reducers and comparators, not called or looped computations") {
