@@ -38,6 +38,7 @@ struct ModuleRows {
   bool counts_exact = true;
   cost::CostTotals totals;  // over the module
   const cost::Device* device = nullptr;
+  analysis::DumpStage stage;
 };
 
 std::int64_t add_saturating(std::int64_t a, std::int64_t b) {
@@ -52,6 +53,7 @@ ModuleRows module_rows(const hlo::Module& module, analysis::ModuleSummary summar
   m.file = module.source ? module.source->name() : std::string();
   m.totals = summary.totals;
   m.device = summary.device;
+  m.stage = summary.stage;
   std::vector<SummaryRow> rows = std::move(summary.rows);
   m.total_rows = rows.size();
   for (const SummaryRow& r : rows) {
@@ -197,6 +199,14 @@ std::string total_text(const ModuleRows& m, bool all_instructions) {
       cost::human_bytes(m.totals.device_bytes), plural(m.lint_findings, "lint finding"), m.approximate, m.undefined);
 }
 
+std::string stage_note(const analysis::DumpStage& stage) {
+  return fmt::format(
+      "note: a dump taken before optimisation ({}): one row per instruction, each costed as a kernel of its "
+      "own; XLA's layout assignment and fusion would change these figures, and lint does not judge fusion "
+      "decisions in it\n",
+      stage.evidence);
+}
+
 std::string device_text(const cost::Device* device) {
   return device == nullptr ? std::string("-") : fmt::format("{} ({})", device->name, device->description);
 }
@@ -207,14 +217,14 @@ void render_text(const std::vector<ModuleRows>& modules, const SummaryOptions& o
     if (n > 0) out << "\n";
     out << fmt::format("module {} ({}), sorted by {}; times on {}\n", m.name, m.file, options.sort,
                        device_text(m.device));
+    if (m.stage.before_optimisation) out << stage_note(m.stage);
     std::vector<std::vector<std::string>> table;
     for (const SummaryRow& r : m.rows) table.push_back(summary_cells(r));
     const std::vector<std::size_t> widths = column_widths(table);
     if (!table.empty()) out << table_line(summary_headers(), widths);
     for (const auto& row : table) out << table_line(row, widths);
-    out << total_text(m, options.all_instructions);
-    // A dump from before fusion (XLA's benchmark modules) has no fusion at all.
-    if (m.total_rows == 0 && !options.all_instructions)
+    out << total_text(m, options.all_instructions || m.stage.before_optimisation);
+    if (m.total_rows == 0 && !options.all_instructions && !m.stage.before_optimisation)
       out << "no fusion in this module: --all-instructions gives a row per instruction\n";
   }
 }
@@ -260,6 +270,7 @@ void render_json(const std::vector<ModuleRows>& modules, const SummaryOptions& o
                {"approximate", m.approximate},   {"undefined", m.undefined}};
     list.push_back(json{{"name", m.name},
                         {"file", m.file},
+                        {"before_optimisation", m.stage.before_optimisation},
                         {"device", m.device != nullptr ? json(m.device->name) : json(nullptr)},
                         {"module_cost", totals_json(m.totals)},
                         {"total", std::move(total)},

@@ -1,7 +1,9 @@
 #include "indexing/cost/cost_model.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 #include "indexing/analysis/fused_reads.hpp"
@@ -305,6 +307,58 @@ void CostModel::add_fusion_flops(std::uint32_t computation, std::uint32_t instru
   }
 }
 
+namespace {
+
+// An output written in place over an operand's buffer: a dynamic-update-slice or scatter, on its own
+// or the root (or an element of a root tuple) of a fusion, whose operand 0 is the instruction's
+// operand `operand` (in a fusion: a parameter, through bitcasts). XLA aliases the two buffers, so
+// the operand is not copied: only the updated elements are written (and a scatter reads the old
+// values it combines with).
+struct InPlace {
+  std::size_t operand = 0, output = 0;
+  std::uint32_t computation = 0, instruction = 0;  // the dynamic-update-slice or scatter
+};
+
+std::optional<std::uint32_t> through_bitcasts(const hlo::Computation& c, std::uint32_t i) {
+  while (i < c.instructions.size() && c.instructions[i].opcode == Opcode::kBitcast &&
+         c.instructions[i].operand_count == 1)
+    i = c.operands_of(c.instructions[i])[0];
+  return i < c.instructions.size() ? std::optional<std::uint32_t>(i) : std::nullopt;
+}
+
+bool updates_in_place(Opcode op) { return op == Opcode::kDynamicUpdateSlice || op == Opcode::kScatter; }
+
+std::vector<InPlace> in_place_outputs(const hlo::Module& module, std::uint32_t computation, std::uint32_t instruction) {
+  const hlo::Computation& c = module.computations[computation];
+  const hlo::Instruction& instr = c.instructions[instruction];
+  std::vector<InPlace> out;
+  if (updates_in_place(instr.opcode) && instr.operand_count >= 1 && !module.shape_of(instr).is_tuple) {
+    out.push_back({0, 0, computation, instruction});
+    return out;
+  }
+  if (instr.opcode != Opcode::kFusion) return out;
+  const hlo::Computation* body = module.callee(c, instr);
+  if (body == nullptr || body->root >= body->instructions.size()) return out;
+  const auto body_index = static_cast<std::uint32_t>(body - module.computations.data());
+  std::vector<std::uint32_t> roots{body->root};
+  if (body->instructions[body->root].opcode == Opcode::kTuple) {
+    const auto elements = body->operands_of(body->instructions[body->root]);
+    roots.assign(elements.begin(), elements.end());
+  }
+  for (std::size_t k = 0; k < roots.size(); ++k) {
+    const auto root = through_bitcasts(*body, roots[k]);
+    if (!root) continue;
+    const hlo::Instruction& update = body->instructions[*root];
+    if (!updates_in_place(update.opcode) || update.operand_count < 1 || module.shape_of(update).is_tuple) continue;
+    const auto target = through_bitcasts(*body, body->operands_of(update)[0]);
+    if (!target || body->instructions[*target].opcode != Opcode::kParameter) continue;
+    out.push_back({static_cast<std::size_t>(body->instructions[*target].parameter_number), k, body_index, *root});
+  }
+  return out;
+}
+
+}  // namespace
+
 void CostModel::add_traffic(std::uint32_t computation, std::uint32_t instruction,
                             const indexing::InstructionIndexing& indexing,
                             const analysis::InstructionUtilisation& counted, InstructionCost& out) {
@@ -314,30 +368,19 @@ void CostModel::add_traffic(std::uint32_t computation, std::uint32_t instruction
   const hlo::Shape& shape = module.shape_of(instr);
   const std::vector<const hlo::Shape*> leaves = indexing::leaf_shapes(shape);
   const auto operands = c.operands_of(instr);
-  auto account = [&](const ArrayTraffic& t, bool read) {
-    if (!t.exact) out.bytes_exact = false;
-    switch (memory_kind(t.memory_space)) {
-      case MemoryKind::kDevice: (read ? out.device_bytes_read : out.device_bytes_written) += t.bytes(); break;
-      case MemoryKind::kOnChip: out.on_chip_bytes = saturating_add(out.on_chip_bytes, t.bytes()); break;
-      case MemoryKind::kHost: out.host_bytes = saturating_add(out.host_bytes, t.bytes()); break;
-    }
-  };
+  std::vector<ArrayTraffic> tuple_leaves_read;  // leaves of tuple operands, each whole (an upper bound)
   for (std::size_t j = 0; j < operands.size(); ++j) {
     const hlo::Shape& operand = module.shape_of(c.instructions[operands[j]]);
     ArrayTraffic t;
     const analysis::OperandUtilisation* u = j < counted.operands.size() ? &counted.operands[j] : nullptr;
     if (u != nullptr) out.logical_read_bytes = saturating_add(out.logical_read_bytes, u->read_traffic_bytes());
     if (operand.is_tuple) {
-      // Leaves read in part or whole: each leaf read counts whole (an upper bound).
       for (const hlo::Shape* leaf : indexing::leaf_shapes(operand)) {
         ArrayTraffic w = m_traffic.whole(*leaf);
         w.exact = false;
-        account(w, true);
+        tuple_leaves_read.push_back(w);
       }
-      out.operand_reads.push_back(t);
-      continue;
-    }
-    if (u == nullptr || !u->defined()) {
+    } else if (u == nullptr || !u->defined()) {
       t = m_traffic.whole(operand);  // maps unknown: the whole operand, an upper bound
       t.exact = false;
     } else {
@@ -347,14 +390,66 @@ void CostModel::add_traffic(std::uint32_t computation, std::uint32_t instruction
       t = m_traffic.units_reached(operand, leaves, maps, u->distinct_read.value,
                                   u->distinct_read.exact && !u->depends_on_runtime);
     }
-    account(t, true);
     out.operand_reads.push_back(t);
   }
-  for (const hlo::Shape* leaf : leaves) {
-    const ArrayTraffic t = m_traffic.whole(*leaf);
-    account(t, false);
-    out.output_writes.push_back(t);
+  for (const hlo::Shape* leaf : leaves) out.output_writes.push_back(m_traffic.whole(*leaf));
+  for (const InPlace& p : in_place_outputs(module, computation, instruction)) {
+    if (p.operand >= out.operand_reads.size() || p.output >= out.output_writes.size()) continue;
+    const hlo::Computation& holder = module.computations[p.computation];
+    const hlo::Instruction& update = holder.instructions[p.instruction];
+    // The updates: a dynamic-update-slice's operand 1; a scatter's first updates operand, after
+    // its operands and indices.
+    const std::size_t updates = update.opcode == Opcode::kScatter ? (update.operand_count - 1) / 2 + 1 : 1;
+    if (updates >= update.operand_count) continue;
+    const hlo::Shape& updates_shape = module.shape_of(holder.instructions[holder.operands_of(update)[updates]]);
+    const std::vector<indexing::MapSet> to_output =
+        m_analysis.maps().input_to_output(p.computation, p.instruction, updates);
+    if (to_output.empty()) continue;
+    ArrayTraffic written = m_traffic.units_reached(*leaves[p.output], {&updates_shape}, {to_output[0]},
+                                                   updates_shape.element_count().value_or(0), false);
+    written.exact = false;  // one position of the runtime offsets
+    out.output_writes[p.output] = written;
+    // Not copied: of the aliased operand, only what a scatter combines with, and what other uses in a
+    // fusion read (a read-modify-write of a slice).
+    ArrayTraffic read = written;
+    read.memory_space = out.operand_reads[p.operand].memory_space;
+    if (update.opcode != Opcode::kScatter) read.units = 0;
+    if (p.computation != computation) {
+      const analysis::FusedBody body = analysis::fused_body(module, m_analysis.maps(), computation, instruction);
+      std::vector<indexing::MapSet> others(leaves.size());
+      bool any = false;
+      if (body.defined() && p.operand < body.parameter_uses.size()) {
+        for (const analysis::FusedUse& use : body.parameter_uses[p.operand]) {
+          if (use.user == p.instruction && use.position == 0) continue;
+          if (module.computations[p.computation].instructions[use.user].opcode == Opcode::kBitcast) continue;
+          for (std::size_t k = 0; k < use.maps.size() && k < others.size(); ++k) {
+            others[k].insert(others[k].end(), use.maps[k].begin(), use.maps[k].end());
+            any = any || !use.maps[k].empty();
+          }
+        }
+      }
+      if (!body.defined()) {
+        read = out.operand_reads[p.operand];  // the reads as counted, an upper bound
+      } else if (any) {
+        const hlo::Shape& operand = module.shape_of(c.instructions[operands[p.operand]]);
+        const ArrayTraffic rest = m_traffic.units_reached(operand, leaves, others, INT64_MAX, false);
+        read.units += rest.units;
+        read.exact = read.exact && rest.exact;
+      }
+    }
+    out.operand_reads[p.operand] = read;
   }
+  auto account = [&](const ArrayTraffic& t, bool read) {
+    if (!t.exact) out.bytes_exact = false;
+    switch (memory_kind(t.memory_space)) {
+      case MemoryKind::kDevice: (read ? out.device_bytes_read : out.device_bytes_written) += t.bytes(); break;
+      case MemoryKind::kOnChip: out.on_chip_bytes = saturating_add(out.on_chip_bytes, t.bytes()); break;
+      case MemoryKind::kHost: out.host_bytes = saturating_add(out.host_bytes, t.bytes()); break;
+    }
+  };
+  for (const ArrayTraffic& t : out.operand_reads) account(t, true);
+  for (const ArrayTraffic& t : tuple_leaves_read) account(t, true);
+  for (const ArrayTraffic& t : out.output_writes) account(t, false);
 }
 
 void CostModel::add_collective(std::uint32_t computation, std::uint32_t instruction, InstructionCost& out) {

@@ -213,13 +213,16 @@ std::vector<ModuleSummary> summarise_modules(std::span<const hlo::Module> module
   InstructionFilter modules_only;
   modules_only.modules = request.filter.modules;
   const std::vector<WorkItem> items = linted_items(modules, modules_only, true);
+  for (std::size_t m = 0; m < modules.size(); ++m)
+    if (request.filter.accepts_module(modules[m])) out[m].stage = dump_stage(modules[m]);
   std::vector<char> shown(items.size());
   for (std::size_t k = 0; k < items.size(); ++k) {
     const WorkItem& item = items[k];
     const hlo::Module& module = modules[item.module];
     const hlo::Computation& c = module.computations[item.computation];
     const hlo::Instruction& i = c.instructions[item.instruction];
-    shown[k] = request.filter.accepts_computation(c) && linted_instruction(i, request.all_instructions) &&
+    const bool every = request.all_instructions || out[item.module].stage.before_optimisation;
+    shown[k] = request.filter.accepts_computation(c) && linted_instruction(i, every) &&
                request.filter.accepts_instruction(module, c, i);
   }
   for (std::size_t m = 0; m < modules.size(); ++m) out[m].device = &cost::device_for(modules[m], request.device);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "indexing/analysis/access_verdict.hpp"
+#include "indexing/analysis/dump_stage.hpp"
 #include "indexing/analysis/instruction_filter.hpp"
 #include "indexing/analysis/read_patterns.hpp"
 #include "indexing/compose/instruction_indexing.hpp"
@@ -53,6 +54,9 @@ struct SummaryRow {
 /// One module's rows, and the cost totals over every instruction that runs
 /// in it (not only the rows: the shares are of the whole module).
 struct ModuleSummary {
+  /// A dump taken before optimisation has no fusions: its rows are every
+  /// instruction, as with all_instructions.
+  DumpStage stage;
   std::vector<SummaryRow> rows;  // those the filter selects, in program order
   cost::CostTotals totals;
   const cost::Device* device = nullptr;
