@@ -236,7 +236,7 @@ void setup_analyze_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--coalescing", options->coalescing,
                 "Per operand map: whether its reads use the target's memory transfers well (coalesced, "
                 "broadcast, strided N, uncoalesced, irregular), with the transfers per group against the minimum "
-                "and the share of fetched bytes used, under the model of the target and emitter (docs/target-models.md)");
+                "and the share of fetched bytes used, under the target's model and emitter (docs/target-models.md)");
   add_target_option(*cmd, options->target, "the --coalescing verdicts are for");
   cmd->add_flag("--physical", options->physical,
                 "Maps between element offsets in the buffers (output offset -> operand offset), through the "
