@@ -190,7 +190,7 @@ constexpr const char* k_analyze_help =
     "are outside the domains.\n"
     "With --expect GOLDEN the output is compared with the file instead of printed: nothing is printed\n"
     "when they are equal (exit 0), else a unified diff (exit 1); --update rewrites the file. With\n"
-    "--canonical-names, names are by stem and position (see the README), so goldens survive renumbering.\n"
+    "--canonical-names, names are by stem and position (docs/commands/analyze.md), so goldens survive renumbering.\n"
     "By default the scalar computations that ops apply (reducers, comparators: to_apply=, comparator=) and\n"
     "instructions without operands (parameters, constants, iotas) are left out: they are analysed through\n"
     "the ops that use them. --all-computations shows them too.\n"
@@ -228,7 +228,7 @@ void setup_analyze_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--xla-compat", options->xla_compat,
                 "Reproduce XLA's maps, simplification policy, runtime-variable sources and replica ids, for "
                 "comparing with XLA's own output (XLA's over-approximations are then marked approximate on the "
-                "header line; see the README for where it deliberately differs)");
+                "header line; docs/commands/analyze.md says where it deliberately differs)");
   cmd->add_flag("--one-line", options->one_line, "Print each map on one line (XLA's one-line form)");
   cmd->add_flag("--utilisation", options->utilisation,
                 "Per operand: elements read at least once (exact), reads in total, read multiplicity, bytes, and "
@@ -236,7 +236,7 @@ void setup_analyze_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--coalescing", options->coalescing,
                 "Per operand map: whether its reads use the target's memory transfers well (coalesced, "
                 "broadcast, strided N, uncoalesced, irregular), with the transfers per group against the minimum "
-                "and the share of fetched bytes used, under the model of the target and emitter (README)");
+                "and the share of fetched bytes used, under the target's model and emitter (docs/target-models.md)");
   add_target_option(*cmd, options->target, "the --coalescing verdicts are for");
   cmd->add_flag("--physical", options->physical,
                 "Maps between element offsets in the buffers (output offset -> operand offset), through the "

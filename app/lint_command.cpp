@@ -356,7 +356,7 @@ void setup_lint_command(CLI::App& app, int& exit_code) {
       "rule (or --format json / sarif); diagnostics and a summary line (`hlo-index lint: N findings (rule: n,\n"
       "...)`) on stderr. A baseline file lists findings to ignore by rule, module, computation, instruction\n"
       "and operand (no line numbers, so it survives edits): --write-baseline FILE writes the current ones.\n"
-      "Exit codes: 0 no findings or only notes, 1 warnings, 2 bad input or command line.\n\n"
+      "Warnings make the exit code 1; notes alone do not.\n\n"
       "Examples:\n"
       "  hlo-index lint model.hlo\n"
       "  hlo-index lint model.hlo --disable approximate-indexing --min-utilisation 0.25\n"

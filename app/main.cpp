@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <exception>
 #include <iostream>
+#include <string>
 
 #include "app/analyze_command.hpp"
 #include "app/devices_command.hpp"
@@ -15,13 +16,18 @@
 #include "app/picture_command.hpp"
 #include "app/report_command.hpp"
 #include "app/summary_command.hpp"
+#include "app/version.hpp"
+
+// The codes k_exit_codes_help promises for lint and diff (analyze --expect: k_exit_golden_differs,
+// app/golden_file.hpp, whose DiffOptions cannot share a file with diff_command.hpp's).
+static_assert(hlo_index::app::k_exit_lint_findings == hlo_index::app::k_exit_findings);
+static_assert(hlo_index::app::k_exit_regression == hlo_index::app::k_exit_findings);
 
 int main(int argc, char** argv) {
   using namespace hlo_index::app;
-  CLI::App app{"hlo-index: exact indexing analysis of XLA HLO text dumps"};
-  app.footer(
-      "Run 'hlo-index SUBCOMMAND --help' for the options of a subcommand.\n"
-      "Exit codes: 0 success, 2 bad input or usage, 1 internal error (a bug: please report it).");
+  CLI::App app{"hlo-index: exact indexing analysis of XLA HLO text dumps", "hlo-index"};
+  app.footer(std::string("Run 'hlo-index SUBCOMMAND --help' for the options of a subcommand.\n") + k_exit_codes_help);
+  app.set_version_flag("-V,--version", version_text(), "Print the version and the git commit it was built from");
   app.require_subcommand(1);
   int exit_code = k_exit_ok;
   setup_parse_command(app, exit_code);
@@ -34,6 +40,10 @@ int main(int argc, char** argv) {
   setup_picture_command(app, exit_code);
   setup_report_command(app, exit_code);
   setup_devices_command(app, exit_code);
+  // Every subcommand's --help ends with the same exit codes as the top-level one.
+  for (CLI::App* command : app.get_subcommands([](CLI::App*) { return true; })) {
+    command->footer(command->get_footer() + "\n\n" + k_exit_codes_help);
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

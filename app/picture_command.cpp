@@ -183,7 +183,7 @@ constexpr const char* k_picture_help =
     "             lines) and the transfer units its reads touch, with the verdict summary and lint give.\n"
     "Without --operand, the operand with the most read traffic. -o - writes the SVG to standard output;\n"
     "otherwise a line about the picture goes to standard output. The bytes depend on the input only.\n"
-    "Exit codes: 0 written; 2 bad input: no such instruction (or one inside a fusion body: picture the\n"
+    "Bad input (exit code 2): no such instruction (or one inside a fusion body: picture the\n"
     "fusion), --match selecting none or several, an --operand out of range or not an array, an output\n"
     "that cannot be written.\n\n"
     "Examples:\n"

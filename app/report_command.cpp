@@ -101,8 +101,8 @@ constexpr const char* k_report_help =
     "    read traffic.\n"
     "--match, --module and --all-instructions select rows as in summary. The page's bytes depend on the\n"
     "input only (no date), so two reports diff cleanly. -o - writes the page to standard output.\n"
-    "Exit codes: 0 written; 2 bad input, a bad --sort column, a --match selecting nothing, an output that\n"
-    "cannot be written.\n\n"
+    "Bad input (exit code 2): a file that cannot be read or parsed, a bad --sort column, a --match selecting\n"
+    "nothing, an output that cannot be written.\n\n"
     "Examples:\n"
     "  hlo-index report model.hlo -o report.html\n"
     "  hlo-index report dumps/ --top 10 --sort lint -o report.html";
