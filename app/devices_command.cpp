@@ -47,7 +47,7 @@ constexpr const char* k_devices_help =
     "(GPU) or op (TPU, CPU), the interconnect for collectives, and the unit memory moves in. Each device says\n"
     "where its figures are published; estimates are marked as such. --format json prints the fields\n"
     "--device-file reads, so `hlo-index devices h100-sxm --format json > mine.json` is a start for one's own.\n"
-    "Exit codes: 0 listed; 2 an unknown name.\n\n"
+    "\n"
     "Examples:\n"
     "  hlo-index devices\n"
     "  hlo-index devices tpu-v5e --format json";

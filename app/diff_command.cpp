@@ -221,10 +221,8 @@ constexpr const char* k_diff_help =
     "broadcast, differ); a fusion split in two is removed and its parts added. A changed fusion lists each figure of "
     "`hlo-index summary` that\n"
     "changed, before -> after: logical reads (every read x element size), bytes read, written, utilisation, "
-    "multiplicity, access, maps, lint.
-"
-    "A regression (exit code 1): bytes read or logical reads of a matched fusion or of a
-"
+    "multiplicity, access, maps, lint.\n"
+    "A regression (exit code 1): bytes read or logical reads of a matched fusion or of a\n"
     "module's total growing by more than --threshold percent, an access verdict getting worse, maps becoming\n"
     "approximate or undefined, or more lint findings.\n\n"
     "Examples:\n"
