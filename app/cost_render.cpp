@@ -58,9 +58,9 @@ std::string cost_text(const cost::InstructionCost& c, const std::vector<std::str
   if (c.flops_known && !c.flops_exact && !c.flops_note.empty()) flops += "; " + c.flops_note;
   out += indent + "  arithmetic: " + flops + "\n";
   const std::string bound = c.bytes_exact ? "" : "<=";
-  out += indent + fmt::format("  device memory: read {}{}, written {}{}; intensity {:.3g} FLOP/B\n", bound,
-                              human_bytes(c.device_bytes_read), bound, human_bytes(c.device_bytes_written),
-                              c.intensity());
+  out +=
+      indent + fmt::format("  device memory: read {}{}, written {}{}; intensity {:.3g} FLOP/B\n", bound,
+                           human_bytes(c.device_bytes_read), bound, human_bytes(c.device_bytes_written), c.intensity());
   if (c.on_chip_bytes > 0) out += indent + "  on-chip memory: " + human_bytes(c.on_chip_bytes) + "\n";
   if (c.host_bytes > 0) out += indent + "  host memory: " + human_bytes(c.host_bytes) + "\n";
   if (c.collective_bytes > 0) out += indent + "  interconnect: " + human_bytes(c.collective_bytes) + " per device\n";

@@ -46,12 +46,12 @@ DumpStage dump_stage(const hlo::Module& module) {
     }
   }
   std::vector<std::string> evidence;
-  if (elementwise > 0) evidence.push_back(fmt::format("{} elementwise op{} outside fusions", elementwise,
-                                                      elementwise == 1 ? "" : "s"));
+  if (elementwise > 0)
+    evidence.push_back(fmt::format("{} elementwise op{} outside fusions", elementwise, elementwise == 1 ? "" : "s"));
   if (unlaid > 0) evidence.push_back(fmt::format("{} shape{} without a layout", unlaid, unlaid == 1 ? "" : "s"));
   if (mismatched > 0)
-    evidence.push_back(fmt::format("{} elementwise operand{} laid out unlike the result", mismatched,
-                                   mismatched == 1 ? "" : "s"));
+    evidence.push_back(
+        fmt::format("{} elementwise operand{} laid out unlike the result", mismatched, mismatched == 1 ? "" : "s"));
   if (evidence.empty()) return {};
   return {true, fmt::format("no fusions, {}", fmt::join(evidence, ", "))};
 }
