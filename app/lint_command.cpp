@@ -16,6 +16,7 @@
 #include "app/isl_limit.hpp"
 #include "app/progress.hpp"
 #include "app/sarif.hpp"
+#include "indexing/analysis/dump_stage.hpp"
 #include "indexing/analysis/instruction_filter.hpp"
 #include "indexing/analysis/module_input.hpp"
 #include "indexing/compose/instruction_indexing.hpp"
@@ -78,13 +79,15 @@ bool check_thresholds(const LintThresholds& t, std::ostream& err) {
     fail(fmt::format("--min-utilisation must be between 0 and 1 (got {})", t.min_utilisation));
   if (!(t.max_multiplicity >= 0) || std::isinf(t.max_multiplicity))
     fail(fmt::format("--max-multiplicity must be a number >= 0 (got {})", t.max_multiplicity));
+  if (!(t.min_saved_seconds >= 0) || std::isinf(t.min_saved_seconds))
+    fail(fmt::format("--min-saved-us must be a number >= 0 (got {})", t.min_saved_seconds * 1e6));
+  if (!(t.min_saved_share >= 0 && t.min_saved_share <= 1))
+    fail(fmt::format("--min-saved-share must be between 0 and 1 (got {})", t.min_saved_share));
   if (t.duplicated_read_min_maps < 2)
     fail(fmt::format("--duplicated-read-min-maps must be at least 2 (got {})", t.duplicated_read_min_maps));
-  const std::pair<const char*, std::int64_t> sizes[] = {
-      {"--uncoalesced-min-bytes", t.uncoalesced_min_bytes},
-      {"--low-utilisation-min-bytes", t.low_utilisation_min_bytes},
-      {"--high-multiplicity-min-bytes", t.high_multiplicity_min_bytes},
-      {"--duplicated-read-min-bytes", t.duplicated_read_min_bytes}};
+  const std::pair<const char*, std::int64_t> sizes[] = {{"--uncoalesced-min-bytes", t.uncoalesced_min_bytes},
+                                                        {"--low-utilisation-min-bytes", t.low_utilisation_min_bytes},
+                                                        {"--duplicated-read-min-bytes", t.duplicated_read_min_bytes}};
   for (const auto& [flag, value] : sizes) {
     if (value < 0) fail(fmt::format("{} must not be negative (got {})", flag, value));
   }
@@ -320,10 +323,18 @@ void add_lint_options(CLI::App& cmd, LintOptions& options) {
   size_option("--low-utilisation-min-bytes", t.low_utilisation_min_bytes,
               "low-utilisation: only operands of at least SIZE");
   cmd.add_option("--max-multiplicity", t.max_multiplicity,
-                 "high-multiplicity: fires when a fused producer is evaluated more than this many times per element")
+                 "costly-recompute: only producers a fusion evaluates more than this many times per element")
       ->capture_default_str();
-  size_option("--high-multiplicity-min-bytes", t.high_multiplicity_min_bytes,
-              "high-multiplicity: only fusions reading an operand of at least SIZE through the producer");
+  cmd.add_option_function<double>(
+         "--min-saved-us", [&t](double us) { t.min_saved_seconds = us * 1e-6; },
+         "costly-recompute, missed-fusion: fire only when the estimated time saved (over the runs of the "
+         "computation) is at least this many microseconds")
+      ->type_name("US")
+      ->default_str("1");
+  cmd.add_option("--min-saved-share", t.min_saved_share,
+                 "costly-recompute, missed-fusion: ... and at least this share of the module's estimated time")
+      ->capture_default_str();
+  add_device_options(cmd, options.device);
   cmd.add_option("--duplicated-read-min-maps", t.duplicated_read_min_maps,
                  "duplicated-read: fires when an operand is read through at least this many distinct maps, two of "
                  "them overlapping")
@@ -343,12 +354,17 @@ void setup_lint_command(CLI::App& app, int& exit_code) {
       "                        element, warps of 32, 128-byte segments), operands >= --uncoalesced-min-bytes\n"
       "  low-utilisation       reads less than --min-utilisation (0.5) of an operand\n"
       "                        >= --low-utilisation-min-bytes\n"
-      "  high-multiplicity     a fusion evaluates an expensive fused producer (dot, reduce, ...) more than\n"
-      "                        --max-multiplicity (8) times per element, operands >= --high-multiplicity-min-bytes\n"
+      "  costly-recompute      a fusion recomputes a fused producer where computing it once in a fusion of its\n"
+      "                        own saves >= --min-saved-us (1) and >= --min-saved-share (0.01) of the module's\n"
+      "                        estimated time on --device (high-multiplicity, its former name, still selects it)\n"
       "  duplicated-read       a fusion reads common elements of an operand through >= --duplicated-read-min-maps\n"
       "                        (2) distinct maps, operands >= --duplicated-read-min-bytes\n"
       "  unknown-indexing      note: an instruction hlo-index cannot analyse (one each, with the reason)\n"
       "  approximate-indexing  note: an instruction with approximate maps (counts are upper bounds)\n"
+      "  missed-fusion         a producer whose intermediate its consumers read back, where fusing it (as XLA's\n"
+      "                        rules allow) saves >= --min-saved-us and >= --min-saved-share of the module's time\n"
+      "Dumps taken before optimisation (no fusions) are said to be so once per module; the fusion-decision\n"
+      "rules (costly-recompute, missed-fusion) do not judge them.\n"
       "Size thresholds default to 1MiB (the operand's whole size). --list-rules lists the rules, --explain RULE\n"
       "explains one (what it means, what it does not flag, the usual fix).\n"
       "Output: `FILE:LINE:COL: warning: [rule] message` lines (`note:` for the two notes, which say what\n"
@@ -387,7 +403,7 @@ std::optional<LintRuleSet> checked_options(const LintOptions& options, std::ostr
 // The findings of every module, sorted.
 std::vector<LintFinding> lint_modules(const std::vector<hlo::Module>& modules, LintRuleSet rules,
                                       const LintOptions& options, const analysis::InstructionFilter& filter,
-                                      Totals& totals, Progress& progress) {
+                                      const cost::Device* device, Totals& totals, Progress& progress) {
   for (const hlo::Module& module : modules) totals.modules += filter.accepts_module(module) ? 1 : 0;
   const std::vector<analysis::WorkItem> items = analysis::linted_items(modules, filter, options.all_instructions);
   totals.linted = items.size();
@@ -399,6 +415,7 @@ std::vector<LintFinding> lint_modules(const std::vector<hlo::Module>& modules, L
       [&](std::size_t module) {
         auto linter = std::make_unique<Linter>(modules[module], rules, options.thresholds);
         linter->set_target(target);
+        linter->set_device(device);
         return linter;
       },
       [](Linter& linter, const analysis::WorkItem& item) { return linter.lint(item.computation, item.instruction); },
@@ -453,16 +470,27 @@ int run_lint_command(const LintOptions& options, std::ostream& out, std::ostream
   const std::optional<analysis::InstructionFilter> filter =
       analysis::module_and_match_filter(options.modules, options.match, err);
   if (!filter) return k_exit_input_error;
+  const std::optional<ChosenDevice> device = choose_device(options.device, err);
+  if (!device) return k_exit_input_error;
   const std::optional<std::vector<hlo::Module>> modules =
       analysis::load_modules(options.files, options.allow_truncated, *filter, err);
   if (!modules) return k_exit_input_error;
+  for (const hlo::Module& module : *modules) {
+    if (!filter->accepts_module(module)) continue;
+    const analysis::DumpStage stage = analysis::dump_stage(module);
+    if (stage.before_optimisation)
+      err << fmt::format(
+          "hlo-index lint: note: module {} is a dump taken before optimisation ({}): XLA's layout assignment and "
+          "fusion would change its reads, and costly-recompute and missed-fusion do not judge it\n",
+          module.name, stage.evidence);
+  }
 
   ScopedAnalysisLimits limit(options.isl_max_operations, options.time_limit_per_instruction);
   Totals totals;
   std::vector<LintFinding> findings;
   {
     Progress progress(err, "hlo-index lint", progress_wanted(options.format));  // erased before the findings
-    findings = lint_modules(*modules, *rules, options, *filter, totals, progress);
+    findings = lint_modules(*modules, *rules, options, *filter, device->get(), totals, progress);
   }
   if (!options.write_baseline.empty()) {
     return write_baseline(options.write_baseline, findings, err) ? k_exit_ok : k_exit_input_error;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "app/common_options.hpp"
+#include "app/device_options.hpp"
 #include "indexing/verdicts/lint_rules.hpp"
 
 namespace hlo_index::app {
@@ -23,6 +24,7 @@ struct LintOptions {
   analysis::LintThresholds thresholds;
   bool all_instructions = false;     // every instruction, not only fusions
   std::string target;                // gpu | tpu | cpu for uncoalesced-read; empty: detected
+  DeviceOptions device;              // the device costly-recompute and missed-fusion estimate time on
   std::vector<std::string> modules;  // --module: only these modules; empty: every module
   std::string match;                 // --match: ECMAScript regex searched in instruction names; empty: every name
   std::string format = "text";       // text | json | sarif

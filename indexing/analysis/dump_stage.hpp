@@ -17,11 +17,12 @@ struct DumpStage {
   std::string evidence;  // what says so, for the one line each command prints about it
 };
 
-/// Before optimisation when the module has no fusion and one of: an
-/// elementwise op outside any fusion (every backend wraps those in loop
-/// fusions), an array shape with no layout, or an elementwise op whose
-/// operand is laid out differently from its result (layout assignment
-/// makes them agree).
+/// Before optimisation when the module has no fusion and one of: an op
+/// every backend wraps in a fusion (elementwise ops, broadcasts, reshapes,
+/// transposes, slices, pads, reduces, ...) standing alone outside the
+/// scalar computations ops apply, an array shape with no layout, or an
+/// elementwise op whose operand is laid out differently from its result
+/// (layout assignment makes them agree).
 DumpStage dump_stage(const hlo::Module& module);
 
 }  // namespace hlo_index::analysis

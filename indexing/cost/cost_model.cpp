@@ -6,6 +6,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "indexing/analysis/computation_walk.hpp"
 #include "indexing/analysis/fused_reads.hpp"
 #include "indexing/analysis/instruction_filter.hpp"
 #include "indexing/analysis/instruction_report.hpp"
@@ -238,20 +239,21 @@ void CostModel::add_op_flops(std::uint32_t computation, std::uint32_t instructio
   add_work(out.work, PeakClass::kF32, ComputeUnit::kVector, static_cast<double>(f.transcendentals));
 }
 
-void CostModel::add_fusion_flops(std::uint32_t computation, std::uint32_t instruction, InstructionCost& out) {
+std::vector<FusedOpCost> CostModel::fused_op_costs(std::uint32_t computation, std::uint32_t instruction,
+                                                   const analysis::FusedBody& body, InstructionCost& totals) {
   const hlo::Module& module = m_analysis.module();
   const hlo::Computation& c = module.computations.at(computation);
   const hlo::Computation* callee = module.callee(c, c.instructions.at(instruction));
+  std::vector<FusedOpCost> out;
   if (callee == nullptr) {
-    out.flops_known = false;
-    out.flops_note = "the fused computation is missing from the dump";
-    return;
+    totals.flops_known = false;
+    totals.flops_note = "the fused computation is missing from the dump";
+    return out;
   }
   const std::uint32_t body_index = static_cast<std::uint32_t>(callee - module.computations.data());
-  const analysis::FusedBody body = analysis::fused_body(module, m_analysis.maps(), computation, instruction);
   if (!body.defined()) {
-    out.flops_exact = false;
-    out.flops_note = "each fused op counted once: " + body.undefined_reason;
+    totals.flops_exact = false;
+    totals.flops_note = "each fused op counted once: " + body.undefined_reason;
   }
   // Which fused instructions the fusion's loop evaluates (as often as the maps say, recomputation
   // included): those with a path to the root that does not enter a dot or convolution. Matmul
@@ -270,41 +272,49 @@ void CostModel::add_fusion_flops(std::uint32_t computation, std::uint32_t instru
     const hlo::Instruction& fused = callee->instructions[k];
     InstructionCost part;
     if (fused.opcode == Opcode::kFusion) {
-      add_fusion_flops(body_index, k, part);
+      const analysis::FusedBody nested = analysis::fused_body(module, m_analysis.maps(), body_index, k);
+      fused_op_costs(body_index, k, nested, part);
     } else {
       const CostRule rule = cost_rule(fused.opcode);
       if (rule == CostRule::kBookkeeping || rule == CostRule::kDataMovement) continue;
       add_op_flops(body_index, k, nullptr, part);
     }
     if (!part.flops_known) {
-      out.flops_known = false;
-      out.flops_note = part.flops_note;
+      totals.flops_known = false;
+      totals.flops_note = part.flops_note;
       continue;
     }
-    out.xla_flops += part.xla_flops;
-    out.xla_transcendentals += part.xla_transcendentals;
+    totals.xla_flops += part.xla_flops;
+    totals.xla_transcendentals += part.xla_transcendentals;
     // Executed: as often as the fusion evaluates the op, per element of its result.
-    std::int64_t evaluations = 0, elements = 1;
-    bool counted = false;
-    if (body.defined() && in_loop[k]) {
+    FusedOpCost op{k, 0, 0, {}, 0, array_elements(indexing::leaf_shape(module.shape_of(fused), 0)), false};
+    if (body.defined() && in_loop[k] && op.elements > 0) {
       const analysis::Evaluations e = analysis::fused_evaluations(body, k, 0);
-      elements = array_elements(indexing::leaf_shape(module.shape_of(fused), 0));
-      if (elements > 0) {
-        evaluations = e.count;
-        counted = true;
-        if (!e.exact) out.flops_exact = false;
-      }
+      op.evaluations = e.count;
+      op.counted = true;
+      if (!e.exact) totals.flops_exact = false;
     }
-    const std::int64_t flops = counted ? scale(part.flops, evaluations, elements) : part.flops;
+    const std::int64_t flops = op.counted ? scale(part.flops, op.evaluations, op.elements) : part.flops;
     const std::int64_t transcendentals =
-        counted ? scale(part.transcendentals, evaluations, elements) : part.transcendentals;
-    out.flops += flops;
-    out.transcendentals += transcendentals;
-    for (const Work& w : part.work)
-      add_work(out.work, w.type, w.unit,
-               counted && elements > 0 ? w.flops * static_cast<double>(evaluations) / static_cast<double>(elements)
-                                       : w.flops);
+        op.counted ? scale(part.transcendentals, op.evaluations, op.elements) : part.transcendentals;
+    op.flops = flops;
+    op.transcendentals = transcendentals;
+    totals.flops += flops;
+    totals.transcendentals += transcendentals;
+    const double factor = op.counted ? static_cast<double>(op.evaluations) / static_cast<double>(op.elements) : 1.0;
+    for (const Work& w : part.work) {
+      add_work(op.work, w.type, w.unit, w.flops * factor);
+      add_work(totals.work, w.type, w.unit, w.flops * factor);
+    }
+    out.push_back(std::move(op));
   }
+  return out;
+}
+
+void CostModel::add_fusion_flops(std::uint32_t computation, std::uint32_t instruction, InstructionCost& out) {
+  const analysis::FusedBody body =
+      analysis::fused_body(m_analysis.module(), m_analysis.maps(), computation, instruction);
+  fused_op_costs(computation, instruction, body, out);
 }
 
 namespace {
@@ -540,6 +550,18 @@ Executions CostModel::executions(std::uint32_t computation) {
     return computation < m_applied.size() && m_applied[computation] ? Executions{0, true} : Executions{1, false};
   }
   return m_executions[computation];
+}
+
+CostTotals module_totals(CostModel& costs) {
+  const hlo::Module& module = costs.analysis().module();
+  CostTotals totals;
+  for (std::uint32_t ci : analysis::analysed_computations(module)) {
+    const Executions runs = costs.executions(ci);
+    if (runs.count == 0) continue;
+    for (std::uint32_t ii = 0; ii < module.computations[ci].instructions.size(); ++ii)
+      totals.add(costs.cost(ci, ii), runs);
+  }
+  return totals;
 }
 
 }  // namespace hlo_index::cost

@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "indexing/analysis/fused_reads.hpp"
 #include "indexing/analysis/module_analysis.hpp"
 #include "indexing/cost/device.hpp"
 #include "indexing/cost/memory_traffic.hpp"
@@ -75,6 +76,15 @@ struct InstructionCost {
   double intensity() const;
 };
 
+/// What one fused instruction of a fusion executes, per run of the fusion.
+struct FusedOpCost {
+  std::uint32_t instruction = 0;  // in the fused computation
+  std::int64_t flops = 0, transcendentals = 0;
+  std::vector<Work> work;
+  std::int64_t evaluations = 0, elements = 0;  // evaluations of its result's elements; their number
+  bool counted = false;  // evaluations from the maps (else once per element: staged for a matmul, or unknown)
+};
+
 /// How often a computation runs per run of the module.
 struct Executions {
   double count = 1;
@@ -106,6 +116,12 @@ public:
   /// times trip counts).
   Executions executions(std::uint32_t computation);
 
+  /// The fused instructions of fusion `instruction` that compute something, with what each
+  /// executes; adds their sums to `totals` (FLOPs, XLA's FLOPs, work, notes). `body` is the
+  /// fusion's fused_body.
+  std::vector<FusedOpCost> fused_op_costs(std::uint32_t computation, std::uint32_t instruction,
+                                          const analysis::FusedBody& body, InstructionCost& totals);
+
   /// The time of `flops_by_unit` and `device_bytes` on the device, for what-if
   /// questions (fusion decisions): the same formula as cost().
   void estimate_time(InstructionCost& cost, bool launches_kernel) const;
@@ -129,5 +145,9 @@ private:
   std::vector<Executions> m_executions;  // by computation, worked out on first use
   std::vector<bool> m_applied;           // scalar computations that ops apply (reducers, comparators)
 };
+
+/// The module's totals: every instruction that runs in the computations analysed on their own,
+/// each as often as its computation runs.
+CostTotals module_totals(CostModel& costs);
 
 }  // namespace hlo_index::cost

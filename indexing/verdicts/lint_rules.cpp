@@ -42,24 +42,22 @@ const std::array<LintRuleInfo, k_lint_rule_count> k_rules{{
      "--min-utilisation of it (a split: slices that each take a part); the slice an async computation wraps (the "
      "caller splits one buffer between several of them).",
      "--min-utilisation (0.5), --low-utilisation-min-bytes (1MiB)"},
-    {LintRule::kHighMultiplicity, "high-multiplicity",
-     "A fusion evaluates an expensive fused producer many times per element of its result.",
+    {LintRule::kCostlyRecompute, "costly-recompute",
+     "A fusion recomputes a fused producer, and computing it once in a fusion of its own would save time.",
      "Rationale: fusion saves a round trip through memory by recomputing a producer where its consumer needs it; "
-     "when the producer is expensive and the consumer re-reads each of its elements many times, the fusion "
-     "multiplies the producer's work (a reduce under a broadcast, a dot under a reduce-window). A fused producer is "
-     "expensive when it reads some operand element more than once per result element through a reduction (dot, "
-     "convolution, reduce, reduce-window, a nested fusion holding one). Fires when such a producer, inside a fusion "
-     "that reads at least --high-multiplicity-min-bytes of operands through it, is evaluated more than "
-     "--max-multiplicity times per element of its result (its evaluations under the fusion's loop, divided by the "
-     "elements of its result the fusion uses); a fusion with several outputs evaluates a producer they share once "
-     "per element of their loop. Deliberately not flagged: an op that reads each operand element many times by its "
-     "semantics (a dot reads each element K times, a reduce-window its window, a broadcast re-reads its operand): "
-     "that is what the op is, not a fusion decision; producers that only dots and convolutions re-read (a dot "
-     "inside a dot): XLA's matmul emitters stage operands in tiles, evaluating such a producer once per tile, "
-     "which the per-element count does not describe; cheap producers (elementwise ops, slices, transposes) "
-     "recomputed under a broadcast or a dot, which XLA duplicates on purpose; maps with runtime offsets or "
-     "approximate maps.",
-     "--max-multiplicity (8), --high-multiplicity-min-bytes (1MiB)"},
+     "when the consumer re-reads each of the producer's elements many times (a reduce under a broadcast, a dot "
+     "under a reduce-window), the fusion multiplies the producer's arithmetic. The rule weighs that against the "
+     "alternative on the cost model (docs/cost-model.md): the producer in a kernel of its own, computed once per "
+     "element, its result written to memory and read back by the fusion. Evaluations come from the maps (the "
+     "fusion's loop, a fused instruction shared by several outputs once per element of their loop). Fires when "
+     "a producer evaluated more than --max-multiplicity times per element of its result is the one whose "
+     "materialisation saves the most, and the time saved over the runs of its computation is at least "
+     "--min-saved-us and at least --min-saved-share of the module's estimated time; the message gives both times, "
+     "the FLOPs recomputed and the bytes the intermediate would take. Deliberately not flagged: producers that "
+     "only feed dots and convolutions (matmul emitters stage their operands and compute them once), savings under "
+     "either floor (a cheap producer duplicated on purpose), approximate maps or maps with runtime offsets, dumps "
+     "taken before optimisation (no fusion decision was made).",
+     "--max-multiplicity (2), --min-saved-us (1), --min-saved-share (0.01)"},
     {LintRule::kDuplicatedRead, "duplicated-read",
      "A fusion reads the same elements of a large operand through different maps.",
      "Rationale: each distinct way a fusion reads an operand is a load of its own; when two of them fetch common "
@@ -80,9 +78,25 @@ const std::array<LintRuleInfo, k_lint_rule_count> k_rules{{
     {LintRule::kApproximateIndexing, "approximate-indexing", "The indexing maps of the instruction are approximate.",
      "Fires once per instruction that has an approximate map (a sound superset of the elements read: an isl "
      "computation ran out of its --isl-max-operations budget, or a runtime offset depends on a reduced index). "
-     "low-utilisation judges the superset; high-multiplicity does not judge such operands, nor low-utilisation "
+     "low-utilisation judges the superset; costly-recompute does not judge such fusions, nor low-utilisation "
      "when the map also has runtime offsets. A note: it says which figures are bounds, and does not fail the run.",
      "", LintLevel::kNote},
+    {LintRule::kMissedFusion, "missed-fusion",
+     "A producer writes an intermediate that its consumers read back, where fusing it would save time.",
+     "Rationale: an intermediate written to memory and read back costs its bytes twice and a kernel launch; "
+     "fusing the producer into its consumers saves that, at the price of computing it where each consumer reads "
+     "it. The rule looks at every producer -> consumers edge between the instructions of a computation that XLA's "
+     "fusion passes would allow (the producer elementwise, data movement or a loop fusion and not a result of the "
+     "computation; every consumer a loop or reduction fusion or a fusible op; not both holding a reduction of 16 "
+     "or more elements; at most 96 operands and outputs; as XLA's priority fusion, the producer fused into all "
+     "its consumers or none) and weighs, on the cost model, the kernels as they are against the consumers with "
+     "the producer fused in. Fires when the time saved over the runs of the computation is at least "
+     "--min-saved-us and at least --min-saved-share of the module's estimated time. Deliberately not flagged: "
+     "dots, convolutions, custom-calls, collectives, sorts and control flow (XLA does not fuse them this way), a "
+     "producer that is also a result (it is written anyway), dumps taken before optimisation (no fusion decision "
+     "was made), savings under either floor. Limits the model does not see: shared-memory budgets, register "
+     "pressure, code size.",
+     "--min-saved-us (1), --min-saved-share (0.01)"},
 }};
 
 }  // namespace
@@ -100,18 +114,21 @@ std::string_view rule_fix(LintRule rule) {
              "transpose emitter handle the fusion";
     case LintRule::kLowUtilisation:
       return "fuse the slice (or pad) into the operand's producer, or have the producer write only the part read";
-    case LintRule::kHighMultiplicity:
+    case LintRule::kCostlyRecompute:
       return "compute the producer in a fusion of its own and let the consumer read its result from memory";
     case LintRule::kDuplicatedRead:
       return "derive both uses from one read of the operand, or let the producer write it in the layout of the "
              "second use";
     case LintRule::kUnknownIndexing: return "nothing in the HLO: hlo-index has no maps for the op yet (report it)";
     case LintRule::kApproximateIndexing: return "raise --isl-max-operations, or accept the sound over-approximation";
+    case LintRule::kMissedFusion:
+      return "fuse the producer into its consumers (a pass, a flag or a custom call boundary kept them apart)";
   }
   return "";
 }
 
 std::optional<LintRule> find_lint_rule(std::string_view id) {
+  if (id == "high-multiplicity") return LintRule::kCostlyRecompute;
   for (const LintRuleInfo& r : k_rules) {
     if (r.id == id) return r.rule;
   }

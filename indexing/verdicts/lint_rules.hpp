@@ -21,12 +21,13 @@ using cost::human_bytes;
 enum class LintRule : std::uint8_t {
   kUncoalescedRead,
   kLowUtilisation,
-  kHighMultiplicity,
+  kCostlyRecompute,
   kDuplicatedRead,
   kUnknownIndexing,
   kApproximateIndexing,
+  kMissedFusion,
 };
-inline constexpr std::size_t k_lint_rule_count = 6;
+inline constexpr std::size_t k_lint_rule_count = 7;
 using LintRuleSet = std::bitset<k_lint_rule_count>;
 
 /// kWarning: a finding about the HLO (a fusion decision, a layout), which fails a CI run.
@@ -51,6 +52,8 @@ const LintRuleInfo& rule_info(LintRule rule);
 std::string_view level_name(LintLevel level);
 /// One line of what would usually fix a finding of the rule.
 std::string_view rule_fix(LintRule rule);
+/// The rule of `id`; `high-multiplicity`, the rule's name before it was judged in time, is
+/// costly-recompute.
 std::optional<LintRule> find_lint_rule(std::string_view id);
 
 /// Operand rules only look at operands of at least `*_min_bytes` bytes (the
@@ -59,8 +62,11 @@ struct LintThresholds {
   std::int64_t uncoalesced_min_bytes = std::int64_t{1} << 20;
   double min_utilisation = 0.5;  // low-utilisation: fires below this fraction
   std::int64_t low_utilisation_min_bytes = std::int64_t{1} << 20;
-  double max_multiplicity = 8;  // high-multiplicity: fires above this many reads per element
-  std::int64_t high_multiplicity_min_bytes = std::int64_t{1} << 20;
+  double max_multiplicity = 2;  // costly-recompute: producers evaluated more than this many times per element
+  /// costly-recompute and missed-fusion fire when the estimated time saved, over the runs of the
+  /// computation, is at least both of these.
+  double min_saved_seconds = 1e-6;
+  double min_saved_share = 0.01;             // of the module's estimated time
   std::size_t duplicated_read_min_maps = 2;  // duplicated-read: fires at this many distinct maps
   std::int64_t duplicated_read_min_bytes = std::int64_t{1} << 20;
 };

@@ -10,8 +10,10 @@
 #include "indexing/analysis/access_target.hpp"
 #include "indexing/analysis/coalescing.hpp"
 #include "indexing/analysis/computation_walk.hpp"
+#include "indexing/analysis/dump_stage.hpp"
 #include "indexing/analysis/read_patterns.hpp"
 #include "indexing/analysis/utilisation.hpp"
+#include "indexing/cost/units.hpp"
 #include "indexing/maps/exact_ops.hpp"
 #include "indexing/maps/map_printer.hpp"
 #include "indexing/ops/tuple_leaves.hpp"
@@ -195,7 +197,16 @@ std::vector<LintFinding> Linter::lint(std::uint32_t computation, std::uint32_t i
   const FusedBody* fused = body && body->defined() ? &*body : nullptr;
   if (fused != nullptr) {
     duplicated_read_rule(c, instruction, *fused, facts, out);
-    recomputation_rule(c, instruction, *fused, facts, out);
+    recomputation_rule(computation, instruction, facts, out);
+  }
+  missed_fusion_rule(computation, instruction, out);
+  if (before_optimisation()) {
+    // Layout assignment and fusion have not run: the reads judged are not the ones that will run.
+    for (LintFinding& f : out) {
+      if (rule_info(f.rule).level != LintLevel::kWarning) continue;
+      f.message += " (in a dump taken before optimisation: XLA's layout assignment and fusion would change these reads)";
+      f.values["before_optimisation"] = true;
+    }
   }
   count_rules(computation, instruction, logical, fused, facts, out);
   coalescing_rule(c, instruction, logical, facts, fused, out);
@@ -335,169 +346,112 @@ void Linter::duplicated_read_rule(const hlo::Computation& c, std::uint32_t instr
   }
 }
 
-namespace {
-
-// Elements of output `element` (a leaf, tuple_leaves.hpp) of a fused instruction.
-std::int64_t result_elements(const hlo::Shape& shape, std::size_t element) {
-  const hlo::Shape* leaf = indexing::find_leaf_shape(shape, element);
-  return leaf != nullptr ? leaf->element_count().value_or(0) : 0;
+cost::CostModel& Linter::costs() {
+  if (!m_costs) m_costs = std::make_unique<cost::CostModel>(m_analysis, cost::device_for(m_module, m_device));
+  return *m_costs;
 }
 
-// The parameters a fused instruction depends on, by number.
-std::set<std::size_t> parameters_below(const hlo::Computation& body, std::uint32_t index) {
-  std::set<std::size_t> out;
-  std::vector<std::uint32_t> stack{index};
-  std::set<std::uint32_t> seen{index};
-  while (!stack.empty()) {
-    const std::uint32_t i = stack.back();
-    stack.pop_back();
-    const hlo::Instruction& instr = body.instructions[i];
-    if (instr.opcode == hlo::Opcode::kParameter) out.insert(static_cast<std::size_t>(instr.parameter_number));
-    for (std::uint32_t o : body.operands_of(instr)) {
-      if (seen.insert(o).second) stack.push_back(o);
-    }
+double Linter::module_seconds() {
+  if (!m_module_seconds) m_module_seconds = cost::module_totals(costs()).seconds;
+  return *m_module_seconds;
+}
+
+bool Linter::before_optimisation() {
+  if (!m_before_optimisation) m_before_optimisation = dump_stage(m_module).before_optimisation;
+  return *m_before_optimisation;
+}
+
+bool Linter::worth_reporting(std::uint32_t computation, double saved_seconds, double& over_runs) {
+  over_runs = saved_seconds * costs().executions(computation).count;
+  return over_runs >= m_thresholds.min_saved_seconds && over_runs >= m_thresholds.min_saved_share * module_seconds();
+}
+
+std::string Linter::instruction_name(const hlo::Computation& computation, std::uint32_t index) const {
+  const hlo::Instruction& instr = computation.instructions[index];
+  if (const hlo::Instruction* at = located(m_module, computation, index)) {
+    const parser::LineColumn lc = m_module.source->line_column(m_module.source->offset_of(at->name.data()));
+    return fmt::format("%{} (line {})", instr.name, lc.line);
   }
-  return out;
+  return fmt::format("%{}", instr.name);
 }
 
-// Whether an instruction's maps to an operand read some element more than once in one
-// execution (a reduction, a broadcast; not a bitcast that adds a unit dimension). Maps
-// with runtime offsets count as re-reading: the answer must not drop a finding on a guess.
-bool re_reads(const MapSet& set) {
-  if (std::any_of(set.begin(), set.end(), [](const IndexingMap& m) { return !m.is_defined() || m.runtime_count(); }))
-    return true;
-  bool exact = true;
-  const std::int64_t reads = reads_of_one_execution(set, exact);
-  const indexing::Count distinct = indexing::count_union_image(set);
-  return !exact || !distinct.exact || reads > distinct.value;
-}
-
-// Whether every instruction of `body` that re-reads `producer`, or a value computed from it,
-// is a dot or a convolution. Matmul emitters (Triton or cuBLAS tiles on GPU, the MXU on TPU)
-// stage their operands in tiles: a fused producer is evaluated once per tile, not once per
-// element of the matmul's result, so counting it per element would report a recomputation
-// that does not happen.
-bool only_matmuls_re_read(indexing::IndexingAnalysis& maps, std::uint32_t callee, const hlo::Computation& body,
-                          std::uint32_t producer) {
-  std::vector<bool> from_producer(body.instructions.size(), false);
-  from_producer[producer] = true;
-  bool any = false, only_matmuls = true;
-  for (bool grew = true; grew;) {  // body order need not be topological
-    grew = false;
-    for (std::uint32_t u = 0; u < body.instructions.size(); ++u) {
-      if (from_producer[u]) continue;
-      const auto ops = body.operands_of(body.instructions[u]);
-      if (std::none_of(ops.begin(), ops.end(), [&](std::uint32_t o) { return from_producer[o]; })) continue;
-      from_producer[u] = grew = true;
-      const std::vector<MapSet> reads = maps.output_to_input(callee, u, 0);
-      for (std::size_t k = 0; k < ops.size() && k < reads.size(); ++k) {
-        if (!from_producer[ops[k]] || !re_reads(reads[k])) continue;
-        any = true;
-        const hlo::Opcode op = body.instructions[u].opcode;
-        if (op != hlo::Opcode::kDot && op != hlo::Opcode::kConvolution) only_matmuls = false;
-      }
-    }
-  }
-  return any && only_matmuls;
-}
-
-}  // namespace
-
-void Linter::recomputation_rule(const hlo::Computation& c, std::uint32_t instruction, const FusedBody& body,
+void Linter::recomputation_rule(std::uint32_t computation, std::uint32_t instruction,
                                 const std::vector<OperandFacts>& facts, std::vector<LintFinding>& out) {
-  if (!m_rules[static_cast<std::size_t>(LintRule::kHighMultiplicity)]) return;
-  const hlo::Computation& callee = m_module.computations[body.callee];
-  indexing::IndexingAnalysis& maps = m_analysis.maps();
-  std::set<std::pair<std::uint32_t, std::size_t>> results;
-  for (const auto& per_output : body.to_instruction) {
-    for (const auto& [key, set] : per_output) results.insert(key);
-  }
-  for (const auto& [producer, element] : results) {
-    const hlo::Instruction& p = callee.instructions[producer];
-    using hlo::Opcode;
-    if (p.opcode == Opcode::kParameter || p.opcode == Opcode::kTuple || p.opcode == Opcode::kGetTupleElement ||
-        p.opcode == Opcode::kConstant || producer == callee.root)
-      continue;
-    const std::int64_t elements = result_elements(m_module.shape_of(p), element);
-    if (elements == 0) continue;
-    // Nontrivial cost: some operand read more than once per result element through a reduction.
-    bool costly = false;
-    for (const MapSet& set : maps.output_to_input(body.callee, producer, element)) {
-      const bool reduces = std::any_of(set.begin(), set.end(), [](const IndexingMap& m) {
-        return m.is_defined() && m.range_count() > 0 && m.runtime_count() == 0;
-      });
-      bool exact = true;
-      if (reduces && reads_of_one_execution(set, exact) > elements) costly = true;
-    }
-    if (!costly || only_matmuls_re_read(maps, body.callee, callee, producer)) continue;
-    // Evaluations per element of its result, the loop shared by the outputs.
-    const Evaluations evaluated = fused_evaluations(body, producer, element);
-    const std::int64_t evaluations = evaluated.count;
-    if (evaluated.maps.empty()) continue;
-    const indexing::Count distinct = indexing::count_union_image(evaluated.maps);
-    if (!evaluated.exact || !distinct.exact || distinct.value == 0) continue;
-    const double per_element = static_cast<double>(evaluations) / static_cast<double>(distinct.value);
-    if (!(per_element > m_thresholds.max_multiplicity)) continue;
-    // The operand this costs most: the largest multiplication of reads among those the producer reads.
-    std::optional<std::size_t> operand;
-    double operand_per_element = 0;
-    std::int64_t operand_reads = 0, operand_read = 0;
-    for (std::size_t j : parameters_below(callee, producer)) {
-      if (j >= facts.size() || !facts[j].array || !facts[j].defined || facts[j].approximate ||
-          facts[j].bytes < m_thresholds.high_multiplicity_min_bytes)
-        continue;
-      const MapSet reads = shared_loop_reads(body, j);
-      bool reads_exact = true;
-      const std::int64_t total = reads_of_one_execution(reads, reads_exact);
-      const indexing::Count read = indexing::count_union_image(with_replica_results(reads));
-      if (!reads_exact || read.value == 0) continue;
-      const double r = static_cast<double>(total) / static_cast<double>(read.value);
-      if (!operand || r > operand_per_element) {
-        operand = j;
-        operand_per_element = r;
-        operand_reads = total;
-        operand_read = read.value;
-      }
-    }
-    if (!operand) continue;
-    // The consumer that re-reads it: the user whose map to it has a range variable.
-    std::optional<std::uint32_t> consumer;
-    for (std::uint32_t u = 0; u < callee.instructions.size() && !consumer; ++u) {
-      const auto ops = callee.operands_of(callee.instructions[u]);
-      for (std::size_t k = 0; k < ops.size() && !consumer; ++k) {
-        if (ops[k] != producer) continue;
-        const std::vector<MapSet> user_maps = maps.output_to_input(body.callee, u, 0);
-        if (k < user_maps.size() && std::any_of(user_maps[k].begin(), user_maps[k].end(), [](const IndexingMap& m) {
-              return m.is_defined() && (m.range_count() > 0 || m.dim_count() > m.results().size());
-            }))
-          consumer = u;
-      }
-    }
-    const OperandFacts& f = facts[*operand];
-    LintFinding d = finding(LintRule::kHighMultiplicity, c, instruction);
-    d.operand = *operand;
-    d.operand_name = f.name;
-    const std::string by = consumer ? fmt::format(" because {} re-reads it", fused_name(callee, *consumer)) : "";
-    d.message = fmt::format(
-        "%{} evaluates {} {:.1f} times per element of its result (threshold {}){}, so it reads {} {:.1f} "
-        "times per element; fix: compute %{} in a fusion of its own ({} result) and read it from memory",
-        c.instructions[instruction].name, fused_name(callee, producer), per_element, m_thresholds.max_multiplicity, by,
-        f.describe(*operand), operand_per_element, p.name,
-        human_bytes(packed_bytes(elements, array_bits(indexing::leaf_shape(m_module.shape_of(p), element)))));
-    d.values["multiplicity"] = per_element;
-    d.values["evaluations"] = evaluations;
-    d.values["producer_elements"] = distinct.value;
-    name_fused(d, "producer", callee, producer);
-    if (consumer) name_fused(d, "consumer", callee, *consumer);
-    d.values["operand_reads"] = operand_reads;
-    d.values["operand_multiplicity"] = operand_per_element;
-    d.values["total_reads"] = operand_reads;  // the operand's, as before the rule judged producers
-    d.values["distinct_read"] = operand_read;
-    d.values["operand_bytes"] = f.bytes;
-    d.values["max_multiplicity"] = m_thresholds.max_multiplicity;
-    d.values["min_bytes"] = m_thresholds.high_multiplicity_min_bytes;
-    out.push_back(std::move(d));
-  }
+  if (!m_rules[static_cast<std::size_t>(LintRule::kCostlyRecompute)] || before_optimisation()) return;
+  // Evaluations through approximate maps or at runtime offsets are not counts to judge by.
+  if (std::any_of(facts.begin(), facts.end(), [](const OperandFacts& f) { return f.approximate || f.runtime; })) return;
+  const std::optional<cost::RecomputeDecision> d = cost::best_recompute_decision(costs(), computation, instruction);
+  if (!d || !(d->evaluations_per_element > m_thresholds.max_multiplicity)) return;
+  double saved = 0;
+  if (!worth_reporting(computation, d->saved_seconds(), saved)) return;
+  const hlo::Computation& c = m_module.computations[computation];
+  const hlo::Computation& callee = *m_module.callee(c, c.instructions[instruction]);
+  const double module = module_seconds();
+  const cost::Executions runs = costs().executions(computation);
+  LintFinding f = finding(LintRule::kCostlyRecompute, c, instruction);
+  const std::string by =
+      d->consumer != d->producer ? fmt::format(" because {} re-reads it", fused_name(callee, d->consumer)) : "";
+  f.message = fmt::format(
+      "%{} evaluates {} {:.1f} times per element of its result{}: {} FLOP more than once each; computed in a "
+      "fusion of its own (its {} result written once and read back) the two kernels would take an estimated {} "
+      "instead of {} on {}, saving {}{} ({:.1f}% of the module's {}); fix: compute %{} in a fusion of its own",
+      c.instructions[instruction].name, fused_name(callee, d->producer), d->evaluations_per_element, by,
+      cost::human_count(static_cast<double>(d->recomputed_flops)), human_bytes(d->intermediate_bytes),
+      cost::human_seconds(d->materialised_seconds), cost::human_seconds(d->fused_seconds), costs().device().name,
+      cost::human_seconds(saved), runs.count != 1 ? fmt::format(" over {:g} runs", runs.count) : std::string(),
+      module > 0 ? 100 * saved / module : 0.0, cost::human_seconds(module), callee.instructions[d->producer].name);
+  name_fused(f, "producer", callee, d->producer);
+  if (d->consumer != d->producer) name_fused(f, "consumer", callee, d->consumer);
+  f.values["multiplicity"] = d->evaluations_per_element;
+  f.values["recomputed_flops"] = d->recomputed_flops;
+  f.values["intermediate_bytes"] = d->intermediate_bytes;
+  f.values["fused_seconds"] = d->fused_seconds;
+  f.values["materialised_seconds"] = d->materialised_seconds;
+  f.values["saved_seconds"] = saved;
+  f.values["runs"] = runs.count;
+  f.values["module_seconds"] = module;
+  f.values["device"] = costs().device().name;
+  out.push_back(std::move(f));
+}
+
+void Linter::missed_fusion_rule(std::uint32_t computation, std::uint32_t instruction, std::vector<LintFinding>& out) {
+  if (!m_rules[static_cast<std::size_t>(LintRule::kMissedFusion)] || before_optimisation()) return;
+  auto it = m_edges.find(computation);
+  if (it == m_edges.end()) it = m_edges.emplace(computation, cost::fusion_edge_decisions(costs(), computation)).first;
+  const auto d = std::find_if(it->second.begin(), it->second.end(),
+                              [&](const cost::FusionEdgeDecision& e) { return e.producer == instruction; });
+  if (d == it->second.end()) return;
+  double saved = 0;
+  if (!worth_reporting(computation, d->saved_seconds(), saved)) return;
+  const hlo::Computation& c = m_module.computations[computation];
+  const double module = module_seconds();
+  const cost::Executions runs = costs().executions(computation);
+  std::vector<std::string> consumers;
+  for (std::uint32_t u : d->consumers) consumers.push_back(instruction_name(c, u));
+  LintFinding f = finding(LintRule::kMissedFusion, c, instruction);
+  f.message = fmt::format(
+      "%{} writes an intermediate that {} read{} back; XLA's fusion rules allow fusing it into {}: an estimated {} "
+      "instead of {} on {}, saving {}{} ({:.1f}% of the module's {}): {} of memory traffic and {} kernel launch, "
+      "against {} FLOP recomputed; fix: fuse %{} into {}",
+      c.instructions[instruction].name, fmt::join(consumers, ", "), consumers.size() == 1 ? "s" : "",
+      consumers.size() == 1 ? "its consumer" : "its consumers", cost::human_seconds(d->fused_seconds),
+      cost::human_seconds(d->unfused_seconds), costs().device().name, cost::human_seconds(saved),
+      runs.count != 1 ? fmt::format(" over {:g} runs", runs.count) : std::string(),
+      module > 0 ? 100 * saved / module : 0.0, cost::human_seconds(module), human_bytes(d->intermediate_bytes), "one",
+      cost::human_count(static_cast<double>(d->recomputed_flops)), c.instructions[instruction].name,
+      consumers.size() == 1 ? "it" : "them");
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (std::uint32_t u : d->consumers) list.push_back(std::string(c.instructions[u].name));
+  f.values["consumers"] = list;
+  f.values["intermediate_bytes"] = d->intermediate_bytes;
+  f.values["recomputed_flops"] = d->recomputed_flops;
+  f.values["unfused_seconds"] = d->unfused_seconds;
+  f.values["fused_seconds"] = d->fused_seconds;
+  f.values["saved_seconds"] = saved;
+  f.values["runs"] = runs.count;
+  f.values["module_seconds"] = module;
+  f.values["device"] = costs().device().name;
+  out.push_back(std::move(f));
 }
 
 void Linter::whole_instruction_rules(const hlo::Computation& c, std::uint32_t instruction,

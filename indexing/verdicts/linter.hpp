@@ -16,6 +16,7 @@
 #include "indexing/analysis/module_analysis.hpp"
 #include "indexing/analysis/ordered_work.hpp"
 #include "indexing/compose/instruction_indexing.hpp"
+#include "indexing/cost/fusion_decisions.hpp"
 #include "indexing/verdicts/lint_rules.hpp"
 #include "parser/hlo_module.hpp"
 
@@ -44,6 +45,9 @@ public:
   std::vector<LintFinding> lint(std::uint32_t computation, std::uint32_t instruction);
   /// The target uncoalesced-read judges reads for (`--target`); none: detected from the module.
   void set_target(std::optional<Target> target) { m_analysis.patterns().set_target(target); }
+  /// The device costly-recompute and missed-fusion estimate time on (`--device`); null: the
+  /// default of the module's target. Before the first lint().
+  void set_device(const cost::Device* device) { m_device = device; }
 
 private:
   struct OperandFacts;
@@ -52,8 +56,18 @@ private:
                                           const indexing::InstructionIndexing& logical) const;
   void duplicated_read_rule(const hlo::Computation& c, std::uint32_t instruction, const FusedBody& body,
                             const std::vector<OperandFacts>& facts, std::vector<LintFinding>& out) const;
-  void recomputation_rule(const hlo::Computation& c, std::uint32_t instruction, const FusedBody& body,
-                          const std::vector<OperandFacts>& facts, std::vector<LintFinding>& out);
+  void recomputation_rule(std::uint32_t computation, std::uint32_t instruction, const std::vector<OperandFacts>& facts,
+                          std::vector<LintFinding>& out);
+  void missed_fusion_rule(std::uint32_t computation, std::uint32_t instruction, std::vector<LintFinding>& out);
+  /// The cost model, the module's estimated time and whether the module is a dump taken before
+  /// optimisation, worked out on first use.
+  cost::CostModel& costs();
+  double module_seconds();
+  bool before_optimisation();
+  /// Whether time saved by a fusion decision in `computation` (one run) passes both floors.
+  bool worth_reporting(std::uint32_t computation, double saved_seconds, double& over_runs);
+  /// `%name (line N)` of an instruction of a computation analysed on its own.
+  std::string instruction_name(const hlo::Computation& computation, std::uint32_t index) const;
   /// "%name (line N)" of fused instruction `index` of `computation`.
   std::string fused_name(const hlo::Computation& computation, std::uint32_t index) const;
   /// The values naming fused instruction `index` (name, line) for JSON and SARIF.
@@ -82,6 +96,11 @@ private:
   LintThresholds m_thresholds;
   std::unique_ptr<ModuleAnalysis> m_owned_analysis;  // when none is given
   ModuleAnalysis& m_analysis;  // its read-pattern memo keeps the coalescing verdicts across layers
+  const cost::Device* m_device = nullptr;
+  std::unique_ptr<cost::CostModel> m_costs;
+  std::optional<double> m_module_seconds;
+  std::optional<bool> m_before_optimisation;
+  std::map<std::uint32_t, std::vector<cost::FusionEdgeDecision>> m_edges;  // by computation
 };
 
 }  // namespace hlo_index::analysis
