@@ -204,7 +204,8 @@ std::vector<LintFinding> Linter::lint(std::uint32_t computation, std::uint32_t i
     // Layout assignment and fusion have not run: the reads judged are not the ones that will run.
     for (LintFinding& f : out) {
       if (rule_info(f.rule).level != LintLevel::kWarning) continue;
-      f.message += " (in a dump taken before optimisation: XLA's layout assignment and fusion would change these reads)";
+      f.message +=
+          " (in a dump taken before optimisation: XLA's layout assignment and fusion would change these reads)";
       f.values["before_optimisation"] = true;
     }
   }
