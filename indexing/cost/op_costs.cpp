@@ -139,8 +139,12 @@ const hlo::Shape& first_array(const hlo::Shape& shape) {
   return *s;
 }
 
-std::int64_t ceil_log2(std::int64_t n) { return n <= 1 ? 0 : std::bit_width(static_cast<std::uint64_t>(n - 1)); }
-std::int64_t floor_log2(std::int64_t n) { return n <= 0 ? 0 : std::bit_width(static_cast<std::uint64_t>(n)) - 1; }
+std::int64_t ceil_log2(std::int64_t n) {
+  return n <= 1 ? 0 : static_cast<std::int64_t>(std::bit_width(static_cast<std::uint64_t>(n - 1)));
+}
+std::int64_t floor_log2(std::int64_t n) {
+  return n <= 0 ? 0 : static_cast<std::int64_t>(std::bit_width(static_cast<std::uint64_t>(n))) - 1;
+}
 
 OpFlops scaled(const OpFlops& per_application, std::int64_t applications) {
   OpFlops out = per_application;
@@ -327,7 +331,7 @@ OpFlops op_flops(const hlo::Module& module, const hlo::Computation& computation,
       case R::kControlFlow:
       case R::kFusion: return out;
       case R::kElementwise: out.flops = out.xla_flops = elements(shape); break;
-      case R::kTranscendental: out.transcendentals = out.xla_transcendentals = elements(shape); break;
+      case R::kTranscendental:
       case R::kRandom: out.transcendentals = out.xla_transcendentals = elements(shape); break;
       case R::kAllReduce: out.flops = out.xla_flops = elements(shape); break;
       case R::kDot: {
@@ -349,7 +353,7 @@ OpFlops op_flops(const hlo::Module& module, const hlo::Computation& computation,
       }
       case R::kReduce: {
         if (operands.empty()) throw std::invalid_argument("a reduce without operands");
-        const OpFlops reducer = computation_flops(module, applied(), device);
+        OpFlops reducer = computation_flops(module, applied(), device);
         if (!reducer.known) return reducer;
         const std::int64_t n = elements(first_array(operand(0))) - elements(first_array(shape));
         out = scaled(reducer, std::max<std::int64_t>(0, n));
@@ -357,7 +361,7 @@ OpFlops op_flops(const hlo::Module& module, const hlo::Computation& computation,
       }
       case R::kReduceWindow: {
         if (operands.empty()) throw std::invalid_argument("a reduce-window without operands");
-        const OpFlops reducer = computation_flops(module, applied(), device);
+        OpFlops reducer = computation_flops(module, applied(), device);
         if (!reducer.known) return reducer;
         const auto window = parser::window_attribute(computation, i).value_or(std::vector<parser::WindowDim>{});
         const hlo::Shape& out_shape = first_array(shape);
@@ -369,8 +373,8 @@ OpFlops op_flops(const hlo::Module& module, const hlo::Computation& computation,
       }
       case R::kSelectAndScatter: {
         if (operands.size() < 2) throw std::invalid_argument("a select-and-scatter with fewer than two operands");
-        const OpFlops select = computation_flops(module, applied(0), device);
-        const OpFlops scatter = computation_flops(module, applied(1), device);
+        OpFlops select = computation_flops(module, applied(0), device);
+        OpFlops scatter = computation_flops(module, applied(1), device);
         if (!select.known) return select;
         if (!scatter.known) return scatter;
         const auto window = parser::window_attribute(computation, i).value_or(std::vector<parser::WindowDim>{});
@@ -386,13 +390,13 @@ OpFlops op_flops(const hlo::Module& module, const hlo::Computation& computation,
         // (operands..., indices, updates...): updates 0 is the operand after the indices.
         const std::size_t n = operands.size() >= 3 ? (operands.size() - 1) / 2 : 1;
         if (operands.size() < 3) throw std::invalid_argument("a scatter with fewer than three operands");
-        const OpFlops combiner = computation_flops(module, applied(), device);
+        OpFlops combiner = computation_flops(module, applied(), device);
         if (!combiner.known) return combiner;
         out = scaled(combiner, elements(operand(n + 1)));
         break;
       }
       case R::kMap: {
-        const OpFlops f = computation_flops(module, applied(), device);
+        OpFlops f = computation_flops(module, applied(), device);
         if (!f.known) return f;
         out = scaled(f, elements(first_array(shape)));
         break;

@@ -22,21 +22,26 @@
 // input is not padding), one reducer application (its FLOPs: 1 for add, 2 for
 // the variadic pair) per element reduced beyond the first (reduce, and
 // reduce-window over the window's real elements). A fusion is computed output
-// element by output element with no caching across them: a fused op is
-// evaluated once for every distinct element of it one output element needs
-// (an element read twice within one output element is evaluated once, as
-// XLA's elemental emitter does). Two conventions of the model's execution
-// model (indexing/analysis/fused_reads.hpp, cost_model.cpp) are part of the
-// definition: an op that only feeds dots and convolutions is evaluated once
-// per element (matmul emitters stage their operands); outputs of one shape,
-// none a reduce, share one loop (an element two outputs need at one loop point
-// is evaluated once), else each op is evaluated as often as the output that
+// element by output element with no caching across them; within one, a fused
+// op's value is generated once per way it is indexed, as XLA's elemental
+// emitter caches it by index expression: two uses that read it at the same
+// elements for every output element (clamp(x, a, a)) are one evaluation, uses
+// that index it differently (x and transpose(x)) are evaluated separately, even
+// where they meet. Each way is a relation of (output element, element) pairs,
+// composed from the ops' reads along a path from the root; an op is evaluated
+// once per pair of each distinct relation. Two conventions of the model's
+// execution model (indexing/analysis/fused_reads.hpp, cost_model.cpp) are part
+// of the definition: an op that only feeds dots and convolutions is evaluated
+// once per element (matmul emitters stage their operands); outputs of one
+// shape, none a reduce, share one loop (their relations are over the same loop
+// points), else each op is evaluated as often as the output that
 // needs it most. The count must equal InstructionCost::flops and
 // transcendentals.
 //
 // Runtime offsets (dynamic-slice, dynamic-update-slice, gather of
 // parameters) are at 0, the low end the model pins them to for one
-// execution; the model marks such counts inexact.
+// execution; the model marks such byte counts inexact (bounds where the maps
+// are supersets: a dynamic-update-slice's operand 0).
 //
 // Set HLO_INDEX_BRUTEFORCE_STATS=1 for counts of what was checked.
 #include <catch2/catch.hpp>

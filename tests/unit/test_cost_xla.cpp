@@ -990,11 +990,13 @@ ENTRY e {
 TEST_CASE("cost vs XLA: FusionCostAnalysis.RevisitAlteredFusion, RevisitWithSharedComputation", "[cost][xla]") {
   for (int n : {1, 2}) {
     const std::string s = std::to_string(n);
-    auto m = cost_module("HloModule m\nf {\n  fp0 = s8[10] parameter(0)\n  ROOT fr = s8[" + s +
-                             "] slice(fp0), slice={[0:" + s +
-                             "]}\n}\nENTRY e {\n  p0 = s8[10] parameter(0)\n  ROOT r = s8[" + s +
-                             "] fusion(p0), kind=kLoop, calls=f\n}\n",
-                         byte_device());
+    std::string text = "HloModule m\nf {\n  fp0 = s8[10] parameter(0)\n  ROOT fr = s8[";
+    text.append(s)
+        .append("] slice(fp0), slice={[0:")
+        .append(s)
+        .append("]}\n}\nENTRY e {\n  p0 = s8[10] parameter(0)\n");
+    text.append("  ROOT r = s8[").append(s).append("] fusion(p0), kind=kLoop, calls=f\n}\n");
+    auto m = cost_module(text, byte_device());
     CHECK(bytes_read(m.cost("r"), 0) == n);
   }
   auto shared = cost_module(module(k_add, R"(  p0 = f32[127,125] parameter(0)
