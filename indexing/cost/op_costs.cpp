@@ -1,8 +1,11 @@
 #include "indexing/cost/op_costs.hpp"
 
+#include <algorithm>
 #include <array>
 #include <bit>
+#include <numeric>
 #include <stdexcept>
+#include <tuple>
 #include <utility>
 
 #include "indexing/ops/op_context.hpp"
@@ -136,8 +139,12 @@ const hlo::Shape& first_array(const hlo::Shape& shape) {
   return *s;
 }
 
-std::int64_t ceil_log2(std::int64_t n) { return n <= 1 ? 0 : std::bit_width(static_cast<std::uint64_t>(n - 1)); }
-std::int64_t floor_log2(std::int64_t n) { return n <= 0 ? 0 : std::bit_width(static_cast<std::uint64_t>(n)) - 1; }
+std::int64_t ceil_log2(std::int64_t n) {
+  return n <= 1 ? 0 : static_cast<std::int64_t>(std::bit_width(static_cast<std::uint64_t>(n - 1)));
+}
+std::int64_t floor_log2(std::int64_t n) {
+  return n <= 0 ? 0 : static_cast<std::int64_t>(std::bit_width(static_cast<std::uint64_t>(n))) - 1;
+}
 
 OpFlops scaled(const OpFlops& per_application, std::int64_t applications) {
   OpFlops out = per_application;
@@ -151,6 +158,48 @@ OpFlops unknown(std::string reason) {
   out.known = false;
   out.unknown_reason = std::move(reason);
   return out;
+}
+
+// floor(a / b) for b > 0.
+std::int64_t floor_div(std::int64_t a, std::int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+// The t in [0, n) for which u = a + t * step (step >= 1) is a real element of a windowed dimension:
+// 0 <= u <= (in - 1) * base_dilation and u a multiple of base_dilation (not padding, not a
+// base-dilation hole). In closed form: the t of an interval in one residue class.
+std::int64_t real_positions(std::int64_t a, std::int64_t step, std::int64_t n, std::int64_t in,
+                            std::int64_t base_dilation) {
+  if (n <= 0 || in <= 0) return 0;
+  const std::int64_t last = mul(in - 1, base_dilation);
+  // 0 <= a + t * step <= last.
+  const std::int64_t lo = std::max<std::int64_t>(0, -floor_div(a, step));  // ceil(-a / step)
+  const std::int64_t hi = std::min<std::int64_t>(n - 1, floor_div(last - a, step));
+  if (hi < lo) return 0;
+  if (base_dilation <= 1) return hi - lo + 1;
+  // a + t * step = 0 (mod base_dilation): t = r (mod m), solvable when gcd(step, base_dilation) divides a.
+  const std::int64_t g = std::gcd(step, base_dilation);
+  if (a % g != 0) return 0;
+  const std::int64_t m = base_dilation / g;
+  // r = (-a / g) * inverse(step / g) mod m (extended Euclid; m and step / g are coprime).
+  std::int64_t old_r = (step / g) % m, r = m, old_s = 1, s = 0;
+  while (r != 0) {
+    const std::int64_t q = old_r / r;
+    std::tie(old_r, r) = std::make_pair(r, old_r - q * r);
+    std::tie(old_s, s) = std::make_pair(s, old_s - q * s);
+  }
+  const std::int64_t inverse = ((old_s % m) + m) % m;
+  __extension__ using wide = __int128;
+  const auto residue = static_cast<std::int64_t>(static_cast<wide>((((-a / g) % m) + m) % m) * inverse % m);
+  // The t in [lo, hi] with t = residue (mod m).
+  return floor_div(hi - residue, m) - floor_div(lo - 1 - residue, m);
+}
+
+// Along one spatial dimension of a convolution: the (window position, output position) pairs whose
+// input is real data (not padding, not a base-dilation hole), XLA's "valid positions".
+std::int64_t valid_positions(const parser::WindowDim& w, std::int64_t in, std::int64_t out) {
+  std::int64_t valid = 0;
+  for (std::int64_t k = 0; k < w.size; ++k)
+    valid = add(valid, real_positions(mul(k, w.window_dilation) - w.pad_low, w.stride, out, in, w.base_dilation));
+  return valid;
 }
 
 // Convolution multiply-accumulates, XLA's way: per spatial dimension the (kernel, output) index pairs
@@ -168,19 +217,59 @@ std::int64_t convolution_macs(const hlo::Computation& c, const hlo::Instruction&
       mul(mul(dim(lhs, d->input_feature) / std::max<std::int64_t>(1, feature_groups), dim(out, d->output_feature)),
           dim(lhs, d->input_batch) / std::max<std::int64_t>(1, batch_groups));
   for (std::size_t s = 0; s < d->input_spatial.size(); ++s) {
-    const std::int64_t in = dim(lhs, d->input_spatial[s]), o = dim(out, d->output_spatial[s]);
     const parser::WindowDim w = s < window.size() ? window[s] : parser::WindowDim{};
-    std::int64_t valid = 0;
-    for (std::int64_t k = 0; k < w.size; ++k) {
-      for (std::int64_t p = 0; p < o; ++p) {
-        const std::int64_t u = p * w.stride - w.pad_low + k * w.window_dilation;
-        if (u < 0 || u % w.base_dilation != 0) continue;
-        if (u / w.base_dilation < in) ++valid;
-      }
-    }
-    macs = mul(macs, valid);
+    macs = mul(macs, valid_positions(w, dim(lhs, d->input_spatial[s]), dim(out, d->output_spatial[s])));
   }
   return macs;
+}
+
+// Reducer applications of a reduce-window. Exact: per output element, once per real element its
+// window reads beyond the first (a window over padding only applies none). Per dimension, v(o) real
+// elements under the window of output position o; summed over the outputs, the product of the
+// per-dimension sums less the outputs whose every v is non-zero.
+std::int64_t reduce_window_applications(const std::vector<parser::WindowDim>& window, const hlo::Shape& operand,
+                                        const hlo::Shape& out) {
+  std::int64_t reads = 1, windows = 1;
+  for (std::size_t d = 0; d < out.dims.size(); ++d) {
+    const parser::WindowDim w = d < window.size() ? window[d] : parser::WindowDim{};
+    const std::int64_t in = d < operand.dims.size() ? operand.dims[d] : 1;
+    std::int64_t sum = 0, nonempty = 0;
+    for (std::int64_t o = 0; o < out.dims[d]; ++o) {
+      const std::int64_t v =
+          real_positions(mul(o, w.stride) - w.pad_low, w.window_dilation, w.size, in, w.base_dilation);
+      sum = add(sum, v);
+      if (v > 0) ++nonempty;
+    }
+    reads = mul(reads, sum);
+    windows = mul(windows, nonempty);
+  }
+  return reads - windows;
+}
+
+// XLA's reducer applications of a reduce-window: (window size - 1) per output element, padding
+// included; except a reduce-then-broadcast (one window dimension of size 2p + 1 that is not 1, the
+// only padded dimension, padded p on both sides with p = its output size - 1): N - 1 applications
+// to reduce plus one per output over N.
+std::int64_t xla_reduce_window_applications(const std::vector<parser::WindowDim>& window, const hlo::Shape& shape,
+                                            const hlo::Shape& out) {
+  std::int64_t size = 1;
+  for (const parser::WindowDim& w : window) size = mul(size, w.size);
+  const std::int64_t outputs = elements(out);
+  const auto reduced =
+      std::count_if(window.begin(), window.end(), [](const parser::WindowDim& w) { return w.size != 1; });
+  const auto padded = std::count_if(window.begin(), window.end(),
+                                    [](const parser::WindowDim& w) { return w.pad_low != 0 || w.pad_high != 0; });
+  if (reduced == 1 && padded == 1 && !shape.is_tuple) {
+    for (std::size_t d = 0; d < window.size() && d < out.dims.size(); ++d) {
+      const parser::WindowDim& w = window[d];
+      if (w.size != 1 && w.pad_low != 0 && w.pad_low == w.pad_high && w.size == 2 * w.pad_low + 1 &&
+          w.pad_low == out.dims[d] - 1) {
+        const std::int64_t n = out.dims[d];
+        return outputs / n + (n - 1);
+      }
+    }
+  }
+  return mul(size - 1, outputs);
 }
 
 std::int64_t lhs_contracting_size(const hlo::Computation& c, const hlo::Instruction& i, const hlo::Shape& lhs) {
@@ -242,7 +331,7 @@ OpFlops op_flops(const hlo::Module& module, const hlo::Computation& computation,
       case R::kControlFlow:
       case R::kFusion: return out;
       case R::kElementwise: out.flops = out.xla_flops = elements(shape); break;
-      case R::kTranscendental: out.transcendentals = out.xla_transcendentals = elements(shape); break;
+      case R::kTranscendental:
       case R::kRandom: out.transcendentals = out.xla_transcendentals = elements(shape); break;
       case R::kAllReduce: out.flops = out.xla_flops = elements(shape); break;
       case R::kDot: {
@@ -264,25 +353,28 @@ OpFlops op_flops(const hlo::Module& module, const hlo::Computation& computation,
       }
       case R::kReduce: {
         if (operands.empty()) throw std::invalid_argument("a reduce without operands");
-        const OpFlops reducer = computation_flops(module, applied(), device);
+        OpFlops reducer = computation_flops(module, applied(), device);
         if (!reducer.known) return reducer;
         const std::int64_t n = elements(first_array(operand(0))) - elements(first_array(shape));
         out = scaled(reducer, std::max<std::int64_t>(0, n));
         break;
       }
       case R::kReduceWindow: {
-        const OpFlops reducer = computation_flops(module, applied(), device);
+        if (operands.empty()) throw std::invalid_argument("a reduce-window without operands");
+        OpFlops reducer = computation_flops(module, applied(), device);
         if (!reducer.known) return reducer;
         const auto window = parser::window_attribute(computation, i).value_or(std::vector<parser::WindowDim>{});
-        std::int64_t size = 1;
-        for (const parser::WindowDim& w : window) size = mul(size, w.size);
-        out = scaled(reducer, mul(size - 1, elements(first_array(shape))));
+        const hlo::Shape& out_shape = first_array(shape);
+        out = scaled(reducer, xla_reduce_window_applications(window, shape, out_shape));
+        const OpFlops exact = scaled(reducer, reduce_window_applications(window, first_array(operand(0)), out_shape));
+        out.flops = exact.flops;
+        out.transcendentals = exact.transcendentals;
         break;
       }
       case R::kSelectAndScatter: {
         if (operands.size() < 2) throw std::invalid_argument("a select-and-scatter with fewer than two operands");
-        const OpFlops select = computation_flops(module, applied(0), device);
-        const OpFlops scatter = computation_flops(module, applied(1), device);
+        OpFlops select = computation_flops(module, applied(0), device);
+        OpFlops scatter = computation_flops(module, applied(1), device);
         if (!select.known) return select;
         if (!scatter.known) return scatter;
         const auto window = parser::window_attribute(computation, i).value_or(std::vector<parser::WindowDim>{});
@@ -298,13 +390,13 @@ OpFlops op_flops(const hlo::Module& module, const hlo::Computation& computation,
         // (operands..., indices, updates...): updates 0 is the operand after the indices.
         const std::size_t n = operands.size() >= 3 ? (operands.size() - 1) / 2 : 1;
         if (operands.size() < 3) throw std::invalid_argument("a scatter with fewer than three operands");
-        const OpFlops combiner = computation_flops(module, applied(), device);
+        OpFlops combiner = computation_flops(module, applied(), device);
         if (!combiner.known) return combiner;
         out = scaled(combiner, elements(operand(n + 1)));
         break;
       }
       case R::kMap: {
-        const OpFlops f = computation_flops(module, applied(), device);
+        OpFlops f = computation_flops(module, applied(), device);
         if (!f.known) return f;
         out = scaled(f, elements(first_array(shape)));
         break;

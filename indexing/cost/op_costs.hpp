@@ -10,8 +10,10 @@
 // Where the maps make an exact count possible and XLA's differs, the exact
 // one is `flops` and XLA's `xla_flops`:
 // - reduce-window: XLA charges every window position (padding included)
-//   size-1 reducer applications per output; the exact count applies the
-//   reducer once per real element read beyond the first of each window.
+//   size-1 reducer applications per output (a reduce-then-broadcast window,
+//   N - 1 + outputs / N); the exact count applies the reducer once per real
+//   element read beyond the first of each window (none for a window over
+//   padding only).
 // - custom-calls without published semantics: XLA reports -1 ("unknown");
 //   here `known` is false with the reason, and both counts are 0.
 // A fusion's FLOPs are its fused instructions' (fusion_cost.hpp).
