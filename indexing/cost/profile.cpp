@@ -1,6 +1,7 @@
 // Reading Chrome trace event files a piece at a time (gzip through zlib, JSON
-// through nlohmann's SAX parser), summing their events per kernel, and joining
-// the kernels to the instructions of modules. profile.hpp states the rules.
+// through a streaming reader of our own), summing their events per kernel, and
+// joining the kernels to the instructions of modules. profile.hpp states the
+// rules.
 #include "indexing/cost/profile.hpp"
 
 #define ZLIB_CONST
@@ -18,7 +19,6 @@
 #include <iterator>
 #include <map>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <tuple>
 #include <unordered_set>
 #include <utility>
@@ -35,7 +35,8 @@ constexpr std::size_t k_chunk = std::size_t{1} << 18;
 /// The bytes of a file or standard input, or of a string, a piece at a time.
 class ByteInput {
 public:
-  explicit ByteInput(std::string_view bytes) : m_bytes(bytes) {}
+  /// `bytes` in pieces of `piece_bytes` (0: one piece).
+  ByteInput(std::string_view bytes, std::size_t piece_bytes) : m_bytes(bytes), m_piece_bytes(piece_bytes) {}
   explicit ByteInput(const std::string& path) : m_buffer(k_chunk) {
     std::error_code ec;
     if (path != "-" && std::filesystem::is_directory(path, ec)) throw ProfileError("is a directory, not a trace file");
@@ -51,7 +52,12 @@ public:
 
   /// The next piece; empty at the end.
   std::string_view next() {
-    if (m_fd < 0) return std::exchange(m_bytes, std::string_view());
+    if (m_fd < 0) {
+      const std::size_t n = m_piece_bytes == 0 ? m_bytes.size() : std::min(m_piece_bytes, m_bytes.size());
+      const std::string_view piece = m_bytes.substr(0, n);
+      m_bytes.remove_prefix(n);
+      return piece;
+    }
     while (true) {
       const ssize_t n = ::read(m_fd, m_buffer.data(), m_buffer.size());
       if (n < 0 && errno == EINTR) continue;
@@ -64,6 +70,7 @@ private:
   int m_fd = -1;
   bool m_owns_fd = false;
   std::string_view m_bytes;  // what is left of a string
+  std::size_t m_piece_bytes = 0;
   std::vector<char> m_buffer;
 };
 
@@ -73,9 +80,7 @@ private:
 class TextInput {
 public:
   explicit TextInput(ByteInput& input) : m_input(input) {
-    m_pending = m_input.next();
-    m_compressed = m_pending.size() >= 2 && static_cast<unsigned char>(m_pending[0]) == 0x1f &&
-                   static_cast<unsigned char>(m_pending[1]) == 0x8b;
+    m_compressed = gzip_magic_next();
     if (m_compressed) m_out.resize(k_chunk);
   }
   TextInput(const TextInput&) = delete;
@@ -120,9 +125,22 @@ public:
   }
 
 private:
+  /// Whether the next bytes are gzip's magic bytes (reading on when a piece ends after one byte).
+  bool gzip_magic_next() {
+    while (m_pending.size() < 2) {
+      const std::string_view more = m_input.next();
+      if (more.empty()) break;
+      std::string joined(m_pending);
+      joined += more;
+      m_carry = std::move(joined);
+      m_pending = m_carry;
+    }
+    return m_pending.size() >= 2 && static_cast<unsigned char>(m_pending[0]) == 0x1f &&
+           static_cast<unsigned char>(m_pending[1]) == 0x8b;
+  }
+
   void start_member() {
-    if (m_pending.size() < 2 || static_cast<unsigned char>(m_pending[0]) != 0x1f ||
-        static_cast<unsigned char>(m_pending[1]) != 0x8b) {
+    if (!gzip_magic_next()) {
       throw ProfileError(
           fmt::format("bytes that are not gzip data after the gzip data (after {} bytes of text)", m_text));
     }
@@ -134,6 +152,7 @@ private:
 
   ByteInput& m_input;
   std::string_view m_pending;  // bytes not yet given to inflate (or not yet returned, uncompressed)
+  std::string m_carry;         // the bytes m_pending views when two pieces were joined
   bool m_compressed = false;
   bool m_inflate_ready = false, m_in_member = false;
   z_stream m_stream{};
@@ -141,52 +160,400 @@ private:
   std::size_t m_text = 0;  // bytes inflated so far
 };
 
-/// The characters of a TextInput, as nlohmann's parser reads them: an input
-/// iterator (its value a char) whose end is the end of the text.
+//===----------------------------------------------------------------------===//
+// JSON
+//===----------------------------------------------------------------------===//
+
+/// The text of a TextInput as the JSON reader walks it: the current piece
+/// as a [pos, end) range, the next piece fetched when it is used up, and
+/// the offset of the position in the whole text, for messages.
 class TextCursor {
 public:
   explicit TextCursor(TextInput& input) : m_input(input) {}
-  bool at_end() {
-    if (m_pos != m_end) return false;
-    const std::string_view piece = m_input.next();
-    m_pos = piece.data();
-    m_end = piece.data() + piece.size();
-    return m_pos == m_end;
-  }
-  char get() const { return *m_pos; }
-  void advance() { ++m_pos; }
 
-  class Iterator {
-  public:
-    using iterator_category = std::input_iterator_tag;
-    using value_type = char;
-    using difference_type = std::ptrdiff_t;
-    using pointer = const char*;
-    using reference = char;
-
-    Iterator() = default;  // the end
-    explicit Iterator(TextCursor* cursor) : m_cursor(cursor) {}
-    char operator*() const { return m_cursor->get(); }
-    Iterator& operator++() {
-      m_cursor->advance();
-      return *this;
-    }
-    Iterator operator++(int) {
-      Iterator before = *this;
-      m_cursor->advance();
-      return before;
-    }
-    friend bool operator==(const Iterator& a, const Iterator& b) { return a.done() == b.done(); }
-
-  private:
-    bool done() const { return m_cursor == nullptr || m_cursor->at_end(); }
-    TextCursor* m_cursor = nullptr;
-  };
+  /// Whether a character is left; fetches the next piece when this one is used up.
+  bool more() { return m_pos != m_end || refill(); }
+  /// The character at the position (more() must be true).
+  char peek() const { return *m_pos; }
+  void skip() { ++m_pos; }
+  const char* pos() const { return m_pos; }
+  const char* end() const { return m_end; }
+  void set_pos(const char* pos) { m_pos = pos; }
+  /// The bytes of text before the position.
+  std::size_t offset() const { return m_base + static_cast<std::size_t>(m_pos - m_begin); }
 
 private:
+  [[gnu::noinline]] bool refill() {
+    m_base += static_cast<std::size_t>(m_end - m_begin);
+    const std::string_view piece = m_input.next();
+    m_begin = m_pos = piece.data();
+    m_end = piece.data() + piece.size();
+    return m_pos != m_end;
+  }
+
   TextInput& m_input;
+  const char* m_begin = nullptr;
   const char* m_pos = nullptr;
   const char* m_end = nullptr;
+  std::size_t m_base = 0;  // bytes of the pieces before this one
+};
+
+/// A JSON syntax error: where it is and what was expected there.
+struct JsonError {
+  std::size_t line = 1, column = 1;
+  std::size_t offset = 0;  // bytes before the offending one
+  bool at_end = false;     // the text ended where more was expected
+  bool empty = false;      // nothing but whitespace
+  std::string what;        // "expected ',' or ']' after an array element, found '{'"
+};
+
+/// A strict JSON reader (RFC 8259: UTF-8 checked, no comments, no trailing
+/// commas, one value) that streams a TextCursor into a handler's calls:
+/// start_object(), key(std::string&), end_object(), start_array(),
+/// end_array(), string(std::string&), number(std::string_view text),
+/// boolean(bool), null(). Iterative, so memory is the nesting stack and the
+/// current string. Ours rather than nlohmann's SAX parser, which reads
+/// ~30 MB/s here: a trace at xprof's cap of 1,000,000 events is ~250 MB of
+/// text. tests/unit/test_cost_profile.cpp checks it against nlohmann.
+template <class Handler>
+class JsonReader {
+public:
+  JsonReader(TextCursor& in, Handler& out) : m_in(in), m_out(out) {}
+
+  /// Reads the text's one value; throws JsonError.
+  void read() {
+    skip_byte_order_mark();
+    State state = State::kValue;
+    while (true) {
+      skip_whitespace();
+      if (!m_in.more()) {
+        if (state == State::kDone) return;
+        fail(expected(state), /*empty=*/state == State::kValue && m_stack.empty());
+      }
+      const char c = m_in.peek();
+      switch (state) {
+        case State::kValueOrEnd:
+          if (c == ']') {
+            m_in.skip();
+            state = close(']');
+            break;
+          }
+          [[fallthrough]];
+        case State::kValue: state = value(c, state); break;
+        case State::kKeyOrEnd:
+          if (c == '}') {
+            m_in.skip();
+            state = close('}');
+            break;
+          }
+          [[fallthrough]];
+        case State::kKey:
+          if (c != '"') fail(expected(state));
+          read_string(m_string);
+          m_out.key(m_string);
+          state = State::kColon;
+          break;
+        case State::kColon:
+          if (c != ':') fail(expected(state));
+          m_in.skip();
+          state = State::kValue;
+          break;
+        case State::kCommaOrEnd:
+          if (c == ',') {
+            m_in.skip();
+            state = m_stack.back() == '{' ? State::kKey : State::kValue;
+          } else if (c == (m_stack.back() == '{' ? '}' : ']')) {
+            m_in.skip();
+            state = close(c);
+          } else {
+            fail(expected(state));
+          }
+          break;
+        case State::kDone: fail(expected(state));
+      }
+    }
+  }
+
+private:
+  enum class State : std::uint8_t { kValue, kValueOrEnd, kKeyOrEnd, kKey, kColon, kCommaOrEnd, kDone };
+
+  State after_value() const { return m_stack.empty() ? State::kDone : State::kCommaOrEnd; }
+
+  State close(char bracket) {
+    m_stack.pop_back();
+    if (bracket == '}') {
+      m_out.end_object();
+    } else {
+      m_out.end_array();
+    }
+    return after_value();
+  }
+
+  State value(char c, State state) {
+    switch (c) {
+      case '{':
+        m_in.skip();
+        m_stack.push_back('{');
+        m_out.start_object();
+        return State::kKeyOrEnd;
+      case '[':
+        m_in.skip();
+        m_stack.push_back('[');
+        m_out.start_array();
+        return State::kValueOrEnd;
+      case '"':
+        read_string(m_string);
+        m_out.string(m_string);
+        return after_value();
+      case 't':
+        read_literal("true");
+        m_out.boolean(true);
+        return after_value();
+      case 'f':
+        read_literal("false");
+        m_out.boolean(false);
+        return after_value();
+      case 'n':
+        read_literal("null");
+        m_out.null();
+        return after_value();
+      default:
+        if (c == '-' || (c >= '0' && c <= '9')) {
+          read_number();
+          m_out.number(m_number);
+          return after_value();
+        }
+        fail(expected(state));
+    }
+  }
+
+  /// A UTF-8 byte order mark (EF BB BF) before the value, as some Windows tools write.
+  void skip_byte_order_mark() {
+    for (const unsigned char b : {0xef, 0xbb, 0xbf}) {
+      if (!m_in.more() || static_cast<unsigned char>(m_in.peek()) != b) {
+        if (b == 0xef) return;
+        fail(fmt::format("a byte order mark is EF BB BF, found {}", found()));
+      }
+      m_in.skip();
+    }
+  }
+
+  void skip_whitespace() {
+    while (m_in.more()) {
+      const char c = m_in.peek();
+      if (c == '\n') {
+        m_in.skip();
+        ++m_line;
+        m_line_start = m_in.offset();
+      } else if (c == ' ' || c == '\t' || c == '\r') {
+        m_in.skip();
+      } else {
+        return;
+      }
+    }
+  }
+
+  /// A string from its opening quote; `out` receives it unescaped.
+  void read_string(std::string& out) {
+    out.clear();
+    m_in.skip();
+    while (true) {
+      if (!m_in.more()) fail("the text ends inside a string");
+      // The plain run up to a quote, an escape, a control character or a non-ASCII byte.
+      const char* p = m_in.pos();
+      const char* const end = m_in.end();
+      const char* const run = p;
+      while (p != end) {
+        const auto u = static_cast<unsigned char>(*p);
+        if (u == '"' || u == '\\' || u < 0x20 || u >= 0x80) break;
+        ++p;
+      }
+      out.append(run, p);
+      m_in.set_pos(p);
+      if (p == end) continue;
+      const auto u = static_cast<unsigned char>(*p);
+      if (u == '"') {
+        m_in.skip();
+        return;
+      }
+      if (u < 0x20) fail(fmt::format("control character 0x{:02x} in a string: JSON writes it as an escape", u));
+      m_in.skip();
+      if (u == '\\') {
+        read_escape(out);
+      } else {
+        read_utf8(out, u);
+      }
+    }
+  }
+
+  /// The character after a string's backslash.
+  void read_escape(std::string& out) {
+    if (!m_in.more()) fail("the text ends inside a string");
+    const char c = m_in.peek();
+    switch (c) {
+      case '"': out += '"'; break;
+      case '\\': out += '\\'; break;
+      case '/': out += '/'; break;
+      case 'b': out += '\b'; break;
+      case 'f': out += '\f'; break;
+      case 'n': out += '\n'; break;
+      case 'r': out += '\r'; break;
+      case 't': out += '\t'; break;
+      case 'u': {
+        m_in.skip();
+        std::uint32_t code = read_hex4();
+        if (code >= 0xdc00 && code <= 0xdfff) fail(fmt::format("\\u{:04x} is half of a UTF-16 pair alone", code));
+        if (code >= 0xd800 && code <= 0xdbff) {
+          if (!m_in.more() || m_in.peek() != '\\') fail(fmt::format("\\u{:04x} is half of a UTF-16 pair alone", code));
+          m_in.skip();
+          if (!m_in.more() || m_in.peek() != 'u') fail(fmt::format("\\u{:04x} is half of a UTF-16 pair alone", code));
+          m_in.skip();
+          const std::uint32_t low = read_hex4();
+          if (low < 0xdc00 || low > 0xdfff) fail(fmt::format("\\u{:04x} is half of a UTF-16 pair alone", code));
+          code = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
+        }
+        append_utf8(out, code);
+        return;
+      }
+      default: fail(fmt::format("invalid escape in a string: {}", shown(c)));
+    }
+    m_in.skip();
+  }
+
+  std::uint32_t read_hex4() {
+    std::uint32_t code = 0;
+    for (int i = 0; i < 4; ++i) {
+      if (!m_in.more()) fail("the text ends inside a string");
+      const char c = m_in.peek();
+      const int digit = c >= '0' && c <= '9'   ? c - '0'
+                        : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                        : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                               : -1;
+      if (digit < 0) fail(fmt::format("\\u wants four hex digits, found {}", shown(c)));
+      code = code * 16 + static_cast<std::uint32_t>(digit);
+      m_in.skip();
+    }
+    return code;
+  }
+
+  static void append_utf8(std::string& out, std::uint32_t code) {
+    if (code < 0x80) {
+      out += static_cast<char>(code);
+    } else if (code < 0x800) {
+      out += static_cast<char>(0xc0 | (code >> 6));
+      out += static_cast<char>(0x80 | (code & 0x3f));
+    } else if (code < 0x10000) {
+      out += static_cast<char>(0xe0 | (code >> 12));
+      out += static_cast<char>(0x80 | ((code >> 6) & 0x3f));
+      out += static_cast<char>(0x80 | (code & 0x3f));
+    } else {
+      out += static_cast<char>(0xf0 | (code >> 18));
+      out += static_cast<char>(0x80 | ((code >> 12) & 0x3f));
+      out += static_cast<char>(0x80 | ((code >> 6) & 0x3f));
+      out += static_cast<char>(0x80 | (code & 0x3f));
+    }
+  }
+
+  /// The rest of a UTF-8 sequence whose first byte `lead` was read (RFC 3629: no overlong
+  /// forms, no surrogates, nothing past U+10FFFF).
+  void read_utf8(std::string& out, unsigned char lead) {
+    int count = 0;
+    unsigned char low = 0x80, high = 0xbf;  // the range of the second byte
+    if (lead >= 0xc2 && lead <= 0xdf) {
+      count = 1;
+    } else if (lead >= 0xe0 && lead <= 0xef) {
+      count = 2;
+      if (lead == 0xe0) low = 0xa0;
+      if (lead == 0xed) high = 0x9f;
+    } else if (lead >= 0xf0 && lead <= 0xf4) {
+      count = 3;
+      if (lead == 0xf0) low = 0x90;
+      if (lead == 0xf4) high = 0x8f;
+    } else {
+      fail(fmt::format("byte 0x{:02x} in a string is not UTF-8", lead));
+    }
+    out += static_cast<char>(lead);
+    for (int i = 0; i < count; ++i) {
+      if (!m_in.more()) fail("the text ends inside a string");
+      const auto u = static_cast<unsigned char>(m_in.peek());
+      if (u < low || u > high) fail(fmt::format("byte 0x{:02x} in a string is not UTF-8", u));
+      out += static_cast<char>(u);
+      m_in.skip();
+      low = 0x80;
+      high = 0xbf;
+    }
+  }
+
+  /// -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?, into m_number.
+  void read_number() {
+    m_number.clear();
+    const auto take = [&] {
+      m_number += m_in.peek();
+      m_in.skip();
+    };
+    const auto digit = [&] { return m_in.more() && m_in.peek() >= '0' && m_in.peek() <= '9'; };
+    const auto digits = [&](std::string_view where) {
+      if (!digit()) fail(fmt::format("a number wants a digit {}, found {}", where, found()));
+      while (digit()) take();
+    };
+    if (m_in.peek() == '-') take();
+    if (m_in.more() && m_in.peek() == '0') {
+      take();
+    } else {
+      digits(m_number.empty() ? "" : "after '-'");
+    }
+    if (m_in.more() && m_in.peek() == '.') {
+      take();
+      digits("after '.'");
+    }
+    if (m_in.more() && (m_in.peek() == 'e' || m_in.peek() == 'E')) {
+      take();
+      if (m_in.more() && (m_in.peek() == '+' || m_in.peek() == '-')) take();
+      digits("in the exponent");
+    }
+  }
+
+  void read_literal(std::string_view word) {
+    for (const char c : word) {
+      if (!m_in.more() || m_in.peek() != c) fail(fmt::format("expected '{}', found {}", word, found()));
+      m_in.skip();
+    }
+  }
+
+  std::string expected(State state) {
+    std::string_view what;
+    switch (state) {
+      case State::kValue: what = "expected a JSON value"; break;
+      case State::kValueOrEnd: what = "expected a JSON value or ']'"; break;
+      case State::kKeyOrEnd: what = "expected a string key or '}'"; break;
+      case State::kKey: what = "expected a string key after ','"; break;
+      case State::kColon: what = "expected ':' after an object key"; break;
+      case State::kCommaOrEnd:
+        what = m_stack.back() == '{' ? "expected ',' or '}' after an object member"
+                                     : "expected ',' or ']' after an array element";
+        break;
+      case State::kDone: what = "expected the end of the text after its JSON value"; break;
+    }
+    return fmt::format("{}, found {}", what, found());
+  }
+
+  static std::string shown(char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u >= 0x20 && u < 0x7f ? fmt::format("'{}'", c) : fmt::format("byte 0x{:02x}", u);
+  }
+  std::string found() { return m_in.more() ? shown(m_in.peek()) : std::string("the end of the text"); }
+
+  [[noreturn]] void fail(std::string what, bool empty = false) {
+    const bool at_end = !m_in.more();
+    const std::size_t offset = m_in.offset();
+    throw JsonError{m_line, offset - m_line_start + 1, offset, at_end, empty, std::move(what)};
+  }
+
+  TextCursor& m_in;
+  Handler& m_out;
+  std::vector<char> m_stack;  // the open objects and arrays: '{' or '['
+  std::string m_string, m_number;
+  std::size_t m_line = 1, m_line_start = 0;  // the current line, the offset of its first byte
 };
 
 //===----------------------------------------------------------------------===//
@@ -279,47 +646,73 @@ std::string_view op_of_long_name(std::string_view long_name) {
   return long_name.substr(0, space);
 }
 
+/// A number's value from its text (a JSON number, or a string holding one),
+/// or none. In a long double, since an epoch timestamp in microseconds keeps
+/// its nanoseconds only so (1700000000000000.125 needs 54 bits); the whole
+/// and fraction digits are read apart, as from_chars on a long double goes
+/// through strtold and the locale, a third of the reading time.
+std::optional<long double> precise_value(std::string_view text) {
+  static constexpr long double k_powers[] = {1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,  1e7L,  1e8L, 1e9L,
+                                             1e10L, 1e11L, 1e12L, 1e13L, 1e14L, 1e15L, 1e16L, 1e17L, 1e18L};
+  const auto digits = [](std::string_view s) {
+    return std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  std::string_view t = text;
+  const bool negative = t.starts_with('-');
+  if (negative) t.remove_prefix(1);
+  const std::size_t dot = t.find('.');
+  const std::string_view whole = t.substr(0, dot);
+  const std::string_view fraction = dot == std::string_view::npos ? std::string_view() : t.substr(dot + 1);
+  if (!whole.empty() && whole.size() <= 18 && digits(whole) && digits(fraction) &&
+      (dot == std::string_view::npos || !fraction.empty())) {
+    std::uint64_t w = 0, f = 0;
+    std::from_chars(whole.data(), whole.data() + whole.size(), w);
+    const std::string_view kept = fraction.substr(0, 18);
+    if (!kept.empty()) std::from_chars(kept.data(), kept.data() + kept.size(), f);
+    const long double value = static_cast<long double>(w) + static_cast<long double>(f) / k_powers[kept.size()];
+    return negative ? -value : value;
+  }
+  long double value = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
+/// A number's value as a double (durations), or none.
+std::optional<long double> double_value(std::string_view text) {
+  double value = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
 //===----------------------------------------------------------------------===//
-// The SAX handler
+// Trace events
 //===----------------------------------------------------------------------===//
 
-/// Receives nlohmann's SAX events for a trace file and sums its events.
+/// Receives the JSON reader's calls for a trace file and sums its events.
 class TraceReader {
 public:
-  using json = nlohmann::json;
+  explicit TraceReader(bool compressed) : m_compressed(compressed) {}
 
-  TraceReader(TextCursor& cursor, bool compressed) : m_cursor(cursor), m_compressed(compressed) {}
+  // The JSON reader's calls.
+  void null() { scalar({Kind::kNull, "null"}); }
+  void boolean(bool value) { scalar({Kind::kBool, value ? "true" : "false"}); }
+  void number(std::string_view text) { scalar({Kind::kNumber, text}); }
+  void string(std::string& value) { scalar({Kind::kString, value}); }
+  void key(std::string& key);
+  void start_object();
+  void end_object();
+  void start_array();
+  void end_array();
 
-  // nlohmann's SAX interface.
-  bool null() { return scalar({Kind::kNull, "null"}); }
-  bool boolean(bool value) { return scalar({Kind::kBool, value ? "true" : "false"}); }
-  bool number_integer(json::number_integer_t value) {
-    const auto end = std::to_chars(m_digits, m_digits + sizeof m_digits, value).ptr;
-    return scalar({Kind::kNumber, std::string_view(m_digits, static_cast<std::size_t>(end - m_digits)),
-                   static_cast<long double>(value)});
+  /// Whether the text may end where `error` is: inside the top-level array,
+  /// between events (Chrome's array form may leave out its `]`: a trace cut short).
+  bool may_end_at(const JsonError& error) const {
+    return error.at_end && m_array_form && m_where == Where::kEvents && m_skip == 0;
   }
-  bool number_unsigned(json::number_unsigned_t value) {
-    const auto end = std::to_chars(m_digits, m_digits + sizeof m_digits, value).ptr;
-    return scalar({Kind::kNumber, std::string_view(m_digits, static_cast<std::size_t>(end - m_digits)),
-                   static_cast<long double>(value)});
-  }
-  bool number_float(json::number_float_t value, const json::string_t& text) {
-    long double precise = value;
-    std::from_chars(text.data(), text.data() + text.size(), precise);
-    return scalar({Kind::kNumber, text, precise});
-  }
-  bool string(json::string_t& value) { return scalar({Kind::kString, value}); }
-  bool binary(json::binary_t& /*value*/) { return scalar({Kind::kString, "binary"}); }
-  bool key(json::string_t& key);
-  bool start_object(std::size_t /*elements*/);
-  bool end_object();
-  bool start_array(std::size_t /*elements*/);
-  bool end_array();
-  bool parse_error(std::size_t position, const std::string& last_token, const nlohmann::detail::exception& error);
-
-  /// Whether the text ended inside a top-level array, between events: Chrome's
-  /// array form may leave out the closing `]` (a trace cut short).
-  bool ended_open() const { return m_ended_open; }
+  /// What to say of `error`: `line 3, column 1 (byte 78): expected ',' or ']' after an array element, found '{'`.
+  std::string message(const JsonError& error) const;
   /// The sums, once the text is read.
   Profile finish();
 
@@ -328,7 +721,6 @@ private:
   struct Scalar {
     Kind kind;
     std::string_view text;  // a string's value, a number as written
-    long double number = 0;
   };
   enum class Where : std::uint8_t { kStart, kTop, kEvents, kEvent, kArgs, kDone };
   enum class Field : std::uint8_t {
@@ -348,8 +740,8 @@ private:
     kArgName  // args
   };
 
-  bool scalar(const Scalar& value);
-  void set_number(NumberField& field, const Scalar& value) const;
+  void scalar(const Scalar& value);
+  static void set_number(NumberField& field, const Scalar& value, bool precise);
   void finish_event();
   void record(const Interval& interval, double microseconds, const OpenEvent& fields);
   /// `traceEvents[4]` (the object form) or `event 4` (the array form).
@@ -362,13 +754,11 @@ private:
   LineState& line_state(std::string_view pid, std::string_view tid);
   static std::string_view kind_name(const Scalar& value);
 
-  TextCursor& m_cursor;
   bool m_compressed;
-  char m_digits[32] = {};
   Where m_where = Where::kStart;
   Field m_field = Field::kOther;
   std::size_t m_skip = 0;  // depth inside a value that is skipped whole
-  bool m_array_form = false, m_saw_events = false, m_ended_open = false;
+  bool m_array_form = false, m_saw_events = false;
   std::size_t m_index = 0;  // events read, the current one's index + 1
   Event m_event;
   OpenEvent m_fields;  // scratch: the current event's names
@@ -390,8 +780,8 @@ std::string_view TraceReader::kind_name(const Scalar& value) {
   return "a value";
 }
 
-bool TraceReader::key(json::string_t& key) {
-  if (m_skip > 0) return true;
+void TraceReader::key(std::string& key) {
+  if (m_skip > 0) return;
   switch (m_where) {
     case Where::kTop: m_field = key == "traceEvents" ? Field::kTraceEvents : Field::kOther; break;
     case Where::kEvent:
@@ -414,13 +804,12 @@ bool TraceReader::key(json::string_t& key) {
       break;
     default: break;
   }
-  return true;
 }
 
-bool TraceReader::start_object(std::size_t /*elements*/) {
+void TraceReader::start_object() {
   if (m_skip > 0) {
     ++m_skip;
-    return true;
+    return;
   }
   switch (m_where) {
     case Where::kStart: m_where = Where::kTop; break;
@@ -445,13 +834,12 @@ bool TraceReader::start_object(std::size_t /*elements*/) {
     case Where::kArgs:
     case Where::kDone: m_skip = 1; break;
   }
-  return true;
 }
 
-bool TraceReader::end_object() {
+void TraceReader::end_object() {
   if (m_skip > 0) {
     --m_skip;
-    return true;
+    return;
   }
   switch (m_where) {
     case Where::kTop:
@@ -465,13 +853,12 @@ bool TraceReader::end_object() {
     case Where::kArgs: m_where = Where::kEvent; break;
     default: break;
   }
-  return true;
 }
 
-bool TraceReader::start_array(std::size_t /*elements*/) {
+void TraceReader::start_array() {
   if (m_skip > 0) {
     ++m_skip;
-    return true;
+    return;
   }
   switch (m_where) {
     case Where::kStart:
@@ -489,20 +876,18 @@ bool TraceReader::start_array(std::size_t /*elements*/) {
     case Where::kEvents: throw ProfileError(fmt::format("{} is an array, not an event object", event_name(m_index)));
     default: m_skip = 1; break;
   }
-  return true;
 }
 
-bool TraceReader::end_array() {
+void TraceReader::end_array() {
   if (m_skip > 0) {
     --m_skip;
-    return true;
+    return;
   }
   if (m_where == Where::kEvents) m_where = m_array_form ? Where::kDone : Where::kTop;
-  return true;
 }
 
-bool TraceReader::scalar(const Scalar& value) {
-  if (m_skip > 0) return true;
+void TraceReader::scalar(const Scalar& value) {
+  if (m_skip > 0) return;
   switch (m_where) {
     case Where::kStart:
       throw ProfileError(
@@ -523,8 +908,8 @@ bool TraceReader::scalar(const Scalar& value) {
         case Field::kName: m_event.name = value.text; break;
         case Field::kPid: m_event.pid = value.text; break;
         case Field::kTid: m_event.tid = value.text; break;
-        case Field::kTs: set_number(m_event.ts, value); break;
-        case Field::kDur: set_number(m_event.dur, value); break;
+        case Field::kTs: set_number(m_event.ts, value, /*precise=*/true); break;
+        case Field::kDur: set_number(m_event.dur, value, /*precise=*/false); break;
         default: break;
       }
       break;
@@ -543,24 +928,19 @@ bool TraceReader::scalar(const Scalar& value) {
     }
     case Where::kDone: break;
   }
-  return true;
 }
 
 // A number, or a string holding one (some writers quote timestamps to keep their digits).
-void TraceReader::set_number(NumberField& field, const Scalar& value) const {
-  field.state = NumberField::State::kBad;
-  if (value.kind == Kind::kNumber) {
-    field.state = NumberField::State::kNumber;
-    field.value = value.number;
-  } else if (value.kind == Kind::kString) {
-    const char* end = value.text.data() + value.text.size();
-    const auto [ptr, ec] = std::from_chars(value.text.data(), end, field.value);
-    if (ec == std::errc() && ptr == end) field.state = NumberField::State::kNumber;
+void TraceReader::set_number(NumberField& field, const Scalar& value, bool precise) {
+  std::optional<long double> number;
+  if (value.kind == Kind::kNumber || value.kind == Kind::kString) {
+    number = precise ? precise_value(value.text) : double_value(value.text);
   }
-  if (field.state == NumberField::State::kNumber && !std::isfinite(field.value)) {
+  if (number) {
+    field.state = NumberField::State::kNumber;
+    field.value = *number;
+  } else {
     field.state = NumberField::State::kBad;
-    field.shown = value.text;
-  } else if (field.state == NumberField::State::kBad) {
     field.shown = value.kind == Kind::kString ? fmt::format("\"{}\"", value.text) : std::string(value.text);
   }
 }
@@ -669,27 +1049,13 @@ void TraceReader::record(const Interval& interval, double microseconds, const Op
   if (has_op && !nested_op) sums.outer_op_microseconds += microseconds;
 }
 
-bool TraceReader::parse_error(std::size_t position, const std::string& /*last_token*/,
-                              const nlohmann::detail::exception& error) {
-  std::string_view what = error.what();
-  const bool at_end = what.find("unexpected end of input") != std::string_view::npos && m_cursor.at_end();
-  if (at_end && m_array_form && m_where == Where::kEvents && m_skip == 0) {
-    m_ended_open = true;  // `[{...}, {...},` and nothing more: Chrome's array form without its `]`
-    return false;
-  }
-  if (at_end && m_where == Where::kStart) throw ProfileError("empty file, not a trace");
-  // `[json.exception.parse_error.101] parse error at line 3, column 17: syntax error ...` ->
-  // `line 3, column 17 (byte 57): syntax error ...`; at the end, nlohmann counts the end as a byte.
-  const std::string_view prefix = "parse error at ";
-  if (const std::size_t p = what.find(prefix); p != std::string_view::npos) what.remove_prefix(p + prefix.size());
+std::string TraceReader::message(const JsonError& error) const {
+  if (error.empty) return "empty file, not a trace";
   const std::string byte =
-      at_end ? fmt::format("at the end, after {} bytes", position - 1) : fmt::format("byte {}", position);
-  const std::string_view of_text = m_compressed ? " of the decompressed text" : "";
-  const std::size_t colon = what.find(": ");
-  std::string message = colon == std::string_view::npos
-                            ? fmt::format("{}{}: {}", byte, of_text, what)
-                            : fmt::format("{} ({}{}){}", what.substr(0, colon), byte, of_text, what.substr(colon));
-  throw ProfileError(m_where == Where::kStart ? fmt::format("not JSON: {}", message) : message);
+      error.at_end ? fmt::format("at the end, after {} bytes", error.offset) : fmt::format("byte {}", error.offset + 1);
+  std::string message = fmt::format("line {}, column {} ({}{}): {}", error.line, error.column, byte,
+                                    m_compressed ? " of the decompressed text" : "", error.what);
+  return m_where == Where::kStart ? "not JSON: " + message : message;
 }
 
 //===----------------------------------------------------------------------===//
@@ -850,10 +1216,12 @@ Profile TraceReader::finish() {
 
 Profile read_text(TextInput& text) {
   TextCursor cursor(text);
-  TraceReader reader(cursor, text.compressed());
-  const bool ok = nlohmann::json::sax_parse(TextCursor::Iterator(&cursor), TextCursor::Iterator(), &reader,
-                                            nlohmann::json::input_format_t::json, /*strict=*/true);
-  if (!ok && !reader.ended_open()) throw ProfileError("cannot read the trace");  // parse_error throws first
+  TraceReader reader(text.compressed());
+  try {
+    JsonReader<TraceReader>(cursor, reader).read();
+  } catch (const JsonError& error) {
+    if (!reader.may_end_at(error)) throw ProfileError(reader.message(error));
+  }
   return reader.finish();
 }
 
@@ -1040,8 +1408,8 @@ Profile read_profile(const std::string& path) {
   return read_text(text);
 }
 
-Profile parse_profile(std::string_view bytes) {
-  ByteInput input(bytes);
+Profile parse_profile(std::string_view bytes, std::size_t piece_bytes) {
+  ByteInput input(bytes, piece_bytes);
   TextInput text(input);
   return read_text(text);
 }

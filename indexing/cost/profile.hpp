@@ -153,8 +153,10 @@ struct Profile {
 /// cannot be opened or read, is corrupt gzip, is not JSON, or is JSON but
 /// not a trace.
 Profile read_profile(const std::string& path);
-/// The same for a file's bytes already in memory (gzip or not).
-Profile parse_profile(std::string_view bytes);
+/// The same for a file's bytes already in memory (gzip or not), read in
+/// pieces of `piece_bytes` as a file is (0: one piece; tests split tokens
+/// across pieces with small ones).
+Profile parse_profile(std::string_view bytes, std::size_t piece_bytes = 0);
 
 /// The name XLA gives the GPU kernel of instruction `name`: characters
 /// outside [A-Za-z0-9_$] become `_` (`fusion.12` -> `fusion_12`).
