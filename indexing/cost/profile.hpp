@@ -5,8 +5,9 @@
 // `perfetto_trace.json.gz`) and Perfetto exports: the object form
 // `{"traceEvents": [...], ...}` or a bare array of events, plain or gzip
 // (recognised by its magic bytes, whatever the file is called). The file is
-// streamed: time is linear in its size, and memory grows with the number of
-// distinct kernels, not of events.
+// streamed: time is linear in its size (about 100 MB of JSON a second; a
+// trace at xprof's cap of 1,000,000 events is ~250 MB), and memory grows with
+// the number of distinct kernels, not of events.
 //
 // Which events count (the kernels or ops of the device):
 //  * on a device process (`process_name` `/device:GPU:0`, `/device:TPU:0`):
@@ -83,7 +84,7 @@ public:
 struct MeasuredTime {
   double seconds = 0;       // the sum of its events' durations, over events, lines and devices
   std::size_t events = 0;   // how many events (a while body's fusion: one per iteration and device)
-  std::size_t devices = 0;  // how many device processes they ran on: seconds / devices is per device
+  std::size_t devices = 0;  // how many processes (devices) they ran on: seconds / devices is per device
 };
 
 /// The counted events of one kernel or op: one name, op, module and program.
@@ -95,7 +96,7 @@ struct ProfileKernel {
   double microseconds = 0;        // all its events
   double outer_microseconds = 0;  // its events not nested inside another counted event of their line
   std::size_t events = 0;
-  std::vector<std::uint32_t> devices;  // indices into Profile::processes, sorted
+  std::vector<std::uint32_t> devices;  // the processes it ran on: indices into Profile::processes, sorted
 
   double seconds() const { return microseconds / 1e6; }
 };

@@ -1,7 +1,8 @@
 // Measured times from trace files (testdata/profiles/, written in the format
 // of xprof's trace.json.gz: Chrome trace events with XLA's args) joined to the
 // instructions of jit_step.hlo: by hlo_op and hlo_module, by sanitised kernel
-// name, by TPU `XLA Ops` events; gzip; B/E pairs; and the errors.
+// name, by TPU `XLA Ops` events; gzip; B/E pairs; the errors; and the JSON
+// reader against nlohmann's on random text.
 #include <catch2/catch.hpp>
 
 #include <fmt/format.h>
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
 #include <nlohmann/json.hpp>
 
 #include "indexing/cost/profile.hpp"
@@ -130,7 +132,7 @@ void check_gpu_annotated(const Profile& profile) {
 
 }  // namespace
 
-TEST_CASE("profile: GPU kernels join by hlo_op and hlo_module; host events do not count", "[cost][profile]") {
+TEST_CASE("profile: GPU kernels join by hlo_op and hlo_module and host events do not count", "[cost][profile]") {
   const Profile profile = read("gpu_annotated.trace.json");
   CHECK_FALSE(profile.compressed);
   check_gpu_annotated(profile);
@@ -173,7 +175,8 @@ TEST_CASE("profile: gzip is recognised by its magic bytes, whatever the name", "
   check_gpu_annotated(gz);
 
   // The same bytes under a name without .gz, and plain text under a name with it.
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "hlo_index_profile_test";
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / fmt::format("hlo_index_profile_test_{}", ::getpid());
   std::filesystem::create_directories(dir);
   std::filesystem::copy_file(k_dir / "gpu_annotated.trace.json.gz", dir / "trace.json",
                              std::filesystem::copy_options::overwrite_existing);
@@ -244,7 +247,7 @@ TEST_CASE("profile: a kernel name two modules give joins neither", "[cost][profi
   CHECK(time_of(join, 0, "fusion.12").events == 3);
 }
 
-TEST_CASE("profile: TPU XLA Ops events join by op name; their modules come from the XLA Modules line",
+TEST_CASE("profile: TPU XLA Ops events join by op name and take their module from the XLA Modules line",
           "[cost][profile]") {
   const Profile profile = read("tpu_xla_ops.trace.json");
   const std::vector<hlo::Module> modules = load("jit_step.hlo");
@@ -271,7 +274,7 @@ TEST_CASE("profile: TPU XLA Ops events join by op name; their modules come from 
   CHECK(time_of(profile.join(two), 1, "fusion.1").seconds == 5e-6);
 }
 
-TEST_CASE("profile: B/E pairs on a CPU profile; only events naming an HLO op count", "[cost][profile]") {
+TEST_CASE("profile: B/E pairs on a CPU profile where only events naming an HLO op count", "[cost][profile]") {
   const Profile profile = read("cpu_begin_end.trace.json");
   const std::vector<hlo::Module> modules = load("jit_step.hlo");
   const ProfileJoin join = profile.join(modules);
@@ -309,7 +312,7 @@ TEST_CASE("profile: which events count without process names", "[cost][profile]"
   CHECK(names.measured(modules.front(), "fusion.12")->seconds == 2e-6);
 }
 
-TEST_CASE("profile: timestamps keep their digits; quoted numbers read", "[cost][profile]") {
+TEST_CASE("profile: timestamps keep their digits and quoted numbers read", "[cost][profile]") {
   // In a double an epoch timestamp in microseconds keeps a quarter of a microsecond; the pair is 1.25 us.
   const Profile epoch = cost::parse_profile(R"([
     {"ph":"B","pid":1,"tid":1,"ts":1700000000000000.125,"name":"fusion.1"},
@@ -323,7 +326,7 @@ TEST_CASE("profile: timestamps keep their digits; quoted numbers read", "[cost][
   CHECK(ns.total_seconds == 3e-6);
 }
 
-TEST_CASE("profile: the array form may end without its ]", "[cost][profile]") {
+TEST_CASE("profile: the array form may end without its closing bracket", "[cost][profile]") {
   CHECK(cost::parse_profile(R"([{"ph":"X","ts":0,"dur":1,"name":"k"})").total_events == 1);
   CHECK(cost::parse_profile("[{\"ph\":\"X\",\"ts\":0,\"dur\":1,\"name\":\"k\"},\n").total_events == 1);
   // Not inside an event, and not in the object form.
@@ -507,7 +510,7 @@ void check_against_nlohmann(const std::string& text, const std::string& error) {
 
 /// The error of reading `text`, the same whole and in pieces of 1, 2 and 7 bytes ("no error" when none).
 std::string error_in_any_pieces(const std::string& text) {
-  const std::string whole = error_of(text);
+  std::string whole = error_of(text);
   for (const std::size_t piece : {1, 2, 7}) {
     INFO("pieces of " << piece);
     CHECK(error_of(text, piece) == whole);
@@ -517,7 +520,7 @@ std::string error_in_any_pieces(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("profile: the JSON reader accepts what nlohmann accepts, in any pieces", "[cost][profile]") {
+TEST_CASE("profile: the JSON reader accepts what nlohmann accepts in any pieces", "[cost][profile]") {
   test::Rng rng(25);
   int valid = 0;
   for (int i = 0; i < 1500; ++i) {
