@@ -3,8 +3,9 @@
 // Reads the Chrome trace event JSON that JAX's and TensorFlow's profilers
 // write (`plugins/profile/<run>/<host>.trace.json.gz`, JAX's
 // `perfetto_trace.json.gz`) and Perfetto exports: the object form
-// `{"traceEvents": [...], ...}` or a bare array of events, plain or gzip
-// (recognised by its magic bytes, whatever the file is called). The file is
+// `{"traceEvents": [...], ...}` or a bare array of events (its closing `]`
+// may be missing, as Chrome allows), plain or gzip (recognised by its magic
+// bytes, whatever the file is called). The file is
 // streamed: time is linear in its size (about 100 MB of JSON a second; a
 // trace at xprof's cap of 1,000,000 events is ~250 MB), and memory grows with
 // the number of distinct kernels, not of events.
@@ -52,7 +53,7 @@
 // its own copy). Events nested inside another counted event of their line
 // (TPU control flow: a `while` op holds its body's ops) add to their own
 // instruction's time but are left out of the totals, so that the share of
-// the measured time that joined stays below 1; a line's events are read in
+// the measured time that joined is at most 1; a line's events are read in
 // file order, which is time order in the files these tools write.
 #pragma once
 
