@@ -2,31 +2,19 @@
 // of a dump, so that the cost model's estimates can be shown beside them.
 // Reads the Chrome trace event JSON that JAX's and TensorFlow's profilers
 // write (`plugins/profile/<run>/<host>.trace.json.gz`, JAX's
-// `perfetto_trace.json.gz`) and Perfetto exports: the object form
-// `{"traceEvents": [...], ...}` or a bare array of events (its closing `]`
-// may be missing, as Chrome allows), plain or gzip (recognised by its magic
-// bytes, whatever the file is called). The file is
-// streamed: time is linear in its size (about 100 MB of JSON a second; a
-// trace at xprof's cap of 1,000,000 events is ~250 MB), and memory grows with
-// the number of distinct kernels, not of events.
+// `perfetto_trace.json.gz`) and Perfetto exports, plain or gzip (recognised
+// by its magic bytes, whatever the file is called). The file is streamed:
+// time is linear in its size (nlohmann's SAX parser reads about 45 MB of
+// JSON a second: ~6 s for a trace at xprof's cap of 1,000,000 events,
+// ~250 MB), and memory grows with the number of distinct kernels, not of
+// events.
 //
-// Which events count (the kernels or ops of the device):
-//  * on a device process (`process_name` `/device:GPU:0`, `/device:TPU:0`):
-//    the events of its `XLA Ops` lines when it has one (TPUs; xprof's derived
-//    lines), else those of all its lines but xprof's summary lines (`Steps`,
-//    `XLA Modules`, `Framework Ops`, `Async XLA Ops`, ...): the GPU streams;
-//  * on a process that is neither `/device:` nor `/host:` (a trace without
-//    process names): events carrying `args.hlo_op`;
-//  * host processes (`/host:CPU`) never count when there is a device
-//    process. Without one (a CPU profile) the events that name an HLO op
-//    count (`args.hlo_op`, XLA:CPU's thunks, or an `XLA Ops` line), or every
-//    event when none does.
-// Complete events (`"ph": "X"`, `ts` and `dur` in microseconds, whatever
-// `displayTimeUnit` says: that is for display) and `B`/`E` pairs on one
-// pid/tid (an `E` closes the latest open `B`, Chrome's rule) count; other
-// phases (instant, counter, async, flow) do not.
+// The steps, each with its rules: gzip_text.hpp (the text), trace_events.hpp
+// (the JSON forms and the fields read), event_sums.hpp (the phases, B/E
+// pairs, nesting), trace_kernels.hpp (which processes and lines count: the
+// device's kernels or ops), then the join below.
 //
-// How an event joins an instruction of a module (Profile::join):
+// How a kernel joins an instruction of a module (Profile::join):
 //  (a) `args.hlo_op` names the instruction exactly (GPU kernels carry it
 //      from XLA's annotations; XLA:CPU's thunks too), and `args.hlo_module`,
 //      when present, names the module: equal to `HloModule <name>`, where a
@@ -53,8 +41,7 @@
 // its own copy). Events nested inside another counted event of their line
 // (TPU control flow: a `while` op holds its body's ops) add to their own
 // instruction's time but are left out of the totals, so that the share of
-// the measured time that joined is at most 1; a line's events are read in
-// file order, which is time order in the files these tools write.
+// the measured time that joined is at most 1.
 #pragma once
 
 #include <cstddef>
@@ -74,7 +61,7 @@ namespace hlo_index::cost {
 
 /// A trace file that cannot be read. The message says what is wrong and
 /// where, without the file name (the caller prints `file: error: ...`):
-/// `line 3, column 17 (byte 57): syntax error while parsing object - unexpected end of input; expected '}'`,
+/// `line 3, column 1 (byte 78): syntax error while parsing array - unexpected '{'; expected ']'`,
 /// `traceEvents[4] ("fusion_3", ph "X"): "dur" is "fast", not a number of microseconds`.
 class ProfileError : public std::runtime_error {
 public:
