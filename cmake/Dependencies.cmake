@@ -5,6 +5,7 @@ find_package(Boost 1.74 REQUIRED)                 # libboost-dev: Spirit X3 (hea
 find_package(fmt REQUIRED)                        # libfmt-dev
 find_package(CLI11 REQUIRED)                      # libcli11-dev
 find_package(nlohmann_json 3.10 REQUIRED)         # nlohmann-json3-dev
+find_package(ZLIB REQUIRED)                       # zlib1g-dev: gzip trace files (--profile)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(ISL REQUIRED IMPORTED_TARGET isl)  # libisl-dev (+ libgmp-dev)
 

@@ -5,7 +5,7 @@ set -euo pipefail
 # clang-format-14 for scripts/check_format.sh, clang-tidy-14 for scripts/tidy.sh, chromium for the
 # test that loads `hlo-index report`'s page in a headless browser.
 packages=(cmake make g++ pkg-config libisl-dev libgmp-dev libcli11-dev libfmt-dev libboost-dev
-          catch2 nlohmann-json3-dev libjemalloc-dev clang-format-14 python3 clang-tidy-14 chromium)
+          catch2 nlohmann-json3-dev zlib1g-dev libjemalloc-dev clang-format-14 python3 clang-tidy-14 chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
