@@ -228,16 +228,20 @@ MapSet shared_loop_reads(const FusedBody& body, std::size_t parameter) {
 
 Evaluations fused_evaluations(const FusedBody& body, std::uint32_t instruction, std::size_t element) {
   Evaluations out;
+  MapSet counted;  // every map, those with runtime offsets too
   for (const auto& per_output : body.to_instruction) {
     const auto it = per_output.find({instruction, element});
     if (it == per_output.end()) continue;
     if (!body.one_loop_domain) out.count = std::max(out.count, reads_of_one_execution(it->second, out.exact));
     for (const indexing::IndexingMap& m : it->second) {
+      // A runtime offset: the evaluations at one value of it, not known here.
+      if (m.runtime_count() > 0) out.exact = false;
+      if (body.one_loop_domain) indexing::insert_unique(counted, m, true);
       if (m.is_defined() && m.runtime_count() == 0) indexing::insert_unique(out.maps, m, true);
     }
   }
   // Over one loop domain, the evaluations at distinct (loop point, element) pairs.
-  if (body.one_loop_domain) out.count = reads_of_one_execution(out.maps, out.exact);
+  if (body.one_loop_domain) out.count = reads_of_one_execution(counted, out.exact);
   return out;
 }
 

@@ -212,19 +212,6 @@ void CostModel::add_op_flops(std::uint32_t computation, std::uint32_t instructio
       return;
     }
   }
-  if (rule == CostRule::kReduceWindow && counted != nullptr && !counted->operands.empty() &&
-      counted->operands[0].defined() && counted->operands[0].total_reads.exact) {
-    // The reducer applied once per real element read beyond the first of each window (XLA charges
-    // every window position, padding included).
-    const hlo::Computation* reducer = module.callee(c, instr);
-    const OpFlops r = reducer != nullptr ? computation_flops(module, *reducer, m_device) : OpFlops{};
-    if (reducer != nullptr && r.known) {
-      const std::int64_t outputs = array_elements(indexing::leaf_shape(module.shape_of(instr), 0));
-      const std::int64_t applications = std::max<std::int64_t>(0, counted->operands[0].total_reads.value - outputs);
-      f.flops = scale(r.flops, applications, 1);
-      f.transcendentals = scale(r.transcendentals, applications, 1);
-    }
-  }
   out.flops = f.flops;
   out.transcendentals = f.transcendentals;
   out.xla_flops = f.xla_flops;
@@ -238,6 +225,37 @@ void CostModel::add_op_flops(std::uint32_t computation, std::uint32_t instructio
   add_work(out.work, type, f.unit, static_cast<double>(f.flops) * passes);
   add_work(out.work, PeakClass::kF32, ComputeUnit::kVector, static_cast<double>(f.transcendentals));
 }
+
+namespace {
+
+// Every output element of the op costs the same FLOPs.
+bool uniform_per_element(CostRule rule) {
+  switch (rule) {
+    case CostRule::kElementwise:
+    case CostRule::kTranscendental:
+    case CostRule::kDot:
+    case CostRule::kReduce:
+    case CostRule::kRandom:
+    case CostRule::kMap:
+    case CostRule::kAllReduce:
+    case CostRule::kBookkeeping:
+    case CostRule::kDataMovement:
+    case CostRule::kCollective: return true;
+    default: return false;
+  }
+}
+
+// The same for an instruction: a nested fusion when every op it fuses is so.
+bool uniform_per_element(const hlo::Module& module, const hlo::Computation& c, const hlo::Instruction& instr,
+                         int depth = 0) {
+  if (instr.opcode != Opcode::kFusion) return uniform_per_element(cost_rule(instr.opcode));
+  const hlo::Computation* body = module.callee(c, instr);
+  if (body == nullptr || depth > 8) return false;
+  return std::all_of(body->instructions.begin(), body->instructions.end(),
+                     [&](const hlo::Instruction& i) { return uniform_per_element(module, *body, i, depth + 1); });
+}
+
+}  // namespace
 
 std::vector<FusedOpCost> CostModel::fused_op_costs(std::uint32_t computation, std::uint32_t instruction,
                                                    const analysis::FusedBody& body, InstructionCost& totals) {
@@ -289,10 +307,17 @@ std::vector<FusedOpCost> CostModel::fused_op_costs(std::uint32_t computation, st
     // Executed: as often as the fusion evaluates the op, per element of its result.
     FusedOpCost op{k, 0, 0, {}, 0, array_elements(indexing::leaf_shape(module.shape_of(fused), 0)), false};
     if (body.defined() && in_loop[k] && op.elements > 0) {
-      const analysis::Evaluations e = analysis::fused_evaluations(body, k, 0);
-      op.evaluations = e.count;
+      // A variadic op computes all its results at each position: evaluated wherever any is read.
+      const std::size_t results = std::max<std::size_t>(1, indexing::leaf_shapes(module.shape_of(fused)).size());
+      for (std::size_t r = 0; r < results; ++r) {
+        const analysis::Evaluations e = analysis::fused_evaluations(body, k, r);
+        op.evaluations = std::max(op.evaluations, e.count);
+        if (!e.exact) totals.flops_exact = false;
+      }
       op.counted = true;
-      if (!e.exact) totals.flops_exact = false;
+      // Some output elements cost more than others (windows or kernels meeting padding): the
+      // average scales a subset only approximately.
+      if (op.evaluations != op.elements && !uniform_per_element(module, *callee, fused)) totals.flops_exact = false;
     }
     const std::int64_t flops = op.counted ? scale(part.flops, op.evaluations, op.elements) : part.flops;
     const std::int64_t transcendentals =
@@ -327,6 +352,9 @@ namespace {
 struct InPlace {
   std::size_t operand = 0, output = 0;
   std::uint32_t computation = 0, instruction = 0;  // the dynamic-update-slice or scatter
+  std::size_t target = 0;                          // its operand that the output aliases
+  std::size_t updates = 0;                         // its operand that holds the new values
+  std::size_t result = 0;                          // its result (a variadic scatter has several)
 };
 
 std::optional<std::uint32_t> through_bitcasts(const hlo::Computation& c, std::uint32_t i) {
@@ -336,16 +364,32 @@ std::optional<std::uint32_t> through_bitcasts(const hlo::Computation& c, std::ui
   return i < c.instructions.size() ? std::optional<std::uint32_t>(i) : std::nullopt;
 }
 
+bool depends_on_runtime(const indexing::MapSet& maps) {
+  return std::any_of(maps.begin(), maps.end(), [](const indexing::IndexingMap& m) { return m.runtime_count() > 0; });
+}
+
 bool updates_in_place(Opcode op) { return op == Opcode::kDynamicUpdateSlice || op == Opcode::kScatter; }
+
+// The results of a dynamic-update-slice or scatter, each with the operand it overwrites and the one
+// holding its updates: a dynamic-update-slice (target, update, offsets...); a scatter with n results
+// (targets 0..n-1, indices, updates n+1..2n).
+std::vector<InPlace> in_place_results(const hlo::Module& module, std::uint32_t computation, std::uint32_t instruction) {
+  const hlo::Instruction& instr = module.computations[computation].instructions[instruction];
+  std::vector<InPlace> out;
+  if (instr.opcode == Opcode::kDynamicUpdateSlice && instr.operand_count >= 2 && !module.shape_of(instr).is_tuple) {
+    out.push_back({0, 0, computation, instruction, 0, 1, 0});
+  } else if (instr.opcode == Opcode::kScatter && instr.operand_count >= 3 && instr.operand_count % 2 == 1) {
+    const std::size_t n = (instr.operand_count - 1) / 2;
+    for (std::size_t k = 0; k < n; ++k) out.push_back({k, k, computation, instruction, k, n + 1 + k, k});
+  }
+  return out;
+}
 
 std::vector<InPlace> in_place_outputs(const hlo::Module& module, std::uint32_t computation, std::uint32_t instruction) {
   const hlo::Computation& c = module.computations[computation];
   const hlo::Instruction& instr = c.instructions[instruction];
+  if (updates_in_place(instr.opcode)) return in_place_results(module, computation, instruction);
   std::vector<InPlace> out;
-  if (updates_in_place(instr.opcode) && instr.operand_count >= 1 && !module.shape_of(instr).is_tuple) {
-    out.push_back({0, 0, computation, instruction});
-    return out;
-  }
   if (instr.opcode != Opcode::kFusion) return out;
   const hlo::Computation* body = module.callee(c, instr);
   if (body == nullptr || body->root >= body->instructions.size()) return out;
@@ -355,14 +399,25 @@ std::vector<InPlace> in_place_outputs(const hlo::Module& module, std::uint32_t c
     const auto elements = body->operands_of(body->instructions[body->root]);
     roots.assign(elements.begin(), elements.end());
   }
-  for (std::size_t k = 0; k < roots.size(); ++k) {
-    const auto root = through_bitcasts(*body, roots[k]);
-    if (!root) continue;
-    const hlo::Instruction& update = body->instructions[*root];
-    if (!updates_in_place(update.opcode) || update.operand_count < 1 || module.shape_of(update).is_tuple) continue;
-    const auto target = through_bitcasts(*body, body->operands_of(update)[0]);
-    if (!target || body->instructions[*target].opcode != Opcode::kParameter) continue;
-    out.push_back({static_cast<std::size_t>(body->instructions[*target].parameter_number), k, body_index, *root});
+  // A tuple root's elements are outputs one by one; a variadic scatter as the root has one per result.
+  const bool root_tuple = roots.size() > 1 || roots[0] != body->root;
+  std::size_t output = 0;
+  for (const std::uint32_t element : roots) {
+    const auto root = through_bitcasts(*body, element);
+    const std::vector<InPlace> results = root ? in_place_results(module, body_index, *root) : std::vector<InPlace>{};
+    const std::size_t outputs = root_tuple && !results.empty() ? results.size() : 1;
+    if (root_tuple && results.size() > 1) {
+      output += outputs;  // a variadic scatter inside a tuple: nested leaves, not followed
+      continue;
+    }
+    for (InPlace p : results) {
+      const auto target = through_bitcasts(*body, body->operands_of(body->instructions[*root])[p.target]);
+      if (!target || body->instructions[*target].opcode != Opcode::kParameter) continue;
+      p.operand = static_cast<std::size_t>(body->instructions[*target].parameter_number);
+      p.output = output + p.result;
+      out.push_back(p);
+    }
+    output += outputs;
   }
   return out;
 }
@@ -407,30 +462,31 @@ void CostModel::add_traffic(std::uint32_t computation, std::uint32_t instruction
     if (p.operand >= out.operand_reads.size() || p.output >= out.output_writes.size()) continue;
     const hlo::Computation& holder = module.computations[p.computation];
     const hlo::Instruction& update = holder.instructions[p.instruction];
-    // The updates: a dynamic-update-slice's operand 1; a scatter's first updates operand, after
-    // its operands and indices.
-    const std::size_t updates = update.opcode == Opcode::kScatter ? (update.operand_count - 1) / 2 + 1 : 1;
-    if (updates >= update.operand_count) continue;
-    const hlo::Shape& updates_shape = module.shape_of(holder.instructions[holder.operands_of(update)[updates]]);
+    const hlo::Shape& updates_shape = module.shape_of(holder.instructions[holder.operands_of(update)[p.updates]]);
     const std::vector<indexing::MapSet> to_output =
-        m_analysis.maps().input_to_output(p.computation, p.instruction, updates);
-    if (to_output.empty()) continue;
-    ArrayTraffic written = m_traffic.units_reached(*leaves[p.output], {&updates_shape}, {to_output[0]},
-                                                   updates_shape.element_count().value_or(0), false);
-    written.exact = false;  // one position of the runtime offsets
+        m_analysis.maps().input_to_output(p.computation, p.instruction, p.updates);
+    if (p.result >= to_output.size()) continue;
+    // Runtime offsets or indices: one execution's position, not known here.
+    const bool fixed = !depends_on_runtime(to_output[p.result]);
+    const std::int64_t updated = updates_shape.element_count().value_or(0);
+    const ArrayTraffic written =
+        m_traffic.units_reached(*leaves[p.output], {&updates_shape}, {to_output[p.result]}, updated, fixed);
     out.output_writes[p.output] = written;
     // Not copied: of the aliased operand, only what a scatter combines with, and what other uses in a
     // fusion read (a read-modify-write of a slice).
-    ArrayTraffic read = written;
-    read.memory_space = out.operand_reads[p.operand].memory_space;
-    if (update.opcode != Opcode::kScatter) read.units = 0;
+    const hlo::Shape& aliased = module.shape_of(c.instructions[operands[p.operand]]);
+    ArrayTraffic read = out.operand_reads[p.operand];
+    read.units = 0;
+    read.exact = true;
+    if (update.opcode == Opcode::kScatter)
+      read = m_traffic.units_reached(aliased, {&updates_shape}, {to_output[p.result]}, updated, fixed);
     if (p.computation != computation) {
       const analysis::FusedBody body = analysis::fused_body(module, m_analysis.maps(), computation, instruction);
       std::vector<indexing::MapSet> others(leaves.size());
       bool any = false;
       if (body.defined() && p.operand < body.parameter_uses.size()) {
         for (const analysis::FusedUse& use : body.parameter_uses[p.operand]) {
-          if (use.user == p.instruction && use.position == 0) continue;
+          if (use.user == p.instruction && use.position == p.target) continue;
           if (module.computations[p.computation].instructions[use.user].opcode == Opcode::kBitcast) continue;
           for (std::size_t k = 0; k < use.maps.size() && k < others.size(); ++k) {
             others[k].insert(others[k].end(), use.maps[k].begin(), use.maps[k].end());
@@ -441,8 +497,9 @@ void CostModel::add_traffic(std::uint32_t computation, std::uint32_t instruction
       if (!body.defined()) {
         read = out.operand_reads[p.operand];  // the reads as counted, an upper bound
       } else if (any) {
-        const hlo::Shape& operand = module.shape_of(c.instructions[operands[p.operand]]);
-        const ArrayTraffic rest = m_traffic.units_reached(operand, leaves, others, INT64_MAX, false);
+        bool others_fixed = true;
+        for (const indexing::MapSet& maps : others) others_fixed = others_fixed && !depends_on_runtime(maps);
+        const ArrayTraffic rest = m_traffic.units_reached(aliased, leaves, others, -1, others_fixed);
         read.units += rest.units;
         read.exact = read.exact && rest.exact;
       }

@@ -461,6 +461,48 @@ Env zero_env(const Computation& c) {
   return env;
 }
 
+/// An output that a dynamic-update-slice or scatter writes over one of the fusion's (or the op's)
+/// operands in place: only the updated elements are written, and the operand is not read but where
+/// a scatter combines with it or other uses in the fusion read it.
+struct InPlaceOutput {
+  std::size_t output = 0;
+  std::size_t operand = 0;  // of the instruction: the op's operand 0, or the fusion's parameter
+  bool scatter = false;
+  bool direct = true;       // the output is the op's (no bitcast between): `written` in its indices
+  std::set<Tuple> written;  // output elements the updates reach
+};
+
+std::vector<InPlaceOutput> in_place_outputs(const Computation& c, bool fused, const Env& env) {
+  std::vector<InPlaceOutput> out;
+  const Node& root = c.node(c.root);
+  const std::vector<int> elements = root.opcode == "tuple" ? root.operands : std::vector<int>{c.root};
+  auto through_bitcasts = [&](int id) {
+    while (c.node(id).kind == Kind::kOp && c.node(id).opcode == "bitcast") id = c.node(id).operands.at(0);
+    return id;
+  };
+  for (std::size_t k = 0; k < elements.size(); ++k) {
+    const int id = through_bitcasts(elements[k]);
+    const Node& n = c.node(id);
+    const bool scatter = n.opcode == "scatter";
+    if (n.kind != Kind::kOp || n.tuple || (n.opcode != "dynamic-update-slice" && !scatter)) continue;
+    const Node& target = c.node(through_bitcasts(n.operands.at(0)));
+    if (target.kind != Kind::kParam) continue;
+    InPlaceOutput o;
+    o.output = k;
+    o.operand = fused ? static_cast<std::size_t>(target.parameter) : 0;
+    o.scatter = scatter;
+    o.direct = id == elements[k];
+    const std::size_t updates = scatter ? n.operands.size() - 1 : 1;
+    for_each_index(n.outputs[0].dims, [&](const Tuple& index) {
+      Reads reads(n.operands.size());
+      n.reads(0, index, env, reads);
+      if (!reads.at(updates).empty()) o.written.insert(index);
+    });
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
 struct CaseOptions {
   /// Counts with runtime offsets equal the reads at offset 0, not only bound them.
   bool runtime_exact = false;
@@ -490,6 +532,12 @@ void check_case(const Computation& c, bool fused, const Decoration& d, std::uint
   }
   const hlo::Computation& ec = module.computations[entry];
   const auto operands = ec.operands_of(ec.instructions[root]);
+  const std::vector<InPlaceOutput> in_place = in_place_outputs(c, fused, env);
+  auto aliased = [&](std::size_t operand) -> const InPlaceOutput* {
+    for (const InPlaceOutput& o : in_place)
+      if (o.operand == operand) return &o;
+    return nullptr;
+  };
   {
     // The operand elements read, over every output: [operand] -> set of indices.
     std::vector<TupleSet> read(operands.size());
@@ -525,7 +573,16 @@ void check_case(const Computation& c, bool fused, const Decoration& d, std::uint
       const cost::ArrayTraffic& t = cost.operand_reads[p];
       CHECK(t.unit_bytes == place.unit_bytes());
       if (!runtime) CHECK(t.exact);
-      if (t.exact || options.runtime_exact) {
+      if (const InPlaceOutput* o = aliased(p)) {
+        // Written in place: none of it read (a dynamic-update-slice) or the updated elements (a
+        // scatter) — in a fusion also what other uses read: within the reference's reads.
+        std::set<std::int64_t> updated;
+        if (o->scatter && o->direct)
+          for (const Tuple& index : o->written) place.add(index, updated);
+        if (!fused && (t.exact || options.runtime_exact)) CHECK(t.units == static_cast<std::int64_t>(updated.size()));
+        CHECK(t.units <= static_cast<std::int64_t>(units.size()));
+        cover("operand aliased by an output written in place");
+      } else if (t.exact || options.runtime_exact) {
         CHECK(t.units == static_cast<std::int64_t>(units.size()));
       } else {
         // Inexact (the simplified maps of a dynamic-update-slice's operand 0 are a superset): a bound.
@@ -550,6 +607,19 @@ void check_case(const Computation& c, bool fused, const Decoration& d, std::uint
       const Placement place(*leaves[k], d.target, device);
       const std::int64_t units = place.units_of_every_element(leaves[k]->dims);
       CHECK(cost.output_writes[k].unit_bytes == place.unit_bytes());
+      const auto o =
+          std::find_if(in_place.begin(), in_place.end(), [&](const InPlaceOutput& i) { return i.output == k; });
+      if (o != in_place.end()) {
+        // Written in place: the units holding an updated element.
+        std::set<std::int64_t> written;
+        for (const Tuple& index : o->written) place.add(index, written);
+        if (o->direct && (cost.output_writes[k].exact || options.runtime_exact))
+          CHECK(cost.output_writes[k].units == static_cast<std::int64_t>(written.size()));
+        CHECK(cost.output_writes[k].units <= units);
+        cover("output written in place");
+        ++stats().outputs;
+        continue;
+      }
       CHECK(cost.output_writes[k].units == units);
       if (units < place.buffer_units()) {
         ++stats().padding_units;

@@ -158,3 +158,101 @@ TEST_CASE("cost: convolution FLOPs of very long windows in closed form", "[cost]
   }
   CHECK(d.flops("conv").xla_flops == 2 * direct);
 }
+
+// The instruction's cost takes op_flops' exact count: windows holding no element apply nothing (a
+// count of reads beyond the first per window went below zero on them: 4 reads - 7 windows).
+TEST_CASE("cost: a standalone reduce-window costs its exact applications", "[cost]") {
+  auto m = cost_module(module(k_add, R"(  x = f32[2] parameter(0)
+  z = f32[] constant(0)
+  ROOT rw = f32[7] reduce-window(x, z), window={size=2 pad=3_3}, to_apply=add
+)"),
+                       byte_device());
+  const cost::InstructionCost& c = m.cost("rw");
+  CHECK(c.flops == 1);
+  CHECK(c.xla_flops == 7);
+  CHECK(c.flops_exact);
+}
+
+// A variadic reduce whose second result alone is used: it still runs at every position read.
+TEST_CASE("cost: a fused variadic op read through its second result is counted", "[cost]") {
+  auto m = cost_module(R"(HloModule m
+add2 {
+  a0 = f32[] parameter(0)
+  a1 = f32[] parameter(1)
+  b0 = f32[] parameter(2)
+  b1 = f32[] parameter(3)
+  s0 = f32[] add(a0, b0)
+  s1 = f32[] add(a1, b1)
+  ROOT t = (f32[], f32[]) tuple(s0, s1)
+}
+f {
+  x = f32[8,16] parameter(0)
+  y = f32[8,16] parameter(1)
+  z = f32[] constant(0)
+  r = (f32[8], f32[8]) reduce(x, y, z, z), dimensions={1}, to_apply=add2
+  ROOT g = f32[8] get-tuple-element(r), index=1
+}
+ENTRY e {
+  x = f32[8,16] parameter(0)
+  y = f32[8,16] parameter(1)
+  ROOT o = f32[8] fusion(x, y), kind=kInput, calls=f
+}
+)",
+                       byte_device());
+  const cost::InstructionCost& c = m.cost("o");
+  CHECK(c.flops == 2 * 8 * 15);  // two adds per step, 15 steps for each of 8 rows
+  CHECK(c.flops_exact);
+}
+
+// A reduce-window whose windows near the edge meet padding, sliced to its first elements: the
+// average cost per element scales the slice only approximately.
+TEST_CASE("cost: a fused op of uneven cost per element, partly evaluated, is not exact", "[cost]") {
+  auto m = cost_module(module(k_add + R"(
+f {
+  x = f32[16] parameter(0)
+  z = f32[] constant(0)
+  w = f32[16] reduce-window(x, z), window={size=5 pad=2_2}, to_apply=add
+  ROOT s = f32[2] slice(w), slice={[0:2]}
+}
+)",
+                              R"(  x = f32[16] parameter(0)
+  ROOT o = f32[2] fusion(x), kind=kLoop, calls=f
+)"),
+                       byte_device());
+  const cost::InstructionCost& c = m.cost("o");
+  CHECK_FALSE(c.flops_exact);
+  auto whole = cost_module(module(k_add + R"(
+f {
+  x = f32[16] parameter(0)
+  z = f32[] constant(0)
+  ROOT w = f32[16] reduce-window(x, z), window={size=5 pad=2_2}, to_apply=add
+}
+)",
+                                  R"(  x = f32[16] parameter(0)
+  ROOT o = f32[16] fusion(x), kind=kLoop, calls=f
+)"),
+                           byte_device());
+  CHECK(whole.cost("o").flops_exact);  // every element evaluated: the exact total
+}
+
+// A fused op evaluated through a runtime offset: how many of its elements one execution evaluates
+// depends on the offset's value.
+TEST_CASE("cost: evaluations through a runtime offset are not exact", "[cost]") {
+  auto m = cost_module(R"(HloModule m
+f {
+  x = f32[16] parameter(0)
+  i = s32[] parameter(1)
+  e = f32[16] exponential(x)
+  ROOT d = f32[4] dynamic-slice(e, i), dynamic_slice_sizes={4}
+}
+ENTRY e {
+  x = f32[16] parameter(0)
+  i = s32[] parameter(1)
+  ROOT o = f32[4] fusion(x, i), kind=kLoop, calls=f
+}
+)",
+                       byte_device());
+  const cost::InstructionCost& c = m.cost("o");
+  CHECK(c.transcendentals == 4);
+  CHECK_FALSE(c.flops_exact);
+}
