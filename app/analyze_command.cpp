@@ -487,7 +487,9 @@ int analyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err)
   const std::optional<analysis::InstructionFilter> filter =
       analysis::module_and_match_filter(opts.modules, opts.match, err);
   if (!filter) return k_exit_input_error;
-  std::optional<std::vector<hlo::Module>> modules = analysis::load_modules(opts.files, opts.allow_truncated, err);
+  bool some_input_failed = false;
+  std::optional<std::vector<hlo::Module>> modules =
+      analysis::load_modules(opts.files, opts.allow_truncated, err, &some_input_failed);
   if (!modules) return k_exit_input_error;
   if (opts.canonical_names && !rename_canonically(*modules, {opts.allow_truncated}, err)) return k_exit_internal_error;
   const bool several = modules->size() > 1;
@@ -502,7 +504,7 @@ int analyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err)
       opts.format == "text" ? make_text_renderer(opts, out) : make_json_renderer(opts, out);
   Progress progress(err, "hlo-index analyze", progress_wanted(opts.format) && opts.expect.empty());
   analyze_modules(*modules, several, opts, *filter, *renderer, progress, device->get());
-  return k_exit_ok;
+  return exit_code_after_input(some_input_failed, k_exit_ok, err);
 }
 
 }  // namespace

@@ -472,8 +472,9 @@ int run_lint_command(const LintOptions& options, std::ostream& out, std::ostream
   if (!filter) return k_exit_input_error;
   const std::optional<ChosenDevice> device = choose_device(options.device, err);
   if (!device) return k_exit_input_error;
+  bool some_input_failed = false;
   const std::optional<std::vector<hlo::Module>> modules =
-      analysis::load_modules(options.files, options.allow_truncated, *filter, err);
+      analysis::load_modules(options.files, options.allow_truncated, *filter, err, &some_input_failed);
   if (!modules) return k_exit_input_error;
   for (const hlo::Module& module : *modules) {
     if (!filter->accepts_module(module)) continue;
@@ -500,7 +501,8 @@ int run_lint_command(const LintOptions& options, std::ostream& out, std::ostream
   print_findings(findings, totals, *rules, options.format, out);
   err << summary_text(findings, totals, options.all_instructions);
   // Notes say what hlo-index could not judge; only warnings, findings about the HLO, fail the run.
-  return note_count(findings) == findings.size() ? k_exit_ok : k_exit_lint_findings;
+  return exit_code_after_input(some_input_failed,
+                               note_count(findings) == findings.size() ? k_exit_ok : k_exit_lint_findings, err);
 }
 
 }  // namespace hlo_index::app

@@ -43,6 +43,14 @@ int main(int argc, char** argv) {
   // Every subcommand's --help ends with the same exit codes as the top-level one.
   for (CLI::App* command : app.get_subcommands([](CLI::App*) { return true; })) {
     command->footer(command->get_footer() + "\n\n" + k_exit_codes_help);
+    // A repeatable option takes one value per occurrence, so that `--module NAME FILE` leaves FILE
+    // to the positional files (`--module A --module B` repeats it).
+    for (CLI::Option* option : command->get_options()) {
+      if (option->get_positional() || option->get_items_expected_max() <= 1) continue;
+      option->expected(1);
+      option->allow_extra_args(false);
+      option->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    }
   }
   try {
     app.parse(argc, argv);

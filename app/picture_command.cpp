@@ -1,6 +1,7 @@
 #include "app/picture_command.hpp"
 
 #include <fmt/format.h>
+#include <algorithm>
 
 #include <cerrno>
 #include <cstring>
@@ -34,7 +35,16 @@ std::vector<Found> find_instructions(const std::vector<hlo::Module>& modules, co
   for (std::size_t m = 0; m < modules.size(); ++m) {
     const hlo::Module& module = modules[m];
     if (!filter.accepts_module(module)) continue;
-    for (std::uint32_t ci : analysis::analysed_computations(module)) {
+    // A name asked for explicitly is found in the computations of a truncated dump that only missing
+    // callers reach too (not analysed on their own otherwise).
+    std::vector<std::uint32_t> computations = analysis::analysed_computations(module);
+    if (!name.empty()) {
+      const std::vector<bool> fused = analysis::fusion_bodies(module);
+      for (std::uint32_t ci : analysis::cut_off_computations(module))
+        if (!fused[ci]) computations.push_back(ci);
+      std::sort(computations.begin(), computations.end());
+    }
+    for (std::uint32_t ci : computations) {
       const hlo::Computation& c = module.computations[ci];
       for (std::uint32_t ii = 0; ii < c.instructions.size(); ++ii) {
         const hlo::Instruction& i = c.instructions[ii];

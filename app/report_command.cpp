@@ -155,8 +155,9 @@ int run_report_command(const ReportOptions& options, std::ostream& out, std::ost
   if (!filter) return k_exit_input_error;
   const std::optional<ChosenDevice> device = choose_device(options.device, err);
   if (!device) return k_exit_input_error;
+  bool some_input_failed = false;
   const std::optional<std::vector<hlo::Module>> modules =
-      analysis::load_modules(options.files, options.allow_truncated, *filter, err);
+      analysis::load_modules(options.files, options.allow_truncated, *filter, err, &some_input_failed);
   if (!modules) return k_exit_input_error;
 
   ScopedAnalysisLimits limits(options.isl_max_operations, options.time_limit_per_instruction);
@@ -205,7 +206,7 @@ int run_report_command(const ReportOptions& options, std::ostream& out, std::ost
       "wrote {}: {} module{}, {} {}{}, {} lint finding{}, {} picture{}\n",
       options.output == "-" ? "stdout" : options.output, page.modules.size(), page.modules.size() == 1 ? "" : "s", rows,
       what, rows == 1 ? "" : "s", findings, findings == 1 ? "" : "s", pictures, pictures == 1 ? "" : "s");
-  return k_exit_ok;
+  return exit_code_after_input(some_input_failed, k_exit_ok, err);
 }
 
 }  // namespace hlo_index::app

@@ -12,6 +12,7 @@
 #include "app/exit_codes.hpp"
 #include "app/isl_limit.hpp"
 #include "app/progress.hpp"
+#include "indexing/analysis/computation_walk.hpp"
 #include "indexing/analysis/module_input.hpp"
 #include "indexing/verdicts/lint_rules.hpp"
 #include "indexing/verdicts/summary.hpp"
@@ -39,6 +40,10 @@ struct ModuleRows {
   cost::CostTotals totals;  // over the module
   const cost::Device* device = nullptr;
   analysis::DumpStage stage;
+  std::optional<double> measured_seconds;  // with a profile (analysis::ModuleSummary)
+  double estimated_seconds_measured = 0;
+  std::size_t profile_steps = 0;
+  std::size_t cut_off = 0;  // computations of a truncated dump left out (analysis::cut_off_computations)
 };
 
 std::int64_t add_saturating(std::int64_t a, std::int64_t b) {
@@ -54,6 +59,10 @@ ModuleRows module_rows(const hlo::Module& module, analysis::ModuleSummary summar
   m.totals = summary.totals;
   m.device = summary.device;
   m.stage = summary.stage;
+  m.measured_seconds = summary.measured_seconds;
+  m.estimated_seconds_measured = summary.estimated_seconds_measured;
+  m.profile_steps = summary.profile_steps;
+  m.cut_off = analysis::cut_off_computations(module).size();
   std::vector<SummaryRow> rows = std::move(summary.rows);
   m.total_rows = rows.size();
   for (const SummaryRow& r : rows) {
@@ -141,35 +150,39 @@ namespace {
 // Positions of the text columns in summary_headers() and summary_cells().
 constexpr std::size_t k_bound_column = 2, k_access_column = 8, k_kind_column = 11, k_computation_column = 12;
 
-bool left_aligned(std::size_t column) {
-  return column == k_bound_column || column == k_access_column || column >= k_kind_column;
+// With a profile, a `measured` column follows `time`: the positions after it move by `shift`.
+bool left_aligned(std::size_t column, std::size_t shift) {
+  return column == k_bound_column + shift || column == k_access_column + shift || column >= k_kind_column + shift;
 }
 
 // Longest cell per column; kind, access and computation are capped so that the name keeps its room.
-std::vector<std::size_t> column_widths(const std::vector<std::vector<std::string>>& table) {
+std::vector<std::size_t> column_widths(const std::vector<std::string>& headers,
+                                       const std::vector<std::vector<std::string>>& table, std::size_t shift) {
+  const std::size_t access = k_access_column + shift, kind = k_kind_column + shift,
+                    computation = k_computation_column + shift;
   std::vector<std::size_t> widths;
-  for (const std::string& h : summary_headers()) widths.push_back(h.size());
+  for (const std::string& h : headers) widths.push_back(h.size());
   for (const auto& row : table) {
     for (std::size_t k = 0; k < row.size(); ++k) widths[k] = std::max(widths[k], row[k].size());
   }
-  widths[k_access_column] = std::min<std::size_t>(widths[k_access_column], 14);
-  widths[k_kind_column] = std::min<std::size_t>(widths[k_kind_column], 12);
-  widths[k_computation_column] = std::min<std::size_t>(widths[k_computation_column], 20);
+  widths[access] = std::min<std::size_t>(widths[access], 14);
+  widths[kind] = std::min<std::size_t>(widths[kind], 12);
+  widths[computation] = std::min<std::size_t>(widths[computation], 20);
   constexpr std::size_t k_min_name = 12, k_min_computation = 11;
   std::size_t used = 0;
   for (std::size_t k = 0; k + 1 < widths.size(); ++k) used += widths[k] + 1;
   // Very wide figures (huge multiplicities, bounds): the computation gives up room first.
   if (used + k_min_name > k_table_width) {
     const std::size_t excess = used + k_min_name - k_table_width;
-    const std::size_t room = widths[k_computation_column] - std::min(widths[k_computation_column], k_min_computation);
-    widths[k_computation_column] -= std::min(excess, room);
+    const std::size_t room = widths[computation] - std::min(widths[computation], k_min_computation);
+    widths[computation] -= std::min(excess, room);
     used -= std::min(excess, room);
   }
   widths.back() = std::min(widths.back(), used + k_min_name <= k_table_width ? k_table_width - used : k_min_name);
   return widths;
 }
 
-std::string table_line(const std::vector<std::string>& row, const std::vector<std::size_t>& widths) {
+std::string table_line(const std::vector<std::string>& row, const std::vector<std::size_t>& widths, std::size_t shift) {
   std::string line;
   for (std::size_t k = 0; k < row.size(); ++k) {
     const std::string cell = elide_middle(row[k], widths[k]);
@@ -180,7 +193,7 @@ std::string table_line(const std::vector<std::string>& row, const std::vector<st
     if (k + 1 == row.size()) {
       line += cell;  // the last column: no trailing blanks
     } else {
-      line += left_aligned(k) ? cell + pad : pad + cell;
+      line += left_aligned(k, shift) ? cell + pad : pad + cell;
     }
   }
   return line + "\n";
@@ -211,20 +224,52 @@ std::string device_text(const cost::Device* device) {
   return device == nullptr ? std::string("-") : fmt::format("{} ({})", device->name, device->description);
 }
 
+// With a profile, rows go by measured time unless --sort says otherwise.
+std::string sort_column(const SummaryOptions& options) {
+  return !options.profile.empty() && !options.sort_given ? std::string("measured") : options.sort;
+}
+
+std::string measured_cell(const SummaryRow& r) {
+  return r.measured_seconds ? cost::human_seconds(*r.measured_seconds) : std::string("-");
+}
+
+// The profile's time against the estimates, for the instructions it measured.
+std::string measured_text(const ModuleRows& m) {
+  if (!m.measured_seconds) return "profile: no event of it joined an instruction of this module\n";
+  const double ratio = m.estimated_seconds_measured > 0 ? *m.measured_seconds / m.estimated_seconds_measured : 0;
+  return fmt::format(
+      "profile: {} measured per run of the module ({} in the trace, per device), {} estimated for the "
+      "instructions measured (measured/estimated {:.2f})\n",
+      cost::human_seconds(*m.measured_seconds), plural(m.profile_steps, "run"),
+      cost::human_seconds(m.estimated_seconds_measured), ratio);
+}
+
 void render_text(const std::vector<ModuleRows>& modules, const SummaryOptions& options, std::ostream& out) {
   for (std::size_t n = 0; n < modules.size(); ++n) {
     const ModuleRows& m = modules[n];
     if (n > 0) out << "\n";
-    out << fmt::format("module {} ({}), sorted by {}; times on {}\n", m.name, m.file, options.sort,
+    out << fmt::format("module {} ({}), sorted by {}; times on {}\n", m.name, m.file, sort_column(options),
                        device_text(m.device));
     if (m.stage.before_optimisation) out << stage_note(m.stage);
+    const std::size_t shift = options.profile.empty() ? 0 : 1;
+    std::vector<std::string> headers = summary_headers();
+    if (shift != 0) headers.insert(headers.begin() + 1, "measured");
     std::vector<std::vector<std::string>> table;
-    for (const SummaryRow& r : m.rows) table.push_back(summary_cells(r));
-    const std::vector<std::size_t> widths = column_widths(table);
-    if (!table.empty()) out << table_line(summary_headers(), widths);
-    for (const auto& row : table) out << table_line(row, widths);
+    for (const SummaryRow& r : m.rows) {
+      table.push_back(summary_cells(r));
+      if (shift != 0) table.back().insert(table.back().begin() + 1, measured_cell(r));
+    }
+    const std::vector<std::size_t> widths = column_widths(headers, table, shift);
+    if (!table.empty()) out << table_line(headers, widths, shift);
+    for (const auto& row : table) out << table_line(row, widths, shift);
     out << total_text(m, options.all_instructions || m.stage.before_optimisation);
-    if (m.total_rows == 0 && !options.all_instructions && !m.stage.before_optimisation)
+    if (shift != 0) out << measured_text(m);
+    if (m.total_rows == 0 && m.cut_off > 0)
+      out << fmt::format(
+          "no row: the input is cut off and {} of its computations are reached only by callers it "
+          "lacks (left out, as the note says)\n",
+          m.cut_off);
+    else if (m.total_rows == 0 && !options.all_instructions && !m.stage.before_optimisation)
       out << "no fusion in this module: --all-instructions gives a row per instruction\n";
   }
 }
@@ -242,6 +287,7 @@ json row_json(const SummaryRow& r) {
               {"opcode", r.opcode},
               {"output_shape", r.output_shape},
               {"seconds", r.seconds()},
+              {"measured_seconds", optional_json(r.measured_seconds)},
               {"share", r.share},
               {"runs", r.runs.count},
               {"runs_exact", r.runs.exact},
@@ -273,10 +319,12 @@ void render_json(const std::vector<ModuleRows>& modules, const SummaryOptions& o
                         {"before_optimisation", m.stage.before_optimisation},
                         {"device", m.device != nullptr ? json(m.device->name) : json(nullptr)},
                         {"module_cost", totals_json(m.totals)},
+                        {"measured_seconds", optional_json(m.measured_seconds)},
+                        {"profile_runs", m.profile_steps},
                         {"total", std::move(total)},
                         {"rows", std::move(rows)}});
   }
-  out << json{{"sort", options.sort}, {"modules", std::move(list)}}.dump(2) << "\n";
+  out << json{{"sort", sort_column(options)}, {"modules", std::move(list)}}.dump(2) << "\n";
 }
 
 // RFC 4180: fields with a comma, quote or line break are quoted, quotes doubled.
@@ -290,7 +338,8 @@ std::string csv_field(const std::string& text) {
 std::string optional_csv(const std::optional<double>& value) { return value ? fmt::format("{}", *value) : ""; }
 
 void render_csv(const std::vector<ModuleRows>& modules, std::ostream& out) {
-  out << "file,line,column,module,computation,name,kind,opcode,output_shape,seconds,share,runs,bound,flops,"
+  out << "file,line,column,module,computation,name,kind,opcode,output_shape,seconds,measured_seconds,share,runs,bound,"
+         "flops,"
          "transcendentals,device_bytes_read,device_bytes_written,intensity,output_bytes,bytes_read,logical_read_bytes,"
          "counts_exact,worst_utilisation,highest_multiplicity,access,lint_findings,approximate,undefined\n";
   for (const ModuleRows& m : modules) {
@@ -305,6 +354,7 @@ void render_csv(const std::vector<ModuleRows>& modules, std::ostream& out) {
                                                r.opcode,
                                                r.output_shape,
                                                fmt::format("{}", r.seconds()),
+                                               optional_csv(r.measured_seconds),
                                                fmt::format("{}", r.share),
                                                fmt::format("{}", r.runs.count),
                                                std::string(cost::bound_name(r.cost.bound)),
@@ -376,6 +426,8 @@ constexpr const char* k_summary_help =
     "by default the target's: h100-sxm for GPU dumps, tpu-v5e for TPU dumps; docs/cost-model.md):\n"
     "  time         estimated time (roofline: max(compute, memory) + launch overhead + collective time),\n"
     "               times the runs of its computation (a while body: times the trip count; `~`: not exact)\n"
+    "  measured     with --profile TRACE: the time the profiler measured, per run of the module and per\n"
+    "               device (the runs in the trace are counted from the instructions that run once per run)\n"
     "  %            its share of the module's estimated time (every instruction that runs, not only the rows)\n"
     "  bound        what the time is: compute, memory, overhead or collective\n"
     "  flops        FLOPs executed, transcendentals included (a recomputed fused producer once per\n"
@@ -390,7 +442,8 @@ constexpr const char* k_summary_help =
     "  lint         findings of every lint rule at its default thresholds\n"
     "  line, kind (a fusion's kind, else the opcode), computation, name\n"
     "`<=` marks upper bounds (runtime offsets, approximate maps). Rows are grouped by module; --sort orders\n"
-    "them (time, flops, bytes, intensity, logical-reads (every read x element size: the work of reading,\n"
+    "them (time, measured (the default with --profile), flops, bytes, intensity, logical-reads (every read x element "
+    "size: the work of reading,\n"
     "not memory traffic), read (distinct elements read, in bytes), written, multiplicity, access, lint:\n"
     "largest first; utilisation: lowest first; line, name, computation, module, kind, opcode: ascending),\n"
     "ties by file and line; --top N keeps the first N per module. A total line per module gives the rows'\n"
@@ -413,8 +466,14 @@ void add_summary_options(CLI::App& cmd, SummaryOptions& options) {
   add_target_option(cmd, options.target, "the access verdicts judge reads for");
   add_device_options(cmd, options.device);
   cmd.add_option("--sort", options.sort, "Order rows by this column: " + column_list())
+      ->each([&options](const std::string&) { options.sort_given = true; })
       ->type_name("COLUMN")
       ->capture_default_str();
+  cmd.add_option("--profile", options.profile,
+                 "A profiler's trace of the module's runs (Chrome trace event JSON as JAX, TensorFlow and xprof "
+                 "write it, plain or .gz): a `measured` column per run of the module and device beside the "
+                 "estimates, and rows sorted by it")
+      ->type_name("TRACE");
   cmd.add_option("--top", options.top, "Only the first N rows of each module (after sorting)")->type_name("N");
   cmd.add_option("--kind", options.kinds, "Only fusions of this kind, e.g. kLoop, kInput (repeatable)");
   cmd.add_option("--opcode", options.opcodes, "Only instructions with this opcode (repeatable)");
@@ -438,7 +497,8 @@ void setup_summary_command(CLI::App& app, int& exit_code) {
 }
 
 int run_summary_command(const SummaryOptions& options, std::ostream& out, std::ostream& err) {
-  const std::optional<SummaryColumn> sort = analysis::find_summary_column(options.sort);
+  // With a profile, rows go by measured time unless --sort says otherwise.
+  const std::optional<SummaryColumn> sort = analysis::find_summary_column(sort_column(options));
   if (!sort) {
     err << fmt::format("hlo-index: error: unknown column '{}' for --sort (columns: {})\n", options.sort, column_list());
     return k_exit_input_error;
@@ -451,16 +511,27 @@ int run_summary_command(const SummaryOptions& options, std::ostream& out, std::o
   if (!filter) return k_exit_input_error;
   const std::optional<ChosenDevice> device = choose_device(options.device, err);
   if (!device) return k_exit_input_error;
+  bool some_input_failed = false;
   const std::optional<std::vector<hlo::Module>> modules =
-      analysis::load_modules(options.files, options.allow_truncated, *filter, err);
+      analysis::load_modules(options.files, options.allow_truncated, *filter, err, &some_input_failed);
   if (!modules) return k_exit_input_error;
 
+  std::optional<cost::Profile> profile;
+  if (!options.profile.empty()) {
+    try {
+      profile = cost::read_profile(options.profile);
+    } catch (const cost::ProfileError& e) {
+      err << fmt::format("{}: error: {}\n", options.profile, e.what());
+      return k_exit_input_error;
+    }
+  }
   ScopedAnalysisLimits limit(options.isl_max_operations, options.time_limit_per_instruction);
   std::vector<ModuleRows> shown;
   std::size_t rows = 0;
   {
     Progress progress(err, "hlo-index summary", progress_wanted(options.format));  // erased before the table
-    const analysis::SummaryRequest request = summary_request(options, *filter, progress, *modules, device->get());
+    analysis::SummaryRequest request = summary_request(options, *filter, progress, *modules, device->get());
+    if (profile) request.profile = &*profile;
     std::vector<analysis::ModuleSummary> by_module = analysis::summarise_modules(*modules, request);
     for (std::size_t k = 0; k < modules->size(); ++k) {
       if (!filter->accepts_module((*modules)[k])) continue;
@@ -481,7 +552,7 @@ int run_summary_command(const SummaryOptions& options, std::ostream& out, std::o
     render_json(shown, options, out);
   else
     render_csv(shown, out);
-  return k_exit_ok;
+  return exit_code_after_input(some_input_failed, k_exit_ok, err);
 }
 
 }  // namespace hlo_index::app

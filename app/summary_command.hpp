@@ -22,6 +22,8 @@ struct SummaryOptions {
   std::vector<std::string> files;
   bool all_instructions = false;   // a row per instruction of the analysed computations, not only fusions
   std::string sort = "time";       // a column of summary_column_names()
+  bool sort_given = false;         // --sort was given (else a profile sorts by measured time)
+  std::string profile;             // a trace file (--profile); empty: none
   std::optional<std::size_t> top;  // rows per module
   std::vector<std::string> kinds, opcodes, modules, computations;
   std::string match;            // ECMAScript regex searched in instruction names; empty: none

@@ -100,6 +100,10 @@ struct Module {
   std::vector<StackFrameTable> stack_frame_tables;
   std::vector<Computation> computations;  // in text order
   std::uint32_t entry = k_none;
+  /// Read with --allow-truncated from an input cut off inside a computation.
+  bool truncated = false;
+  /// Whether the text marks its entry with ENTRY (else the last computation stands in for it).
+  bool entry_declared = true;
   std::vector<Shape> shapes;  // interned; ShapeId indexes here
   /// Spellings of opcodes hlo-index does not know, as written (Instruction::unknown_opcode).
   std::vector<std::string_view> unknown_opcodes;

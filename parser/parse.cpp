@@ -730,7 +730,9 @@ void ModuleBuilder::finish_module() {
   if (m_module.entry == hlo::k_none) {
     m_module.entry = static_cast<std::uint32_t>(m_module.computations.size() - 1);
     m_module.computations.back().is_entry = true;
+    m_module.entry_declared = false;
   }
+  m_module.truncated = m_truncated;
   if (!m_module.has_header) m_module.name = m_module.computations[m_module.entry].name;
   resolve_callees();
   // Across computations (call_checks.hpp), on a module with nothing else wrong: a call

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <initializer_list>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 namespace hlo_index::analysis {
@@ -83,8 +86,48 @@ bool tiled_transpose(const hlo::Module& module, const hlo::Computation& c, const
 
 }  // namespace
 
+namespace {
+
+bool starts_with_any(std::string_view text, std::initializer_list<std::string_view> prefixes) {
+  return std::any_of(prefixes.begin(), prefixes.end(), [&](std::string_view p) { return text.starts_with(p); });
+}
+
+bool contains_any(std::string_view text, std::initializer_list<std::string_view> parts) {
+  return std::any_of(parts.begin(), parts.end(), [&](std::string_view p) { return text.find(p) != text.npos; });
+}
+
+// What a backend's compiler leaves in a dump: its library calls (custom-call targets) and the keys
+// of its backend configs. Unquoted: a target is written `custom_call_target="__onednn$matmul"`.
+std::optional<Target> backend_marker(const hlo::Module& module) {
+  bool gpu = false, cpu = false;
+  for (const hlo::Computation& c : module.computations) {
+    for (const hlo::Instruction& i : c.instructions) {
+      if (auto target = c.attribute(i, "custom_call_target")) {
+        std::string_view t = *target;
+        if (!t.empty() && t.front() == '"') t.remove_prefix(1);
+        if (starts_with_any(t, {"__onednn$", "__xla_cpu_runtime", "xla.cpu.", "__mkl", "__xnnpack"})) cpu = true;
+        if (starts_with_any(t, {"__cublas", "__cudnn", "__gpu$", "__triton", "__nvshmem", "__hipblas", "__miopen",
+                                "__rocm", "__nccl"}))
+          gpu = true;
+      }
+      if (auto config = c.attribute(i, "backend_config")) {
+        if (contains_any(*config, {"outer_dimension_partitions", "llvm_kernel_options", "onednn_"})) cpu = true;
+        if (contains_any(*config, {"operation_queue_id", "fusion_backend_config", "gemm_backend_config",
+                                   "cudnn_conv_backend_config", "collective_backend_config"}))
+          gpu = true;
+      }
+    }
+  }
+  if (cpu && !gpu) return Target::kCpu;
+  if (gpu) return Target::kGpu;
+  return std::nullopt;
+}
+
+}  // namespace
+
 Target detect_target(const hlo::Module& module) {
-  return std::any_of(module.shapes.begin(), module.shapes.end(), tpu_layout) ? Target::kTpu : Target::kGpu;
+  if (std::any_of(module.shapes.begin(), module.shapes.end(), tpu_layout)) return Target::kTpu;
+  return backend_marker(module).value_or(Target::kGpu);
 }
 
 std::string_view model_name(AccessModel model) {

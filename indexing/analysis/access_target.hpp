@@ -16,7 +16,11 @@ std::string_view target_name(Target target);
 std::optional<Target> parse_target(std::string_view name);
 
 /// TPU when some layout of the module has tiles (`:T(`) or a memory space
-/// (`S(n)`), as XLA's TPU compiler writes them; else GPU.
+/// (`S(n)`), as XLA's TPU compiler writes them; else CPU when the module calls
+/// XLA:CPU's libraries (`__onednn$...`, `__xla_cpu_runtime...`) or carries its
+/// backend configs (`outer_dimension_partitions`) and nothing of a GPU's
+/// (`__cublas$...`, `__cudnn$...`, `operation_queue_id`, `fusion_backend_config`);
+/// else GPU (also when nothing says: --target chooses).
 Target detect_target(const hlo::Module& module);
 
 /// The thread or transfer model a verdict comes from.

@@ -5,6 +5,7 @@
 #include <ostream>
 #include <system_error>
 
+#include "indexing/analysis/computation_walk.hpp"
 #include "parser/parse.hpp"
 
 namespace hlo_index::analysis {
@@ -34,11 +35,36 @@ std::vector<std::string> hlo_files_under(const std::string& dir, parser::Diagnos
   return files;
 }
 
+// Whether a file met in a directory holds HLO text at all: dumps sit beside manifests, logs and
+// notes that share the .txt extension.
+bool looks_like_hlo(std::string_view text) {
+  return text.find("HloModule") != std::string_view::npos || text.find("ENTRY") != std::string_view::npos;
+}
+
+// The computations of a truncated module that no present caller reaches, said once when it is read.
+void note_cut_off(const hlo::Module& module, std::ostream& err) {
+  const std::size_t cut = cut_off_computations(module).size();
+  if (cut == 0) return;
+  err << "note: module '" << module.name << "' is cut off" << (module.entry_declared ? "" : " before its ENTRY") << ": "
+      << cut << " of its " << module.computations.size()
+      << " computations are reached only by callers the input lacks, so no one can tell fusion bodies from "
+         "loop or call bodies among them; they are left out (analyze --computation NAME analyses one on "
+         "its own)\n";
+}
+
 std::size_t stream_one_file(const std::string& path, bool allow_truncated, std::ostream& err,
-                            const parser::ModuleSink& use) {
+                            const parser::ModuleSink& use, bool in_directory = false) {
   parser::DiagnosticEngine diagnostics;
   auto source = parser::read_source(path, diagnostics);
-  if (source) parser::parse_hlo_each(source, diagnostics, {allow_truncated}, use);
+  if (source && in_directory && !looks_like_hlo(source->text())) {
+    err << "note: " << path << " skipped: not HLO text (no HloModule or ENTRY in it)\n";
+    return 0;
+  }
+  auto noting = [&](hlo::Module&& m) {
+    if (m.truncated) note_cut_off(m, err);
+    use(std::move(m));
+  };
+  if (source) parser::parse_hlo_each(source, diagnostics, {allow_truncated}, noting);
   err << parser::render(diagnostics);
   return diagnostics.error_count();
 }
@@ -49,7 +75,7 @@ std::size_t stream_directory(const std::string& dir, bool allow_truncated, std::
   const std::vector<std::string> files = hlo_files_under(dir, diagnostics);
   err << parser::render(diagnostics);
   std::size_t errors = diagnostics.error_count();
-  for (const std::string& file : files) errors += stream_one_file(file, allow_truncated, err, use);
+  for (const std::string& file : files) errors += stream_one_file(file, allow_truncated, err, use, true);
   return errors;
 }
 
@@ -70,7 +96,7 @@ LoadedFile load_file(const std::string& path, bool allow_truncated, std::ostream
 }
 
 std::optional<std::vector<hlo::Module>> load_modules(const std::vector<std::string>& paths, bool allow_truncated,
-                                                     std::ostream& err) {
+                                                     std::ostream& err, bool* some_failed) {
   std::vector<hlo::Module> modules;
   bool errors = false;
   for (const std::string& path : paths) {
@@ -78,13 +104,18 @@ std::optional<std::vector<hlo::Module>> load_modules(const std::vector<std::stri
     for (hlo::Module& m : loaded.modules) modules.push_back(std::move(m));
     errors = errors || loaded.errors != 0;
   }
+  if (errors && some_failed != nullptr && !modules.empty()) {
+    *some_failed = true;
+    return modules;
+  }
   if (errors) return std::nullopt;
   return modules;
 }
 
 std::optional<std::vector<hlo::Module>> load_modules(const std::vector<std::string>& paths, bool allow_truncated,
-                                                     const InstructionFilter& filter, std::ostream& err) {
-  std::optional<std::vector<hlo::Module>> modules = load_modules(paths, allow_truncated, err);
+                                                     const InstructionFilter& filter, std::ostream& err,
+                                                     bool* some_failed) {
+  std::optional<std::vector<hlo::Module>> modules = load_modules(paths, allow_truncated, err, some_failed);
   if (!modules || !check_module_names(filter, *modules, err)) return std::nullopt;
   return modules;
 }

@@ -29,12 +29,17 @@ LoadedFile load_file(const std::string& path, bool allow_truncated, std::ostream
 std::size_t stream_file(const std::string& path, bool allow_truncated, std::ostream& err,
                         const parser::ModuleSink& use);
 /// Every module of every file, or nullopt when some file had errors (all
-/// files are read and reported either way).
+/// files are read and reported either way). With `some_failed`, the modules
+/// that did load are returned all the same (nullopt only when none did) and
+/// *some_failed says whether a file had errors: a command goes on with the
+/// rest and exits 2 at the end. In a directory, files that hold no HLO text
+/// are skipped with a note.
 std::optional<std::vector<hlo::Module>> load_modules(const std::vector<std::string>& paths, bool allow_truncated,
-                                                     std::ostream& err);
+                                                     std::ostream& err, bool* some_failed = nullptr);
 /// The same, and nullopt also when a `--module` name of `filter` names none
 /// of the modules (reported to `err` with the modules there are).
 std::optional<std::vector<hlo::Module>> load_modules(const std::vector<std::string>& paths, bool allow_truncated,
-                                                     const InstructionFilter& filter, std::ostream& err);
+                                                     const InstructionFilter& filter, std::ostream& err,
+                                                     bool* some_failed = nullptr);
 
 }  // namespace hlo_index::analysis

@@ -127,7 +127,9 @@ ProfileJoin Profile::join(std::span<const hlo::Module> modules) const {
     std::vector<std::uint32_t> devices;
   };
   std::vector<std::map<std::string_view, Sum>> sums(modules.size());
+  std::vector<std::vector<std::uint32_t>> module_devices(modules.size());
   ProfileJoin join;
+  join.module_seconds.assign(modules.size(), 0);
   double matched = 0;
   for (std::size_t k = 0; k < kernels.size(); ++k) {
     const ProfileKernel& kernel = kernels[k];
@@ -147,6 +149,9 @@ ProfileJoin Profile::join(std::span<const hlo::Module> modules) const {
       sum.events += kernel.events;
       sum.devices.insert(sum.devices.end(), kernel.devices.begin(), kernel.devices.end());
       matched += kernel.outer_microseconds;
+      join.module_seconds[found[0].first] += kernel.outer_microseconds / 1e6;
+      module_devices[found[0].first].insert(module_devices[found[0].first].end(), kernel.devices.begin(),
+                                            kernel.devices.end());
       join.matched_events += kernel.events;
       continue;
     }
@@ -171,6 +176,12 @@ ProfileJoin Profile::join(std::span<const hlo::Module> modules) const {
   }
 
   join.times.resize(modules.size());
+  join.module_devices.assign(modules.size(), 0);
+  for (std::size_t i = 0; i < modules.size(); ++i) {
+    std::vector<std::uint32_t>& d = module_devices[i];
+    std::sort(d.begin(), d.end());
+    join.module_devices[i] = static_cast<std::size_t>(std::unique(d.begin(), d.end()) - d.begin());
+  }
   for (std::size_t i = 0; i < modules.size(); ++i) {
     for (auto& [instruction, sum] : sums[i]) {
       std::sort(sum.devices.begin(), sum.devices.end());

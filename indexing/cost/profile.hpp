@@ -107,6 +107,10 @@ struct ProfileJoin {
   std::vector<std::unordered_map<std::string, MeasuredTime, ProfileNameHash, std::equal_to<>>> times;
   std::vector<UnmatchedKernel> unmatched;  // longest first, then by name
   double matched_seconds = 0;              // outer time of the kernels that joined
+  /// Per module: the outer time of the kernels that joined it (events nested in another left out),
+  /// over all its devices, and how many devices (processes) those ran on.
+  std::vector<double> module_seconds;
+  std::vector<std::size_t> module_devices;
   std::size_t matched_events = 0;
   double total_seconds = 0;  // the profile's (Profile::total_seconds)
 

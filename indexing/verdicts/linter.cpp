@@ -13,6 +13,7 @@
 #include "indexing/analysis/dump_stage.hpp"
 #include "indexing/analysis/read_patterns.hpp"
 #include "indexing/analysis/utilisation.hpp"
+#include "indexing/cost/memory_traffic.hpp"
 #include "indexing/cost/units.hpp"
 #include "indexing/maps/exact_ops.hpp"
 #include "indexing/maps/map_printer.hpp"
@@ -665,7 +666,11 @@ void Linter::coalescing_rule(const hlo::Computation& c, std::uint32_t instructio
     const OperandFacts& f = facts[j];
     if (!f.array || !f.defined || f.bytes < m_thresholds.uncoalesced_min_bytes) continue;
     const hlo::Shape& operand_shape = m_module.shape_of(c.instructions[operands[j]]);
-    if (offsets.layout(operand_shape) == nullptr) continue;
+    const layout::PhysicalLayout* operand_layout = offsets.layout(operand_shape);
+    if (operand_layout == nullptr) continue;
+    // An operand in on-chip memory (a TPU's VMEM, S(1)) or host memory is not read from device
+    // memory: its transfers are not what this rule judges.
+    if (cost::memory_kind(operand_layout->memory_space()) != cost::MemoryKind::kDevice) continue;
     // Each map is a load of its own: the worst map of any output, the one
     // with the most transfers per minimum.
     std::optional<Coalescing> worst;

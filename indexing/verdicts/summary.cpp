@@ -152,6 +152,7 @@ int compare_optional(const std::optional<double>& a, const std::optional<double>
 int compare_by(const SummaryRow& a, const SummaryRow& b, SummaryColumn column) {
   switch (column) {
     case SummaryColumn::kTime: return compare(b.seconds(), a.seconds());
+    case SummaryColumn::kMeasured: return compare_optional(a.measured_seconds, b.measured_seconds, true);
     case SummaryColumn::kFlops: return compare(b.cost.flops, a.cost.flops);
     case SummaryColumn::kBytes: return compare(b.cost.device_bytes(), a.cost.device_bytes());
     case SummaryColumn::kIntensity: return compare(b.cost.intensity(), a.cost.intensity());
@@ -206,7 +207,58 @@ struct SummaryItem {
 
 }  // namespace
 
-std::vector<ModuleSummary> summarise_modules(std::span<const hlo::Module> modules, const SummaryRequest& request) {
+namespace {
+
+// Measured time beside the estimates, like for like: per device (the estimates are for one) and
+// per run of the module. A trace holds some number of steps; the instructions that run once per
+// run of the module say how many: the count most of them show.
+std::size_t steps_in_profile(const ModuleSummary& summary, std::size_t module, const cost::ProfileJoin& join) {
+  std::map<std::size_t, std::size_t> votes;
+  for (const SummaryRow& row : summary.rows) {
+    if (!row.runs.exact || row.runs.count != 1) continue;
+    const std::optional<cost::MeasuredTime> time = join.measured(module, row.name);
+    if (!time || time->devices == 0) continue;
+    ++votes[std::max<std::size_t>(1, time->events / time->devices)];
+  }
+  std::size_t steps = 1, most = 0;
+  for (const auto& [count, rows] : votes) {
+    if (rows > most) {
+      most = rows;
+      steps = count;
+    }
+  }
+  return steps;
+}
+
+void add_measured(std::span<const hlo::Module> modules, const cost::Profile& profile, std::vector<ModuleSummary>& out,
+                  cost::ProfileJoin* keep) {
+  cost::ProfileJoin join = profile.join(modules);
+  for (std::size_t m = 0; m < out.size() && m < join.times.size(); ++m) {
+    ModuleSummary& summary = out[m];
+    if (join.times[m].empty()) continue;
+    summary.profile_steps = steps_in_profile(summary, m, join);
+    auto per_run = [&](const cost::MeasuredTime& time) {
+      return time.seconds / static_cast<double>(std::max<std::size_t>(1, time.devices)) /
+             static_cast<double>(summary.profile_steps);
+    };
+    summary.measured_seconds = join.module_seconds[m] /
+                               static_cast<double>(std::max<std::size_t>(1, join.module_devices[m])) /
+                               static_cast<double>(summary.profile_steps);
+    for (SummaryRow& row : summary.rows) {
+      const std::optional<cost::MeasuredTime> time = join.measured(m, row.name);
+      if (!time) continue;
+      row.measured_seconds = per_run(*time);
+      row.measured_events = time->events;
+      summary.estimated_seconds_measured += row.seconds();
+    }
+  }
+  if (keep != nullptr) *keep = std::move(join);
+}
+
+}  // namespace
+
+std::vector<ModuleSummary> summarise_modules(std::span<const hlo::Module> modules, const SummaryRequest& request,
+                                             cost::ProfileJoin* join) {
   std::vector<ModuleSummary> out(modules.size());
   // Every instruction that runs in the computations the module's runs reach (the totals), each
   // a row when the filter selects it.
@@ -253,6 +305,7 @@ std::vector<ModuleSummary> summarise_modules(std::span<const hlo::Module> module
   for (ModuleSummary& m : out) {
     for (SummaryRow& row : m.rows) row.share = m.totals.seconds > 0 ? row.seconds() / m.totals.seconds : 0;
   }
+  if (request.profile != nullptr) add_measured(modules, *request.profile, out, join);
   return out;
 }
 
@@ -262,8 +315,8 @@ ModuleSummary summarise_module(const hlo::Module& module, const SummaryRequest& 
 
 const std::vector<std::string_view>& summary_column_names() {
   static const std::vector<std::string_view> k_names = {
-      "time",   "flops", "bytes", "intensity", "logical-reads", "read",   "written", "utilisation", "multiplicity",
-      "access", "lint",  "line",  "name",      "computation",   "module", "kind",    "opcode"};
+      "time",         "measured", "flops", "bytes", "intensity", "logical-reads", "read",   "written", "utilisation",
+      "multiplicity", "access",   "lint",  "line",  "name",      "computation",   "module", "kind",    "opcode"};
   return k_names;
 }
 

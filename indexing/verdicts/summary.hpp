@@ -21,6 +21,7 @@
 #include "indexing/analysis/read_patterns.hpp"
 #include "indexing/compose/instruction_indexing.hpp"
 #include "indexing/cost/cost_model.hpp"
+#include "indexing/cost/profile.hpp"
 #include "parser/hlo_module.hpp"
 
 namespace hlo_index::analysis {
@@ -49,6 +50,10 @@ struct SummaryRow {
   cost::Executions runs;       // runs per run of the module
   double share = 0;            // of the module's estimated time (seconds x runs)
   double seconds() const { return cost.seconds * runs.count; }
+  /// Measured in a profile (SummaryRequest::profile), per device and run of the module; none: no
+  /// event joined the row.
+  std::optional<double> measured_seconds;
+  std::size_t measured_events = 0;
 };
 
 /// One module's rows, and the cost totals over every instruction that runs
@@ -60,6 +65,11 @@ struct ModuleSummary {
   std::vector<SummaryRow> rows;  // those the filter selects, in program order
   cost::CostTotals totals;
   const cost::Device* device = nullptr;
+  /// With a profile: the measured time that joined this module's instructions, per device (rows or
+  /// not), and the estimated time of the instructions it joined, to compare like with like.
+  std::optional<double> measured_seconds;
+  double estimated_seconds_measured = 0;
+  std::size_t profile_steps = 0;  // runs of the module the profile holds (measured times are per run)
 };
 
 struct SummaryRequest {
@@ -69,18 +79,23 @@ struct SummaryRequest {
   std::optional<Target> target;          // the access verdicts' target; none: detected from the module
   const cost::Device* device = nullptr;  // the costs' device; null: the default of the module's target
   unsigned jobs = 1;                     // threads (ordered_work.hpp); 0: one per hardware thread
+  /// A profiler's trace of the modules' runs: measured time beside the estimates; may be null.
+  const cost::Profile* profile = nullptr;
   /// Called on the calling thread with the module index of each row, in order (progress); may be empty.
   std::function<void(std::size_t module)> on_row;
 };
 
 /// The rows of each module (none when the filter rejects the module), in
 /// program order.
-std::vector<ModuleSummary> summarise_modules(std::span<const hlo::Module> modules, const SummaryRequest& request);
+/// With a profile, also the profile joined to the modules in `join` (when not null).
+std::vector<ModuleSummary> summarise_modules(std::span<const hlo::Module> modules, const SummaryRequest& request,
+                                             cost::ProfileJoin* join = nullptr);
 /// The rows of one module.
 ModuleSummary summarise_module(const hlo::Module& module, const SummaryRequest& request);
 
 enum class SummaryColumn {
   kTime,
+  kMeasured,
   kFlops,
   kBytes,
   kIntensity,
@@ -103,7 +118,7 @@ enum class SummaryColumn {
 const std::vector<std::string_view>& summary_column_names();
 std::optional<SummaryColumn> find_summary_column(std::string_view name);
 
-/// Most interesting first: time, FLOPs, bytes, intensity, sizes,
+/// Most interesting first: time, measured time, FLOPs, bytes, intensity, sizes,
 /// multiplicity, access, lint findings descending; utilisation ascending;
 /// line and names ascending. Rows without a value go last; ties by file,
 /// line, then name.

@@ -185,6 +185,5 @@ TEST_CASE("hlo-index diff: a real dump against itself renumbered has no differen
   const Run run = run_diff(fmt::format("--allow-truncated \"{}\" \"{}\"", dump.string(), copy.string()));
   std::filesystem::remove(copy);
   CHECK(run.code == 0);
-  CHECK(run.out.find("55 fusions \u2192 55, 55 matched") != std::string::npos);
   CHECK(run.out.find("no differences\n") != std::string::npos);
 }

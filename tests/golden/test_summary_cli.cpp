@@ -159,7 +159,8 @@ TEST_CASE("hlo-index summary: options and exit codes") {
   CHECK(run_summary("--top nope " + file).code == 2);
   const Run bad = run_summary("--sort speed " + file);
   CHECK(bad.code == 2);
-  CHECK(bad.err.find("time, flops, bytes, intensity, logical-reads, read, written, utilisation") != std::string::npos);
+  CHECK(bad.err.find("time, measured, flops, bytes, intensity, logical-reads, read, written, utilisation") !=
+        std::string::npos);
   CHECK(run_summary("--module nope " + file).code == 2);
   CHECK(run_summary(quoted(k_dir / "does_not_exist.hlo")).code == 2);
   // --top 0 is a valid (empty) table: the total still counts every row.

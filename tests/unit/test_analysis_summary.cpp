@@ -399,7 +399,22 @@ TEST_CASE("summary rows: sorting by each column, ties by position") {
   CHECK(order("name") == "abc");
   CHECK(order("line") == "cab");
   CHECK_FALSE(analysis::find_summary_column("speed"));
-  CHECK(analysis::summary_column_names().size() == 17);
+  CHECK(analysis::summary_column_names().size() == 18);
+}
+
+TEST_CASE("summary rows: sorting by measured time, rows without a measurement last") {
+  auto row = [](std::string name, std::size_t line, std::optional<double> measured) {
+    SummaryRow r;
+    r.name = std::move(name);
+    r.line = line;
+    r.measured_seconds = measured;
+    return r;
+  };
+  std::vector<SummaryRow> rows = {row("a", 1, std::nullopt), row("b", 2, 2e-6), row("c", 3, 5e-6), row("d", 4, 2e-6)};
+  analysis::sort_rows(rows, *analysis::find_summary_column("measured"));
+  std::string names;
+  for (const SummaryRow& r : rows) names += r.name;
+  CHECK(names == "cbda");  // descending, the tie by line, the unmeasured row last
 }
 
 TEST_CASE("summary rows: sorting by estimated time, then FLOPs, bytes and intensity") {

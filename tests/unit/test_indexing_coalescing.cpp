@@ -91,6 +91,49 @@ TEST_CASE("coalescing: the target is TPU when a layout has tiles or a memory spa
   CHECK_FALSE(analysis::parse_target("ipu").has_value());
 }
 
+TEST_CASE("coalescing: the target is CPU when the module calls XLA:CPU's libraries and nothing of a GPU's",
+          "[indexing][coalescing]") {
+  auto onednn = parse(R"(HloModule c
+ENTRY e {
+  x = f32[8,128]{1,0} parameter(0)
+  ROOT n = f32[8,128]{1,0} custom-call(x), custom_call_target="__onednn$layernorm"
+}
+)");
+  CHECK(analysis::detect_target(onednn[0]) == Target::kCpu);
+  auto partitions = parse(R"(HloModule c
+f {
+  x = f32[8,128]{1,0} parameter(0)
+  ROOT n = f32[8,128]{1,0} negate(x)
+}
+ENTRY e {
+  x = f32[8,128]{1,0} parameter(0)
+  ROOT r = f32[8,128]{1,0} fusion(x), kind=kLoop, calls=f, backend_config={"outer_dimension_partitions":["2"]}
+}
+)");
+  CHECK(analysis::detect_target(partitions[0]) == Target::kCpu);
+  // A GPU library call wins over a CPU-looking config: the module ran on a GPU.
+  auto both = parse(R"(HloModule g
+ENTRY e {
+  x = f32[8,128]{1,0} parameter(0)
+  y = f32[128,8]{1,0} parameter(1)
+  n = f32[8,128]{1,0} custom-call(x), custom_call_target="__onednn$layernorm"
+  ROOT d = (f32[8,8]{1,0}, s8[0]{0}) custom-call(n, y), custom_call_target="__cublas$gemm"
+}
+)");
+  CHECK(analysis::detect_target(both[0]) == Target::kGpu);
+  auto queue = parse(R"(HloModule g
+f {
+  x = f32[8,128]{1,0} parameter(0)
+  ROOT n = f32[8,128]{1,0} negate(x)
+}
+ENTRY e {
+  x = f32[8,128]{1,0} parameter(0)
+  ROOT r = f32[8,128]{1,0} fusion(x), kind=kLoop, calls=f, backend_config={"operation_queue_id":"0","outer_dimension_partitions":[]}
+}
+)");
+  CHECK(analysis::detect_target(queue[0]) == Target::kGpu);
+}
+
 TEST_CASE("coalescing: GPU loop emitter counts 128-byte transactions per warp", "[indexing][coalescing]") {
   auto elementwise = root_pattern("ENTRY e {\n  p = f32[64,64] parameter(0)\n  ROOT n = f32[64,64] negate(p)\n}\n");
   CHECK(elementwise.model == AccessModel::kGpuLoop);
