@@ -159,7 +159,8 @@ IndexingMap query_row(const std::vector<std::int64_t>& from, const Attention& a,
 
 // Every row of head group `group` of a kv-format tensor; `depth_index`: one depth, else all `depth_size`.
 IndexingMap group_rows(const std::vector<std::int64_t>& from, const Attention& a, const Format& from_format,
-                       const Expr& b, const Expr& group, std::optional<Expr> depth_index, std::int64_t depth_size) {
+                       const Expr& b, const Expr& group, const std::optional<Expr>& depth_index,
+                       std::int64_t depth_size) {
   std::vector<std::int64_t> ranges{a.t};
   const Expr row = Expr::range(0);
   Expr depth = depth_index.value_or(Expr::constant(0));
