@@ -516,51 +516,118 @@ TEST_CASE("custom-call with a Shardy sharding rule: the LAPACK form, and rules t
 
 namespace {
 
-// Attention layouts: the order of (b, s, h, d) in q-format and kv-format tensors (-1: no batch).
+// Attention layouts: the order of (b, s, h, d) in q-format and kv-format tensors (-1: no batch),
+// the dimension of the slot in a packed tensor (-1: none), and what is packed: 3 (q, k and v in
+// operand 0), 2 (k and v in operand 1) or nothing.
 struct Layout {
   int value;
   std::array<int, 4> q, kv;
+  int q_slot = -1, kv_slot = -1, pack = 0;
 };
 
 const Layout k_layouts[] = {
-    {4, {1, 0, 2, 3}, {1, 0, 2, 3}},    {9, {0, 1, 2, 3}, {0, 1, 2, 3}},  {14, {0, 1, 2, 3}, {0, 1, 2, 3}},
-    {14, {-1, 0, 1, 2}, {-1, 0, 1, 2}}, {15, {1, 0, 2, 3}, {0, 1, 2, 3}}, {16, {0, 1, 2, 3}, {1, 0, 2, 3}},
-    {17, {-1, 0, 1, 2}, {0, 1, 2, 3}},  {25, {0, 2, 1, 3}, {0, 2, 1, 3}},
+    {4, {1, 0, 2, 3}, {1, 0, 2, 3}},
+    {9, {0, 1, 2, 3}, {0, 1, 2, 3}},
+    {14, {0, 1, 2, 3}, {0, 1, 2, 3}},
+    {14, {-1, 0, 1, 2}, {-1, 0, 1, 2}},
+    {15, {1, 0, 2, 3}, {0, 1, 2, 3}},
+    {16, {0, 1, 2, 3}, {1, 0, 2, 3}},
+    {17, {-1, 0, 1, 2}, {0, 1, 2, 3}},
+    {25, {0, 2, 1, 3}, {0, 2, 1, 3}},
+    {0, {1, 0, 3, 4}, {1, 0, 3, 4}, 2, 2, 3},      // SB3HD
+    {1, {1, 0, 2, 4}, {1, 0, 2, 4}, 3, 3, 3},      // SBH3D
+    {2, {1, 0, 2, 3}, {1, 0, 3, 4}, -1, 2, 2},     // SBHD_SB2HD
+    {3, {1, 0, 2, 3}, {1, 0, 2, 4}, -1, 3, 2},     // SBHD_SBH2D
+    {5, {0, 1, 3, 4}, {0, 1, 3, 4}, 2, 2, 3},      // BS3HD
+    {6, {0, 1, 2, 4}, {0, 1, 2, 4}, 3, 3, 3},      // BSH3D
+    {7, {0, 1, 2, 3}, {0, 1, 3, 4}, -1, 2, 2},     // BSHD_BS2HD
+    {8, {0, 1, 2, 3}, {0, 1, 2, 4}, -1, 3, 2},     // BSHD_BSH2D
+    {10, {-1, 0, 2, 3}, {-1, 0, 2, 3}, 1, 1, 3},   // T3HD as [t, 3, h, d]
+    {10, {0, 1, 3, 4}, {0, 1, 3, 4}, 2, 2, 3},     // T3HD as JAX's [b, s, 3, h, d]
+    {11, {-1, 0, 1, 3}, {-1, 0, 1, 3}, 2, 2, 3},   // TH3D
+    {12, {-1, 0, 1, 2}, {-1, 0, 2, 3}, -1, 1, 2},  // THD_T2HD
+    {13, {0, 1, 2, 3}, {0, 1, 2, 4}, -1, 3, 2},    // THD_TH2D as JAX's arrays
 };
 
-Point arrange(const std::array<int, 4>& at, const std::array<std::int64_t, 4>& sizes) {
-  Point out(at[0] < 0 ? 3 : 4);
+Point arrange(const std::array<int, 4>& at, const std::array<std::int64_t, 4>& sizes, int slot = -1,
+              std::int64_t slots = 1) {
+  Point out((at[0] < 0 ? 3 : 4) + (slot >= 0 ? 1 : 0));
   for (std::size_t r = 0; r < 4; ++r)
     if (at[r] >= 0) out[static_cast<std::size_t>(at[r])] = sizes[r];
+  if (slot >= 0) out[static_cast<std::size_t>(slot)] = slots;
   return out;
+}
+
+// The dimensions without the slot's.
+std::array<int, 4> unpacked(std::array<int, 4> at, int slot) {
+  if (slot >= 0)
+    for (int& a : at)
+      if (a > slot) --a;
+  return at;
 }
 
 std::int64_t role(const std::array<int, 4>& at, const Point& p, std::size_t r) {
   return at[r] < 0 ? -1 : p[static_cast<std::size_t>(at[r])];
 }
 
+// One of q, k and v: the operand it is in, its dimensions, its slot there.
+struct Logical {
+  char which;
+  std::size_t operand;
+  std::array<int, 4> at;
+  int slot_dim;
+  std::int64_t slot;
+};
+
 }  // namespace
 
-TEST_CASE("Transformer Engine fused attention in every separate q, k, v layout: query rows and key groups",
+TEST_CASE("Transformer Engine fused attention in every documented layout: query rows and key groups",
           "[op-bruteforce][custom-call][attention]") {
   test::Rng rng(1807);
   for (const Layout& layout : k_layouts) {
     for (int round = 0; round < 2; ++round) {
-      const std::int64_t b = rng.uniform(1, 2), t = rng.uniform(1, 3), g = rng.uniform(1, 2);
-      std::int64_t s = rng.uniform(1, 3);
-      const std::int64_t h = g * rng.uniform(1, 2), d = rng.uniform(1, 2), dv = rng.uniform(1, 2);
+      INFO("qkv_layout " << layout.value);
+      const std::int64_t b = rng.uniform(1, 2);
+      std::int64_t t = rng.uniform(1, 3), g = rng.uniform(1, 2), s = rng.uniform(1, 3);
+      const std::int64_t h = g * rng.uniform(1, 2), d = rng.uniform(1, 2);
+      std::int64_t dv = rng.uniform(1, 2);
+      if (layout.pack == 3) {  // one tensor: as many rows and heads
+        t = s;
+        g = h;
+      }
+      if (layout.pack != 0) dv = d;
       // THD's softmax_aux may be [b, s, h, 1] too: as many rows as heads would not say which.
-      const bool thd = layout.value == 14 || layout.value == 17;
-      if (thd && s == h) s += 1;
-      const Point q = arrange(layout.q, {b, s, h, d}), k = arrange(layout.kv, {b, t, g, d}),
-                  v = arrange(layout.kv, {b, t, g, dv}), out = arrange(layout.q, {b, s, h, dv});
+      const bool thd = (layout.value >= 10 && layout.value <= 14) || layout.value == 17;
+      if (thd && s == h) {
+        s += 1;
+        if (layout.pack == 3) t = s;
+      }
+      std::vector<Point> operands;
+      std::vector<Logical> logical;
+      const Point none{0};
+      if (layout.pack == 3) {
+        operands = {arrange(layout.q, {b, s, h, d}, layout.q_slot, 3), none, none};
+        logical = {{'q', 0, layout.q, layout.q_slot, 0},
+                   {'k', 0, layout.q, layout.q_slot, 1},
+                   {'v', 0, layout.q, layout.q_slot, 2}};
+      } else if (layout.pack == 2) {
+        operands = {arrange(layout.q, {b, s, h, d}), arrange(layout.kv, {b, t, g, d}, layout.kv_slot, 2), none};
+        logical = {
+            {'q', 0, layout.q, -1, 0}, {'k', 1, layout.kv, layout.kv_slot, 0}, {'v', 1, layout.kv, layout.kv_slot, 1}};
+      } else {
+        operands = {arrange(layout.q, {b, s, h, d}), arrange(layout.kv, {b, t, g, d}),
+                    arrange(layout.kv, {b, t, g, dv})};
+        logical = {{'q', 0, layout.q, -1, 0}, {'k', 1, layout.kv, -1, 0}, {'v', 2, layout.kv, -1, 0}};
+      }
+      const std::array<int, 4> out_at = unpacked(layout.q, layout.q_slot);
+      const Point out = arrange(out_at, {b, s, h, dv});
       const bool batch = layout.q[0] >= 0;
       const Point aux = batch ? Point{b, h, s, 1} : Point{h, s, 1};
       const std::string text = module(
           fmt::format(
               "  q = {} parameter(0)\n  k = {} parameter(1)\n  v = {} parameter(2)\n  bias = f32[0] parameter(3)\n"
               "  seed = u32[2] parameter(4)\n",
-              shape_text("f32", q), shape_text("f32", k), shape_text("f32", v)),
+              shape_text("f32", operands[0]), shape_text("f32", operands[1]), shape_text("f32", operands[2])),
           fmt::format("({}, {}, u32[2,4], u8[16]) custom-call(q, k, v, bias, seed), "
                       "custom_call_target=\"te_fused_attn_forward_ffi\", backend_config={{attn_heads = {} : i64, "
                       "qkv_layout = {} : i64, mask_type = 3 : i64}}",
@@ -575,20 +642,25 @@ TEST_CASE("Transformer Engine fused attention in every separate q, k, v layout: 
             // The output's (or aux's) batch, row and head.
             std::int64_t ob, os, oh;
             if (o_k == 0) {
-              ob = role(layout.q, o, 0), os = role(layout.q, o, 1), oh = role(layout.q, o, 2);
+              ob = role(out_at, o, 0), os = role(out_at, o, 1), oh = role(out_at, o, 2);
             } else {
               ob = batch ? o[0] : -1, oh = o[batch ? 1 : 0], os = o[batch ? 2 : 1];
             }
-            if (j == 0)
-              return (ob < 0 || role(layout.q, i, 0) == ob) && role(layout.q, i, 1) == os && role(layout.q, i, 2) == oh;
-            if (o_k == 1 && j == 2) return false;
-            const bool same_batch = ob < 0 || layout.kv[0] < 0 || role(layout.kv, i, 0) == ob;
-            const bool depth = j == 1 || role(layout.kv, i, 3) == role(layout.q, o, 3);
-            return same_batch && role(layout.kv, i, 2) == oh / per_group && depth;
+            for (const Logical& x : logical) {
+              if (x.operand != j || (x.slot_dim >= 0 && i[static_cast<std::size_t>(x.slot_dim)] != x.slot)) continue;
+              const bool same_batch = ob < 0 || x.at[0] < 0 || role(x.at, i, 0) == ob;
+              if (x.which == 'q') return same_batch && role(x.at, i, 1) == os && role(x.at, i, 2) == oh;
+              if (x.which == 'v' && (o_k == 1 || role(x.at, i, 3) != role(out_at, o, 3))) return false;
+              return same_batch && role(x.at, i, 2) == oh / per_group;
+            }
+            return false;
           },
           [&](std::size_t o_k, std::size_t j) {
-            const bool none = o_k == 3 || j == 3 || (o_k == 2 && j != 4) || (o_k == 1 && j == 2);
-            return none ? Claim::kExact : Claim::kApproximate;
+            if (j >= 3) return j == 4 && o_k != 3 ? Claim::kApproximate : Claim::kExact;
+            if (o_k >= 2) return Claim::kExact;
+            for (const Logical& x : logical)
+              if (x.operand == j && (x.which != 'v' || o_k == 0)) return Claim::kApproximate;
+            return Claim::kExact;
           });
     }
   }
