@@ -687,3 +687,60 @@ TEST_CASE("FP8 GEMM: a one-element scale tensor is read at its element, a larger
         [&](std::size_t, std::size_t j) { return j < 2 || one ? Claim::kExact : Claim::kApproximate; });
   }
 }
+
+namespace {
+
+// Every map of the root of `text` as (output, operand) -> relation and approximate flag.
+std::map<std::pair<std::size_t, std::size_t>, std::pair<Relation, bool>> root_relations(const std::string& text) {
+  const std::vector<hlo::Module> modules = test::parse_ok(text);
+  const hlo::Module& m = modules[0];
+  const hlo::Computation& c = m.computations[m.entry];
+  indexing::IndexingAnalysis analysis(m, {});
+  const indexing::InstructionIndexing maps = analysis.analyze(m.entry, c.root, true, false);
+  std::map<std::pair<std::size_t, std::size_t>, std::pair<Relation, bool>> out;
+  for (std::size_t k = 0; k < maps.output_to_input.size(); ++k) {
+    for (std::size_t j = 0; j < maps.output_to_input[k].size(); ++j) {
+      const SetRelation r = relation_of(maps.output_to_input[k][j]);
+      out[{k, j}] = {r.pairs, r.approximate};
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("backend_config with proto3 JSON's lowerCamelCase names reads as with the field names",
+          "[custom-call][cublas][cudnn]") {
+  auto conv = [](const std::string& config) {
+    return "HloModule m\nENTRY e {\n  x = f32[2,3,4,4] parameter(0)\n  w = f32[3,3,3,3] parameter(1)\n"
+           "  b = f32[3] parameter(2)\n  side = f32[2,3,4,4] parameter(3)\n"
+           "  ROOT c = (f32[2,3,4,4], u8[0]) custom-call(x, w, b, side), window={size=3x3 pad=1_1x1_1}, "
+           "dim_labels=bf01_oi01->bf01, custom_call_target=\"__cudnn$convBiasActivationForward\", backend_config=" +
+           config + "\n}\n";
+  };
+  const auto snake = root_relations(
+      conv(R"({"cudnn_conv_backend_config":{"activation_mode":"kNone","conv_result_scale":1,"side_input_scale":1}})"));
+  const auto camel =
+      root_relations(conv(R"({"cudnnConvBackendConfig":{"activationMode":9,"convResultScale":1,"sideInputScale":1}})"));
+  CHECK(snake == camel);
+  // The side input at the output's index, exactly.
+  const auto& [side, approximate] = camel.at({0, 3});
+  CHECK_FALSE(approximate);
+  CHECK(side.size() == 2 * 3 * 4 * 4);
+  for (const auto& [o, i] : side) CHECK(o == i);
+
+  auto gemm = [](const std::string& config) {
+    return "HloModule m\nENTRY e {\n  a = f32[4,2] parameter(0)\n  b = f32[2,3] parameter(1)\n"
+           "  ROOT d = f32[4,3] custom-call(a, b), custom_call_target=\"__cublas$gemm\", backend_config=" +
+           config + "\n}\n";
+  };
+  const auto gemm_snake = root_relations(gemm(R"({"gemm_backend_config":{"alpha_real":1,"beta":0,)"
+                                              R"("dot_dimension_numbers":{"lhs_contracting_dimensions":["1"],)"
+                                              R"("rhs_contracting_dimensions":["0"]}}})"));
+  const auto gemm_camel = root_relations(gemm(R"({"gemmBackendConfig":{"alphaReal":1,"beta":0,)"
+                                              R"("dotDimensionNumbers":{"lhsContractingDimensions":["1"],)"
+                                              R"("rhsContractingDimensions":["0"]}}})"));
+  CHECK(gemm_snake == gemm_camel);
+  CHECK_FALSE(gemm_camel.at({0, 0}).second);
+  CHECK(gemm_camel.at({0, 0}).first.size() == 4 * 3 * 2);
+}
