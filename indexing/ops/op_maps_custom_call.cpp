@@ -1,6 +1,6 @@
 // custom-call: maps for the targets whose semantics are published, by
-// custom_call_target; else those of a Shardy sharding rule on the call
-// (op_maps_sharding_rule.cpp). A custom-call reads nothing but its operands,
+// custom_call_target; else, or where the call does not fit them, those of a
+// Shardy sharding rule on the call (op_maps_sharding_rule.cpp). A custom-call reads nothing but its operands,
 // so any other target, and a known one whose operands or backend_config do not
 // fit its semantics, reads every operand element from every output element:
 // sound, approximate, with the reason.
@@ -162,10 +162,8 @@ const KnownTarget* known_target(const OpContext& op) {
 }
 
 void require_identity_shapes(const OpContext& op) {
-  if (op.operand_count() == 0 || op.shape().is_tuple || op.operand_dims(0) != op.output_dims(0))
-    throw Unsupported(std::string("custom-call target '")
-                          .append(target_of(op))
-                          .append("' expects one operand of the result's shape"));
+  if (op.operand_count() != 1 || op.shape().is_tuple || op.operand_dims(0) != op.output_dims(0))
+    throw Unsupported("one operand of the result's shape expected");
 }
 
 std::size_t require_one_operand(const OpContext& op, std::size_t index) {
@@ -418,13 +416,19 @@ void mark_all(std::vector<MapSet>& sets, const std::string& why) {
 
 std::vector<MapSet> o2i_custom_call(const OpContext& op, std::size_t output) {
   std::string why;
-  try {
-    if (const KnownTarget* t = known_target(op)) return o2i_known(op, output, t->maps);
-    if (has_sharding_rule(op)) return o2i_sharding_rule(op, output);
-    why = unknown_reason(op);
-  } catch (const Unsupported& e) {
-    why = unfit_reason(op, e);
+  if (const KnownTarget* t = known_target(op)) {
+    try {
+      return o2i_known(op, output, t->maps);
+    } catch (const Unsupported& e) {
+      why = unfit_reason(op, e);
+    }
   }
+  try {
+    if (has_sharding_rule(op)) return o2i_sharding_rule(op, output);
+  } catch (const Unsupported& e) {
+    if (why.empty()) why = unfit_reason(op, e);
+  }
+  if (why.empty()) why = unknown_reason(op);
   std::vector<MapSet> sets = o2i_whole_operands(op, output);
   mark_all(sets, why);
   return sets;

@@ -504,6 +504,13 @@ TEST_CASE("custom-call with a Shardy sharding rule: the LAPACK form, and rules t
              "{i=2, j=3, k=4} reduction={j}, custom>\"}"),
       [](std::size_t, const Point& o, std::size_t j, const Point& i) { return j == 0 ? o[0] == i[0] : o[1] == i[1]; },
       approximate);
+  // A known target the call does not fit (two operands to an annotation): the rule's maps.
+  check_root(
+      module("  a = f32[2,3] parameter(0)\n  b = f32[3] parameter(1)\n",
+             "f32[2,3] custom-call(a, b), custom_call_target=\"annotate_device_placement\", "
+             "frontend_attributes={xla.sdy.sharding_rule=\"#sdy.op_sharding_rule<([i, j], [j])->([i, j]) "
+             "{i=2, j=3}>\"}"),
+      [](std::size_t, const Point& o, std::size_t j, const Point& i) { return j == 0 ? o == i : o[1] == i[0]; }, exact);
   // Sizes that do not multiply to the dimensions: every element, with the reason.
   const auto reasons = check_root(
       module("  a = f32[2,3] parameter(0)\n",
