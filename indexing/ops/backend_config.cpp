@@ -18,8 +18,39 @@ constexpr std::array<std::string_view, 10> k_epilogues = {
 
 [[noreturn]] void malformed(const std::string& why) { throw Unsupported("backend_config: " + why); }
 
+// lowerCamelCase to the proto field name: older XLA printed backend_config
+// with proto3 JSON's default names ("cudnnConvBackendConfig",
+// "sideInputScale"), which a proto3 parser accepts as well as the field names.
+void field_names(Json& j) {
+  if (j.is_array()) {
+    for (Json& e : j) field_names(e);
+    return;
+  }
+  if (!j.is_object()) return;
+  Json renamed = Json::object();
+  for (auto& [key, value] : j.items()) {
+    field_names(value);
+    std::string name;
+    if (key.find('_') == std::string::npos) {
+      for (const char c : key) {
+        if (c >= 'A' && c <= 'Z') {
+          name.push_back('_');
+          name.push_back(static_cast<char>(c - 'A' + 'a'));
+        } else {
+          name.push_back(c);
+        }
+      }
+    } else {
+      name = key;
+    }
+    if (!renamed.contains(name) || name == key) renamed[name] = std::move(value);
+  }
+  j = std::move(renamed);
+}
+
 // The attribute as JSON: `backend_config={...}` as XLA prints it now, or
-// `backend_config="{\"...\"}"`, a JSON document in an escaped string.
+// `backend_config="{\"...\"}"`, a JSON document in an escaped string; field
+// names as the proto spells them.
 Json backend_config(const OpContext& op) {
   const std::string_view text = op.attribute("backend_config").value_or("");
   if (text.empty()) malformed("missing");
@@ -32,6 +63,7 @@ Json backend_config(const OpContext& op) {
   Json j = Json::parse(document, nullptr, false);
   if (j.is_discarded()) malformed("not valid JSON");
   if (!j.is_object()) malformed("not a JSON object");
+  field_names(j);
   return j;
 }
 

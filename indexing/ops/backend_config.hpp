@@ -2,7 +2,8 @@
 // xla/service/gpu/backend_configs.proto for cuBLAS and cuDNN custom-calls,
 // and a while loop's WhileLoopBackendConfig (xla/xla_data.proto). The JSON is read tolerantly (the attribute written
 // bare or as a quoted string, the config nested in GpuBackendConfig or, as older XLA printed it, at the top level;
-// proto3 defaults for absent scalar fields), and anything malformed throws Unsupported with the reason.
+// proto3 defaults for absent scalar fields, field names in lowerCamelCase as older XLA printed them), and anything
+// malformed throws Unsupported with the reason.
 #pragma once
 
 #include <optional>

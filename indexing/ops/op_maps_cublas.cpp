@@ -14,8 +14,9 @@
 //     minor physical dimensions (cuBLASLt adds it per row of the column-major
 //     D that XLA's layout normalisation hands it, i.e. along the output's
 //     minor dimension);
-//   FP8 scales (operands after A, B and C, and d_scale last): scalars, read
-//     by every element.
+//   FP8 scales (operands after A, B and C, and d_scale last): scalars (or
+//     one-element tensors), read by every element; a scale tensor of more
+//     elements (per row, column or block) is read whole, approximate.
 // Results: D alone, or a tuple of D, the auxiliary output of a *_GELU_AUX
 // epilogue (the pre-activation value: D's reads), for FP8 with damax_output
 // the scalar max |D| (every element any element of D reads), and a
@@ -126,11 +127,19 @@ std::vector<MapSet> result_reads(const OpContext& op, const Gemm& g) {
         sets[k].push_back(IndexingMap::identity(out));
         break;
       case Role::kBias: sets[k].push_back(bias_map(op, k)); break;
-      case Role::kScalar:
-        if (!op.operand_dims(k).empty())
-          throw Unsupported("an FP8 scale (operand " + std::to_string(k) + ") is not a scalar");
-        sets[k].push_back(build::scalar(out));
+      case Role::kScalar: {
+        // A scalar, or a tensor of one element; a larger scale tensor (per
+        // row, per column or per block) is read whole, approximate.
+        const std::vector<std::int64_t> scale = op.operand_dims(k);
+        if (build::product(scale) == 1) {
+          sets[k].push_back(build::map(out, std::vector<Expr>(scale.size(), Expr::constant(0))));
+        } else if (build::product(scale) > 1) {
+          IndexingMap m = build::map(out, build::ranges(scale.size()), scale);
+          m.mark_approximate("an FP8 scale tensor read whole");
+          sets[k].push_back(std::move(m));
+        }
         break;
+      }
     }
   }
   return sets;

@@ -1,5 +1,9 @@
 // custom-call: maps for the targets whose semantics are published, by
-// custom_call_target. Every other target is UNDEFINED with its name.
+// custom_call_target; else, or where the call does not fit them, those of a
+// Shardy sharding rule on the call (op_maps_sharding_rule.cpp). A custom-call reads nothing but its operands,
+// so any other target, and a known one whose operands or backend_config do not
+// fit its semantics, reads every operand element from every output element:
+// sound, approximate, with the reason.
 #include <algorithm>
 #include <string>
 #include <string_view>
@@ -36,6 +40,12 @@ enum class TargetMaps {
   kCudnnConvBackwardFilter,
   kCudnnConvBiasActivationForward,
   kCudnnConvForwardGraph,
+  kMhloDynamicBroadcastInDim,  // op_maps_mhlo_dynamic.cpp
+  kMhloDynamicReshape,
+  kMhloRealDynamicSlice,
+  kPadToStatic,
+  kPartialReduce,      // op_maps_partial_reduce.cpp
+  kTridiagonalSolver,  // op_maps_tridiagonal.cpp
 };
 
 struct KnownTarget {
@@ -55,11 +65,23 @@ constexpr KnownTarget k_targets[] = {
     {"LayoutConstraint", TargetMaps::kIdentity, "XLA: fixes operand 0's layout"},
     {"MoveToDevice", TargetMaps::kIdentity, "XLA host offloading: operand 0 moved to device memory"},
     {"MoveToHost", TargetMaps::kIdentity, "XLA host offloading: operand 0 moved to host memory"},
+    {"PadToStatic", TargetMaps::kPadToStatic,
+     "XLA dynamic padder (dynamic_padder.cc): (operand padded to its bounds, its runtime size per dimension)"},
+    {"PartialReduce", TargetMaps::kPartialReduce,
+     "XLA approx_topk.cc: the TPU approximate top-k along backend_config's reduction_dim"},
+    {"Pin", TargetMaps::kIdentity, "XLA TPU memory annotations: operand 0 pinned to device memory"},
+    {"PinToDevice", TargetMaps::kIdentity,
+     "XLA host offloading (memory_annotations.h): operand 0 pinned to device memory"},
+    {"PinToDeviceSram", TargetMaps::kIdentity,
+     "XLA host offloading (memory_annotations.h): operand 0 pinned to device SRAM"},
+    {"RandomGammaGrad", TargetMaps::kElementwise,
+     "TensorFlow/XLA RandomGammaGrad: the derivative of a gamma sample by its alpha, elementwise"},
     {"SetBound", TargetMaps::kIdentity, "XLA: sets the bound of a dynamic dimension of operand 0"},
     {"Sharding", TargetMaps::kIdentity, "XLA SPMD: a sharding annotation on operand 0"},
     {"SliceToDynamic", TargetMaps::kElementwise,
      "XLA dynamic padder (dynamic_padder.cc): operand 0 with the sizes of its dimensions (scalar operands) set"},
     {"TopK", TargetMaps::kTopK, "XLA: TopK custom-call (the k largest along the last dimension)"},
+    {"Unpin", TargetMaps::kIdentity, "XLA TPU memory annotations: operand 0 unpinned"},
     {"__cublas$gemm", TargetMaps::kCublasGemm,
      "XLA GPU (service/gpu/cublas_cudnn.h, transforms/gemm_rewriter.cc, thunk_emitter.cc EmitGemmThunk): "
      "alpha * dot(A, B) + beta * C, GemmBackendConfig in backend_config"},
@@ -89,6 +111,15 @@ constexpr KnownTarget k_targets[] = {
     {"__onednn$layernorm", TargetMaps::kLayerNorm,
      "XLA CPU oneDNN rewriter (onednn_layer_norm.cc): oneDNN layer normalization over the last dimension, "
      "then scale (and shift) per element of it"},
+    {"annotate_device_placement", TargetMaps::kIdentity,
+     "XLA host offloading (memory_annotations.h): operand 0 placed in the memory of _xla_buffer_placement"},
+    {"mhlo.dynamic_broadcast_in_dim", TargetMaps::kMhloDynamicBroadcastInDim,
+     "XLA MHLO export (hlo_to_mhlo custom_call_importer.cc): broadcast_in_dim to a runtime shape, "
+     "broadcast_dimensions in backend_config"},
+    {"mhlo.dynamic_reshape", TargetMaps::kMhloDynamicReshape,
+     "XLA MHLO export (hlo_to_mhlo custom_call_importer.cc): reshape to a runtime shape"},
+    {"mhlo.real_dynamic_slice", TargetMaps::kMhloRealDynamicSlice,
+     "XLA MHLO export (hlo_to_mhlo custom_call_importer.cc): a strided slice at runtime start, limit and strides"},
     {"te_fused_attn_backward_ffi", TargetMaps::kFusedAttentionBackward,
      "NVIDIA TransformerEngine, transformer_engine/jax/csrc/extensions/attention.cpp"},
     {"te_fused_attn_forward_ffi", TargetMaps::kFusedAttentionForward,
@@ -102,12 +133,16 @@ constexpr KnownTarget k_targets[] = {
      "JAX jaxlib/gpu/triton_kernels.cc (Pallas on GPU, jax-triton): a compiled Triton kernel over its operand "
      "buffers, no per-element semantics"},
     {"xla_builder.math.Asinh", TargetMaps::kElementwise, "XLA client library (xla/hlo/builder/lib/math.h): Asinh"},
+    {"xla_builder.math.NextAfter", TargetMaps::kElementwise,
+     "XLA client library (xla/hlo/builder/lib/math.h): NextAfter(from, to), elementwise"},
     {"xla_builder.math.Polygamma", TargetMaps::kElementwise,
      "XLA client library (xla/hlo/builder/lib/math.h): Polygamma(n, x), elementwise"},
     {"xla_builder.matrix.Einsum", TargetMaps::kEinsum,
      "XLA client library (xla/hlo/builder/lib/matrix.h): Einsum with the equation as backend_config"},
     {"xla_builder.prng.ScramblePhiloxKey", TargetMaps::kWholeOperands,
      "XLA client library (xla/hlo/builder/lib/prng.cc): ScramblePhiloxKey, a hash of the whole key"},
+    {"xla_builder.tridiagonal.TridiagonalSolver", TargetMaps::kTridiagonalSolver,
+     "XLA client library (xla/hlo/builder/lib/tridiagonal.h): the Thomas algorithm per batch and right-hand side"},
 };
 
 // An attribute's value without the quotes around a string.
@@ -119,21 +154,16 @@ std::string_view unquoted_attribute(const OpContext& op, std::string_view name) 
 
 std::string_view target_of(const OpContext& op) { return unquoted_attribute(op, "custom_call_target"); }
 
-const KnownTarget& known_target(const OpContext& op) {
+const KnownTarget* known_target(const OpContext& op) {
   const std::string_view target = target_of(op);
   const auto* it =
       std::find_if(std::begin(k_targets), std::end(k_targets), [&](const KnownTarget& t) { return t.name == target; });
-  if (it == std::end(k_targets)) {
-    throw Unsupported(std::string("no indexing maps for custom-call target '").append(target).append("'"));
-  }
-  return *it;
+  return it == std::end(k_targets) ? nullptr : it;
 }
 
 void require_identity_shapes(const OpContext& op) {
-  if (op.operand_count() == 0 || op.shape().is_tuple || op.operand_dims(0) != op.output_dims(0))
-    throw Unsupported(std::string("custom-call target '")
-                          .append(target_of(op))
-                          .append("' expects one operand of the result's shape"));
+  if (op.operand_count() != 1 || op.shape().is_tuple || op.operand_dims(0) != op.output_dims(0))
+    throw Unsupported("one operand of the result's shape expected");
 }
 
 std::size_t require_one_operand(const OpContext& op, std::size_t index) {
@@ -270,10 +300,8 @@ std::vector<MapSet> o2i_einsum(const OpContext& op, std::size_t output) {
   return one_each(std::move(maps));
 }
 
-}  // namespace
-
-std::vector<MapSet> o2i_custom_call(const OpContext& op, std::size_t output) {
-  switch (known_target(op).maps) {
+std::vector<MapSet> o2i_known(const OpContext& op, std::size_t output, TargetMaps maps) {
+  switch (maps) {
     case TargetMaps::kIdentity: {
       require_identity_shapes(op);
       std::vector<MapSet> sets(op.operand_count());
@@ -305,12 +333,18 @@ std::vector<MapSet> o2i_custom_call(const OpContext& op, std::size_t output) {
     case TargetMaps::kCudnnConvBiasActivationForward:
       return o2i_cudnn_convolution(op, output, CudnnConvKind::kForwardActivation);
     case TargetMaps::kCudnnConvForwardGraph: return o2i_cudnn_convolution(op, output, CudnnConvKind::kForwardGraph);
+    case TargetMaps::kMhloDynamicBroadcastInDim: return o2i_mhlo_dynamic(op, output, MhloDynamicOp::kBroadcastInDim);
+    case TargetMaps::kMhloDynamicReshape: return o2i_mhlo_dynamic(op, output, MhloDynamicOp::kReshape);
+    case TargetMaps::kMhloRealDynamicSlice: return o2i_mhlo_dynamic(op, output, MhloDynamicOp::kRealDynamicSlice);
+    case TargetMaps::kPadToStatic: return o2i_mhlo_dynamic(op, output, MhloDynamicOp::kPadToStatic);
+    case TargetMaps::kPartialReduce: return o2i_partial_reduce(op, output);
+    case TargetMaps::kTridiagonalSolver: return o2i_tridiagonal_solver(op, output);
   }
   return {};
 }
 
-std::vector<MapSet> i2o_custom_call(const OpContext& op, std::size_t operand) {
-  switch (known_target(op).maps) {
+std::vector<MapSet> i2o_known(const OpContext& op, std::size_t operand, TargetMaps maps) {
+  switch (maps) {
     case TargetMaps::kIdentity: {
       require_identity_shapes(op);
       std::vector<MapSet> sets(1);
@@ -345,8 +379,73 @@ std::vector<MapSet> i2o_custom_call(const OpContext& op, std::size_t operand) {
     case TargetMaps::kCudnnConvBiasActivationForward:
       return i2o_cudnn_convolution(op, operand, CudnnConvKind::kForwardActivation);
     case TargetMaps::kCudnnConvForwardGraph: return i2o_cudnn_convolution(op, operand, CudnnConvKind::kForwardGraph);
+    case TargetMaps::kMhloDynamicBroadcastInDim: return i2o_mhlo_dynamic(op, operand, MhloDynamicOp::kBroadcastInDim);
+    case TargetMaps::kMhloDynamicReshape: return i2o_mhlo_dynamic(op, operand, MhloDynamicOp::kReshape);
+    case TargetMaps::kMhloRealDynamicSlice: return i2o_mhlo_dynamic(op, operand, MhloDynamicOp::kRealDynamicSlice);
+    case TargetMaps::kPadToStatic: return i2o_mhlo_dynamic(op, operand, MhloDynamicOp::kPadToStatic);
+    case TargetMaps::kPartialReduce: return i2o_partial_reduce(op, operand);
+    case TargetMaps::kTridiagonalSolver: return i2o_tridiagonal_solver(op, operand);
   }
   return {};
+}
+
+// Why the maps of a call are the whole-operand fallback.
+std::string unknown_reason(const OpContext& op) {
+  return std::string("custom-call target ")
+      .append(target_of(op))
+      .append(" has no known semantics: every element may be read");
+}
+std::string unfit_reason(const OpContext& op, const Unsupported& e) {
+  std::string_view what = e.what();
+  const std::string prefix = std::string(target_of(op)) + ": ";
+  if (what.starts_with(prefix)) what.remove_prefix(prefix.size());
+  return std::string("custom-call target ")
+      .append(target_of(op))
+      .append(", ")
+      .append(what)
+      .append(": every element may be read");
+}
+
+void mark_all(std::vector<MapSet>& sets, const std::string& why) {
+  for (MapSet& set : sets)
+    for (IndexingMap& m : set)
+      if (m.is_defined()) m.mark_approximate(why);
+}
+
+}  // namespace
+
+std::vector<MapSet> o2i_custom_call(const OpContext& op, std::size_t output) {
+  std::string why;
+  if (const KnownTarget* t = known_target(op)) {
+    try {
+      return o2i_known(op, output, t->maps);
+    } catch (const Unsupported& e) {
+      why = unfit_reason(op, e);
+    }
+  }
+  try {
+    if (has_sharding_rule(op)) return o2i_sharding_rule(op, output);
+  } catch (const Unsupported& e) {
+    if (why.empty()) why = unfit_reason(op, e);
+  }
+  if (why.empty()) why = unknown_reason(op);
+  std::vector<MapSet> sets = o2i_whole_operands(op, output);
+  mark_all(sets, why);
+  return sets;
+}
+
+// The inverse of o2i_custom_call output by output: where the maps of one
+// output do not apply, only that output falls back to every element.
+std::vector<MapSet> i2o_custom_call(const OpContext& op, std::size_t operand) {
+  try {
+    if (const KnownTarget* t = known_target(op)) return i2o_known(op, operand, t->maps);
+    if (has_sharding_rule(op)) return i2o_sharding_rule(op, operand);
+  } catch (const Unsupported&) {
+    return maps_by_inverse(op, operand, o2i_custom_call);
+  }
+  std::vector<MapSet> sets = i2o_whole_operands(op, operand);
+  mark_all(sets, unknown_reason(op));
+  return sets;
 }
 
 }  // namespace hlo_index::indexing::detail
@@ -374,6 +473,8 @@ CustomCallWork custom_call_work(const OpContext& op) {
     case M::kSoftmax:
     case M::kLayerNorm: return CustomCallWork::kElementwise;
     case M::kKernelReadsWholeOperands:
+    case M::kPartialReduce:
+    case M::kTridiagonalSolver:
     case M::kFusedAttentionForward:
     case M::kFusedAttentionBackward:
     case M::kWholeOperands:

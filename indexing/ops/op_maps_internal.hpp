@@ -200,6 +200,24 @@ enum class CudnnConvKind { kForward, kBackwardInput, kBackwardFilter, kForwardAc
 std::vector<MapSet> o2i_cudnn_convolution(const OpContext& op, std::size_t output, CudnnConvKind kind);
 std::vector<MapSet> i2o_cudnn_convolution(const OpContext& op, std::size_t operand, CudnnConvKind kind);
 
+// op_maps_sharding_rule.cpp: a Shardy xla.sdy.sharding_rule in frontend_attributes.
+bool has_sharding_rule(const OpContext& op);
+std::vector<MapSet> o2i_sharding_rule(const OpContext& op, std::size_t output);
+std::vector<MapSet> i2o_sharding_rule(const OpContext& op, std::size_t operand);
+
+// op_maps_mhlo_dynamic.cpp: MHLO's dynamic-shape ops as custom-calls, and PadToStatic.
+enum class MhloDynamicOp { kBroadcastInDim, kReshape, kRealDynamicSlice, kPadToStatic };
+std::vector<MapSet> o2i_mhlo_dynamic(const OpContext& op, std::size_t output, MhloDynamicOp kind);
+std::vector<MapSet> i2o_mhlo_dynamic(const OpContext& op, std::size_t operand, MhloDynamicOp kind);
+
+// op_maps_partial_reduce.cpp: the TPU approximate top-k.
+std::vector<MapSet> o2i_partial_reduce(const OpContext& op, std::size_t output);
+std::vector<MapSet> i2o_partial_reduce(const OpContext& op, std::size_t operand);
+
+// op_maps_tridiagonal.cpp: xla_builder.tridiagonal.TridiagonalSolver.
+std::vector<MapSet> o2i_tridiagonal_solver(const OpContext& op, std::size_t output);
+std::vector<MapSet> i2o_tridiagonal_solver(const OpContext& op, std::size_t operand);
+
 // op_maps_custom_call.cpp
 std::vector<MapSet> o2i_custom_call(const OpContext& op, std::size_t output);
 std::vector<MapSet> i2o_custom_call(const OpContext& op, std::size_t operand);

@@ -682,7 +682,8 @@ void Linter::coalescing_rule(const hlo::Computation& c, std::uint32_t instructio
       const AccessSetup setup = operand_access(model, *out_layout, operand_shape);
       const MapSet& set = logical.output_to_input[k][j];
       for (std::size_t m = 0; m < set.size(); ++m) {
-        if (!set[m].is_defined()) continue;
+        // An approximate map is a superset of the reads: its pattern is not theirs.
+        if (!set[m].is_defined() || set[m].approximate()) continue;
         const MapSet physical = offsets.convert({set[m]}, *outputs[k], operand_shape);
         if (!physical[0].is_defined()) continue;
         // A reduction fused into a loop walks its reduced dimension

@@ -1017,10 +1017,12 @@ TEST_CASE("cost vs XLA: FusionCostAnalysis.RevisitAlteredFusion, RevisitWithShar
 
 // XLA: 2 * 12 input features * 4 output features * 128 * 114^2 = 159694848, reading the features from
 // dimension 1 only: the int8x4 vector dimension (the trailing 4) is left out. hlo-index counts a
-// cuDNN convolution's multiply-accumulates from its maps, and has no maps for the vectorized int8x4
-// layout (dim_labels of rank 4 on rank-5 shapes): the FLOPs are unknown and each operand is charged
-// whole, an upper bound (a gap, not a convention: the exact count would be 16 times XLA's, every
-// output channel of 4 x 4 against every input channel of 12 x 4).
+// cuDNN convolution's multiply-accumulates from its maps, and has no convolution maps for the
+// vectorized int8x4 layout (dim_labels of rank 4 on rank-5 shapes): the custom-call's fallback has
+// every output element read every operand element, approximate, so the FLOPs are an upper bound
+// (one multiply-accumulate per output and input element pair), not exact, and each operand is
+// charged whole (a gap, not a convention: the exact count would be 16 times XLA's, every output
+// channel of 4 x 4 against every input channel of 12 x 4).
 TEST_CASE("cost vs XLA: GpuHloCostAnalysisTest.ConvCustomCall", "[cost][xla]") {
   auto m = cost_module(R"(HloModule module, is_scheduled=true
 ENTRY entry {
@@ -1033,8 +1035,11 @@ ENTRY entry {
 )",
                        byte_device());
   const cost::InstructionCost& c = m.cost("conv1");
-  CHECK_FALSE(c.flops_known);
-  CHECK(c.flops == 0);
+  CHECK(c.flops_known);
+  CHECK_FALSE(c.flops_exact);
+  const std::int64_t outputs = 128 * 4 * 24 * 24 * 4, inputs = 128 * 12 * 24 * 24 * 4;
+  CHECK(c.flops == 2 * outputs * inputs);
+  CHECK(c.flops >= std::int64_t{16} * 159694848);
   CHECK_FALSE(c.bytes_exact);
   CHECK(bytes_read(c, 0) == 3538944);
   CHECK(bytes_read(c, 1) == 19200);

@@ -256,19 +256,6 @@ TEST_CASE("tuple pass-through ops: a call composes through the element each outp
   }
 }
 
-TEST_CASE("custom-call: an unknown target is UNDEFINED with its name", "[indexing][custom-call]") {
-  const auto modules = test::parse_ok(
-      "HloModule u\nENTRY e {\n  x = f32[4] parameter(0)\n  ROOT r = f32[4] custom-call(x), "
-      "custom_call_target=\"my_kernel\"\n}\n");
-  const hlo::Module& m = modules[0];
-  indexing::IndexingAnalysis analysis(m, {});
-  const auto maps = analysis.analyze(m.entry, m.computations[m.entry].root, true, false);
-  REQUIRE(maps.output_to_input.at(0).at(0).size() == 1);
-  const IndexingMap& map = maps.output_to_input[0][0].front();
-  CHECK(map.is_undefined());
-  CHECK(map.undefined_reason() == "no indexing maps for custom-call target 'my_kernel'");
-}
-
 TEST_CASE("custom-call tpu_custom_call: every element of every operand, both ways, approximate",
           "[op-bruteforce][custom-call]") {
   // A Mosaic kernel may read any element of its operand buffers (and nothing else): the maps
