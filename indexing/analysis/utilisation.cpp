@@ -55,15 +55,16 @@ void leaves(const hlo::Shape& shape, std::vector<const hlo::Shape*>& out) { out 
 
 }  // namespace
 
+// From the full-width counts: a saturated int64 would understate a ratio past 2^63.
 double OperandUtilisation::utilisation() const {
   return operand_elements == 0 ? 0.0
-                               : static_cast<double>(distinct_read.value) /
+                               : static_cast<double>(distinct_read.wide) /
                                      (static_cast<double>(operand_elements) * static_cast<double>(replicas));
 }
 
 double OperandUtilisation::multiplicity() const {
-  return distinct_read.value == 0 ? 0.0
-                                  : static_cast<double>(total_reads.value) / static_cast<double>(distinct_read.value);
+  return distinct_read.wide == 0 ? 0.0
+                                 : static_cast<double>(total_reads.wide) / static_cast<double>(distinct_read.wide);
 }
 
 namespace {
