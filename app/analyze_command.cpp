@@ -279,6 +279,7 @@ indexing::AnalysisOptions analysis_options(const AnalyzeOptions& options) {
   out.style = options.xla_compat ? indexing::MapStyle::kXla : indexing::MapStyle::kExact;
   out.simplify = options.simplify;
   out.time_limit_per_instruction = options.time_limit_per_instruction;
+  out.work_budget_per_instruction = options.work_budget_per_instruction;
   return out;
 }
 
@@ -480,7 +481,8 @@ bool check_match(const analysis::InstructionFilter& filter, const AnalyzeOptions
 
 int analyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err) {
   // The time limit also bounds what runs outside the analysis options (a fused body's reads).
-  ScopedAnalysisLimits limits(options.isl_max_operations, options.time_limit_per_instruction);
+  ScopedAnalysisLimits limits(options.isl_max_operations, options.time_limit_per_instruction,
+                              options.work_budget_per_instruction);
   AnalyzeOptions opts = options;
   for (std::string& n : opts.computations) n = strip_sigil(n);
   for (std::string& n : opts.instructions) n = strip_sigil(n);

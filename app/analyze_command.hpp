@@ -32,7 +32,8 @@ struct AnalyzeOptions {
   std::string target;           // gpu | tpu | cpu; empty: detected from the module
   std::string format = "text";  // text | json
   unsigned long isl_max_operations = 0;
-  double time_limit_per_instruction = k_default_time_limit_per_instruction;  // seconds; 0: none
+  double time_limit_per_instruction = k_default_time_limit_per_instruction;                     // seconds; 0: none
+  std::uint64_t work_budget_per_instruction = indexing::k_default_work_budget_per_instruction;  // steps; 0: none
   bool allow_truncated = false;
   unsigned jobs = 1;             // threads analysing instructions (-j); 0: one per hardware thread
   bool canonical_names = false;  // rename by stem and position first (parser/canonical_names.hpp)

@@ -119,8 +119,12 @@ json utilisation_json(const InstructionReport& report) {
     o.update(app::utilisation_json(op));
     list.push_back(std::move(o));
   }
-  return json{
-      {"output_elements", u.output_elements}, {"bytes_written", u.bytes_written}, {"operands", std::move(list)}};
+  return json{{"output_elements", u.output_elements},
+              // Past 2^63 the digits, as a string.
+              {"bytes_written", u.bytes_written_wide <= simplify::k_int64_max_wide
+                                    ? json(u.bytes_written)
+                                    : json(simplify::to_string(u.bytes_written_wide))},
+              {"operands", std::move(list)}};
 }
 
 // `j.dump(2)` as it prints `indent` spaces deep in an enclosing dump(2): every

@@ -142,7 +142,7 @@ private:
   void utilisation(const InstructionReport& report) {
     const analysis::InstructionUtilisation& u = *report.utilisation;
     m_out << fmt::format("  utilisation: writes {} element{}, {} bytes\n", u.output_elements,
-                         u.output_elements == 1 ? "" : "s", u.bytes_written);
+                         u.output_elements == 1 ? "" : "s", simplify::to_string(u.bytes_written_wide));
     for (const auto& op : u.operands)
       m_out << fmt::format("    operand {} %{}: {}\n", op.operand, report.operand_names[op.operand],
                            utilisation_text(op));

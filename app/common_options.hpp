@@ -1,18 +1,21 @@
 // The options several commands share, with one wording: accepting truncated
-// dumps, the two bounds on analysis (isl's operation budget and the
-// per-instruction time limit), threads and the target.
+// dumps, the bounds on analysis (isl's operation budget, the per-instruction
+// work budget and time limit), threads and the target.
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <string>
+
+#include "indexing/compose/instruction_indexing.hpp"
 
 namespace hlo_index::app {
 
-/// Seconds one instruction's analysis may take unless told otherwise: a few
-/// seconds, so that one runaway instruction cannot hold up a CI job, while
-/// the slowest instruction of the corpus (torax's 268-output `call`) takes
-/// about 0.5 s in Release on a loaded machine.
-inline constexpr double k_default_time_limit_per_instruction = 5.0;
+/// Seconds one instruction's analysis may take unless told otherwise: no
+/// limit. The work budget (--work-budget-per-instruction) bounds analysis by
+/// default, so that the output does not depend on the machine's load; a
+/// time limit is an option on top of it.
+inline constexpr double k_default_time_limit_per_instruction = 0.0;
 
 inline void add_allow_truncated_option(CLI::App& cmd, bool& allow_truncated) {
   cmd.add_flag("--allow-truncated", allow_truncated,
@@ -28,12 +31,21 @@ inline void add_isl_budget_option(CLI::App& cmd, unsigned long& isl_max_operatio
 /// `consequence` ends the help text: what else happens past the limit.
 inline void add_time_limit_option(CLI::App& cmd, double& seconds, const std::string& consequence = "") {
   cmd.add_option("--time-limit-per-instruction", seconds,
-                 "Seconds one instruction's analysis may take (default " +
-                     std::to_string(static_cast<int>(k_default_time_limit_per_instruction)) +
-                     ", 0: no limit); past it the instruction's maps are what it may read by dataflow, every "
-                     "element (approximate), or UNDEFINED with the reason where that cannot be followed" +
+                 "Seconds one instruction's analysis may take (default 0: no limit; the work budget bounds it "
+                 "instead); past it as past the work budget, but the answer then depends on the machine's load" +
                      consequence)
       ->check(CLI::NonNegativeNumber);
+}
+
+/// `consequence` ends the help text: what else happens past the budget.
+inline void add_work_budget_option(CLI::App& cmd, std::uint64_t& steps, const std::string& consequence = "") {
+  cmd.add_option("--work-budget-per-instruction", steps,
+                 "Steps one instruction's analysis may take, counted (composition steps and isl computations), "
+                 "not timed, so the output is the same on any machine and load (default " +
+                     std::to_string(indexing::k_default_work_budget_per_instruction) +
+                     ", 0: no budget); past it the instruction's maps are what it may read by dataflow, every "
+                     "element (approximate), or UNDEFINED with the reason where that cannot be followed" +
+                     consequence);
 }
 
 inline void add_jobs_option(CLI::App& cmd, unsigned& jobs) {
@@ -53,12 +65,15 @@ inline void add_target_option(CLI::App& cmd, std::string& target, const std::str
 }
 
 /// The options of a command that reads dumps and analyses them:
-/// --allow-truncated, --isl-max-operations, --time-limit-per-instruction
-/// (`consequence` ends its help) and, when the command has threads, -j.
+/// --allow-truncated, --isl-max-operations, --work-budget-per-instruction
+/// (when the options have it), --time-limit-per-instruction (`consequence`
+/// ends their help) and, when the command has threads, -j.
 template <typename Options>
 void add_analysis_run_options(CLI::App& cmd, Options& options, const std::string& consequence = "") {
   add_allow_truncated_option(cmd, options.allow_truncated);
   add_isl_budget_option(cmd, options.isl_max_operations);
+  if constexpr (requires { options.work_budget_per_instruction; })
+    add_work_budget_option(cmd, options.work_budget_per_instruction, consequence);
   add_time_limit_option(cmd, options.time_limit_per_instruction, consequence);
   if constexpr (requires { options.jobs; }) add_jobs_option(cmd, options.jobs);
 }

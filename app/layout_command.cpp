@@ -63,10 +63,8 @@ std::optional<hlo::Shape> parse_shape_argument(const std::string& text, std::ost
 void collect_arrays(const hlo::Shape& shape, std::vector<std::int64_t>& path, std::vector<Target>& out,
                     const Target& base) {
   if (!shape.is_tuple) {
-    Target t = base;
-    t.label = path.empty() ? "" : "{" + join(path) + "}";
-    t.shape = shape;
-    out.push_back(std::move(t));
+    // Not a copy of `base`: its shape is the whole tuple (a copy per leaf is quadratic in the width).
+    out.push_back(Target{path.empty() ? "" : "{" + join(path) + "}", shape, base.source, base.where});
     return;
   }
   for (std::size_t i = 0; i < shape.elements.size(); ++i) {

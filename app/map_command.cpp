@@ -22,6 +22,8 @@
 #include "indexing/maps/map_printer.hpp"
 #include "indexing/maps/non_affine.hpp"
 #include "indexing/maps/simplify_map.hpp"
+#include "simplify/range.hpp"
+#include "simplify/wide.hpp"
 
 namespace hlo_index::app {
 namespace {
@@ -44,10 +46,15 @@ std::vector<std::string> split_stdin(std::istream& in) {
   return texts;
 }
 
+// A count past 2^63 is a string of its decimal digits (JSON readers lose
+// exactness on numbers past 2^53 or 2^64 anyway).
 nlohmann::ordered_json count_json(const indexing::Count& c) {
   nlohmann::ordered_json j;
-  j["value"] = c.value;
-  j["exact"] = c.exact;
+  if (c.wide <= simplify::k_int64_max_wide)
+    j["value"] = static_cast<std::int64_t>(c.wide);
+  else
+    j["value"] = simplify::to_string(c.wide);
+  j["exact"] = c.wide_exact;
   return j;
 }
 
@@ -58,7 +65,8 @@ const char* k_non_affine_too_large =
     "enumerate or its values overflow 64 bits";
 
 std::string count_text(const indexing::Count& c, const char* reason) {
-  return c.exact ? std::to_string(c.value) : fmt::format("<= {} (upper bound: {})", c.value, reason);
+  const std::string n = simplify::to_string(c.wide);
+  return c.wide_exact ? n : fmt::format("<= {} (upper bound: {})", n, reason);
 }
 
 }  // namespace
@@ -99,9 +107,10 @@ void setup_map_command(CLI::App& app, int& exit_code) {
                 "Check with isl that every simplification kept the relation exactly (slower)");
   add_isl_budget_option(*cmd, options->isl_max_operations);
   cmd->add_option("--time-limit", options->time_limit,
-                  "Seconds the operation may take (default 60, 0: no limit); past it isl stops as when its "
-                  "budget runs out: simplify prints the map less simplified (still exact), counts become upper "
-                  "bounds, maps are marked approximate, equal answers unknown")
+                  "Seconds the operation may take (default 0: no limit; isl's operation budget bounds it, the same "
+                  "on any machine); past it isl stops as when its budget runs out: simplify prints the map less "
+                  "simplified (still exact), counts become upper bounds, maps are marked approximate, equal answers "
+                  "unknown")
       ->check(CLI::NonNegativeNumber);
   cmd->callback([options, &exit_code] { exit_code = run_map_command(*options, std::cin, std::cout, std::cerr); });
 }
@@ -149,6 +158,19 @@ std::optional<std::vector<IndexingMap>> read_maps(const MapOptions& options, std
   return maps;
 }
 
+// A map computed here (a composition) is refused like a parsed one when its
+// values may leave the int64 range the simplifier and counts work in.
+void require_int64_range(const IndexingMap& m) {
+  auto check = [&](const simplify::Expr& e) {
+    if (auto what = simplify::int64_overflow(e, m.domain()))
+      throw simplify::ArithmeticOverflow("values past the 64-bit range are not supported: " + *what +
+                                         " over the variables' intervals");
+  };
+  if (!m.is_defined()) return;
+  for (const simplify::Expr& e : m.results()) check(e);
+  for (const simplify::Constraint& c : m.domain().constraints()) check(c.expr);
+}
+
 // Throws std::invalid_argument or simplify::ArithmeticOverflow on bad input.
 MapResult apply(const MapOptions& options, std::vector<IndexingMap> maps) {
   indexing::MapSimplifyOptions simplify_options;
@@ -160,6 +182,7 @@ MapResult apply(const MapOptions& options, std::vector<IndexingMap> maps) {
     result.maps = std::vector<IndexingMap>{maps[0]};
   } else if (options.operation == "compose") {
     IndexingMap c = indexing::compose(maps[0], maps[1]);
+    require_int64_range(c);
     if (options.simplify) indexing::simplify(c, simplify_options);
     result.maps = std::vector<IndexingMap>{c};
   } else if (options.operation == "inverse") {

@@ -17,7 +17,7 @@ struct MapOptions {
   bool simplify = true;                  // compose, inverse: simplify the result
   bool verify = false;                   // check every simplification with isl
   unsigned long isl_max_operations = 0;  // 0: the default budget
-  double time_limit = 60;                // seconds for the operation; 0: no limit
+  double time_limit = 0;                 // seconds for the operation; 0: no limit (the isl budget bounds it)
 };
 
 void setup_map_command(CLI::App& app, int& exit_code);

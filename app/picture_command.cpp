@@ -263,9 +263,11 @@ int run_picture_command(const PictureOptions& options, std::ostream& out, std::o
         found.size(), asked, instruction_list(*modules, found));
     return k_exit_input_error;
   }
-  ScopedAnalysisLimits limits(options.isl_max_operations, options.time_limit_per_instruction);
+  ScopedAnalysisLimits limits(options.isl_max_operations, options.time_limit_per_instruction,
+                              options.work_budget_per_instruction);
   indexing::AnalysisOptions analysis_options;
   analysis_options.time_limit_per_instruction = options.time_limit_per_instruction;
+  analysis_options.work_budget_per_instruction = options.work_budget_per_instruction;
   analysis::ModuleAnalysis analysis((*modules)[found[0].module], analysis_options);
   analysis.patterns().set_target(analysis::parse_target(options.target));
   const std::optional<std::size_t> operand = chosen_operand(analysis, found[0], options, err);

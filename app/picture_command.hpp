@@ -28,7 +28,8 @@ struct PictureOptions {
   std::int64_t max_cells = 128;        // cells per side of a slice
   bool allow_truncated = false;
   unsigned long isl_max_operations = 0;
-  double time_limit_per_instruction = k_default_time_limit_per_instruction;  // seconds; 0: none
+  double time_limit_per_instruction = k_default_time_limit_per_instruction;                     // seconds; 0: none
+  std::uint64_t work_budget_per_instruction = indexing::k_default_work_budget_per_instruction;  // steps; 0: none
 };
 
 /// Adds picture's options to `cmd`, storing into `options` (which must outlive parsing).

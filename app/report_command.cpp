@@ -65,6 +65,7 @@ std::vector<ReportPicture> pictures_of(const hlo::Module& module, const std::vec
                                        const ReportOptions& options, std::size_t page_index) {
   indexing::AnalysisOptions analysis_options;
   analysis_options.time_limit_per_instruction = options.time_limit_per_instruction;
+  analysis_options.work_budget_per_instruction = options.work_budget_per_instruction;
   analysis::ModuleAnalysis analysis(module, analysis_options);
   analysis.patterns().set_target(analysis::parse_target(options.target));
   analysis::HeatmapOptions heat;
@@ -160,7 +161,8 @@ int run_report_command(const ReportOptions& options, std::ostream& out, std::ost
       analysis::load_modules(options.files, options.allow_truncated, *filter, err, &some_input_failed);
   if (!modules) return k_exit_input_error;
 
-  ScopedAnalysisLimits limits(options.isl_max_operations, options.time_limit_per_instruction);
+  ScopedAnalysisLimits limits(options.isl_max_operations, options.time_limit_per_instruction,
+                              options.work_budget_per_instruction);
   ReportPage page;
   page.files = options.files;
   page.target = options.target.empty() ? "detected from each module" : options.target;

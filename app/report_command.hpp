@@ -28,7 +28,8 @@ struct ReportOptions {
   bool allow_truncated = false;
   unsigned jobs = 1;  // threads (-j); 0: one per hardware thread
   unsigned long isl_max_operations = 0;
-  double time_limit_per_instruction = k_default_time_limit_per_instruction;  // seconds; 0: none
+  double time_limit_per_instruction = k_default_time_limit_per_instruction;                     // seconds; 0: none
+  std::uint64_t work_budget_per_instruction = indexing::k_default_work_budget_per_instruction;  // steps; 0: none
 };
 
 /// Adds report's options to `cmd`, storing into `options` (which must outlive parsing).

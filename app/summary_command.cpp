@@ -525,7 +525,8 @@ int run_summary_command(const SummaryOptions& options, std::ostream& out, std::o
       return k_exit_input_error;
     }
   }
-  ScopedAnalysisLimits limit(options.isl_max_operations, options.time_limit_per_instruction);
+  ScopedAnalysisLimits limit(options.isl_max_operations, options.time_limit_per_instruction,
+                             options.work_budget_per_instruction);
   std::vector<ModuleRows> shown;
   std::size_t rows = 0;
   {

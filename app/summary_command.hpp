@@ -33,7 +33,8 @@ struct SummaryOptions {
   bool allow_truncated = false;
   unsigned jobs = 1;  // threads (-j); 0: one per hardware thread
   unsigned long isl_max_operations = 0;
-  double time_limit_per_instruction = k_default_time_limit_per_instruction;  // seconds; 0: none
+  double time_limit_per_instruction = k_default_time_limit_per_instruction;                     // seconds; 0: none
+  std::uint64_t work_budget_per_instruction = indexing::k_default_work_budget_per_instruction;  // steps; 0: none
 };
 
 /// Adds summary's options to `cmd`, storing into `options` (which must outlive parsing).
@@ -54,6 +55,7 @@ analysis::SummaryRequest summary_request(const Options& options, analysis::Instr
   request.target = analysis::parse_target(options.target);
   request.filter = std::move(filter);
   request.analysis.time_limit_per_instruction = options.time_limit_per_instruction;
+  request.analysis.work_budget_per_instruction = options.work_budget_per_instruction;
   request.jobs = options.jobs;
   request.on_row = [&progress, &modules, shown = std::optional<std::size_t>()](std::size_t module) mutable {
     if (shown != module) progress.module(module, modules.size(), modules[module].name);

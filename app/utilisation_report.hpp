@@ -22,8 +22,8 @@ public:
   nlohmann::ordered_json json() const;
 
 private:
-  std::int64_t m_bytes_read = 0;
-  std::int64_t m_bytes_written = 0;
+  simplify::Wide m_bytes_read = 0;
+  simplify::Wide m_bytes_written = 0;
   std::size_t m_operands = 0;
   std::size_t m_uncounted = 0;     // operands without maps
   std::size_t m_several_maps = 0;  // operands read through more than one map

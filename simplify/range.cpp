@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "simplify/wide.hpp"
+
 namespace hlo_index::simplify {
 
 namespace {
@@ -70,6 +72,114 @@ Interval RangeEvaluator::operator()(const Expr& e) const {
     if (const Interval* c = m_domain.find_constraint(e)) r = r.intersect(*c);
   }
   return r;
+}
+
+namespace {
+
+__extension__ using Int128 = __int128;
+
+struct WideInterval {
+  Int128 lo;
+  Int128 hi;
+};
+
+constexpr Int128 k_int64_lo = std::numeric_limits<std::int64_t>::min();
+constexpr Int128 k_int64_hi = std::numeric_limits<std::int64_t>::max();
+
+std::string int128_text(Int128 v) {
+  if (v == 0) return "0";
+  const bool negative = v < 0;
+  auto magnitude = static_cast<Wide>(negative ? -v : v);  // |v| < 2^127 here
+  std::string digits;
+  while (magnitude != 0) {
+    digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(magnitude % 10)));
+    magnitude /= 10;
+  }
+  return negative ? "-" + digits : digits;
+}
+
+Int128 floor_div128(Int128 a, Int128 b) {
+  Int128 q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+// Thrown with the subexpression whose values leave the int64 range.
+struct Leaves {
+  std::string what;
+};
+
+class OverflowCheck {
+public:
+  OverflowCheck(const Domain& domain, const VarNamer& namer) : m_domain(domain), m_namer(namer) {}
+
+  // Values of `e`, every subexpression checked first.
+  WideInterval operator()(const Expr& e) const { return checked(e, evaluate(e)); }
+
+private:
+  WideInterval checked(const Expr& e, WideInterval v) const {
+    if (v.lo < k_int64_lo) throw Leaves{"`" + to_string(e, m_namer) + "` reaches " + int128_text(v.lo)};
+    if (v.hi > k_int64_hi) throw Leaves{"`" + to_string(e, m_namer) + "` reaches " + int128_text(v.hi)};
+    return v;
+  }
+
+  WideInterval evaluate(const Expr& e) const {
+    switch (e.kind()) {
+      case Expr::Kind::kConstant: return {e.constant_value(), e.constant_value()};
+      case Expr::Kind::kVariable: {
+        const Interval b = m_domain.bounds(e.variable());
+        return {b.lo, b.hi};
+      }
+      case Expr::Kind::kSum: {
+        // Terms of int64 values times int64 coefficients fit 127 bits, and a
+        // sum of checked terms stays far inside 128 bits.
+        WideInterval total{e.sum_constant(), e.sum_constant()};
+        for (const Term& t : e.terms()) {
+          const WideInterval a = (*this)(t.atom);
+          const Int128 x = a.lo * t.coefficient, y = a.hi * t.coefficient;
+          total.lo += std::min(x, y);
+          total.hi += std::max(x, y);
+          if (total.lo < 4 * k_int64_lo || total.hi > 4 * k_int64_hi) return checked(e, total);
+        }
+        return total;
+      }
+      case Expr::Kind::kFloorDiv: {
+        const WideInterval a = (*this)(e.operand());
+        return {floor_div128(a.lo, e.divisor()), floor_div128(a.hi, e.divisor())};
+      }
+      case Expr::Kind::kMod: {
+        (*this)(e.operand());
+        return {0, e.divisor() - 1};
+      }
+      case Expr::Kind::kNonAffine: {
+        const WideInterval a = (*this)(e.operand());
+        const WideInterval b = (*this)(e.rhs());
+        if (e.non_affine_op() == Expr::NonAffineOp::kMul) {
+          const Int128 p[] = {a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi};
+          return {*std::min_element(std::begin(p), std::end(p)), *std::max_element(std::begin(p), std::end(p))};
+        }
+        // A division or modulo by a variable: no larger in magnitude than
+        // the larger of its operands' (a divisor of 0 is evaluate()'s error).
+        const Int128 m = std::max({-a.lo, a.hi, -b.lo, b.hi});
+        return {-m, m};
+      }
+    }
+    return {0, 0};
+  }
+
+  const Domain& m_domain;
+  const VarNamer& m_namer;
+};
+
+}  // namespace
+
+std::optional<std::string> int64_overflow(const Expr& e, const Domain& domain, const VarNamer& namer) {
+  try {
+    OverflowCheck{domain, namer}(e);
+  } catch (const Leaves& leaves) {
+    return leaves.what;
+  }
+  return std::nullopt;
 }
 
 }  // namespace hlo_index::simplify

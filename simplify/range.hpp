@@ -4,8 +4,12 @@
 // stays inside one period of a floordiv or mod.
 #pragma once
 
+#include <optional>
+#include <string>
+
 #include "simplify/domain.hpp"
 #include "simplify/expr.hpp"
+#include "simplify/expr_print.hpp"
 
 namespace hlo_index::simplify {
 
@@ -22,5 +26,13 @@ private:
   const Domain& m_domain;
   bool m_use_constraints;
 };
+
+/// The first subexpression of `e` (operands before their expression) whose
+/// values over the intervals of `domain` may leave the int64 range, as
+/// "`<subexpression>` reaches <value>", computed exactly (128 bits); nullopt
+/// when every subexpression stays inside. The simplifier and counting work in
+/// int64, so a map failing this is refused rather than answered wrongly.
+std::optional<std::string> int64_overflow(const Expr& e, const Domain& domain,
+                                          const VarNamer& namer = default_var_name);
 
 }  // namespace hlo_index::simplify

@@ -10,11 +10,14 @@
 namespace hlo_index::analysis {
 
 ThreadSettings ThreadSettings::of_this_thread() {
-  return {indexing::IslContext::get().operation_limit(), indexing::default_time_limit_per_instruction()};
+  return {indexing::IslContext::get().operation_limit(), indexing::default_time_limit_per_instruction(),
+          indexing::default_work_budget_per_instruction()};
 }
 
 ScopedThreadSettings::ScopedThreadSettings(const ThreadSettings& settings)
-    : m_saved(ThreadSettings::of_this_thread()), m_time_limit(settings.time_limit_per_instruction) {
+    : m_saved(ThreadSettings::of_this_thread()),
+      m_time_limit(settings.time_limit_per_instruction),
+      m_work_budget(settings.work_budget_per_instruction) {
   indexing::IslContext::get().set_operation_limit(settings.isl_operation_limit);
 }
 

@@ -46,6 +46,7 @@ struct ThreadSettings {
   static ThreadSettings of_this_thread();
   unsigned long isl_operation_limit = 0;
   double time_limit_per_instruction = 0;
+  std::uint64_t work_budget_per_instruction = 0;
 };
 
 /// Gives the calling thread `settings` for the scope's duration.
@@ -59,6 +60,7 @@ public:
 private:
   ThreadSettings m_saved;
   indexing::ScopedTimeLimit m_time_limit;
+  indexing::ScopedWorkBudget m_work_budget;
 };
 
 /// The worker count for `-j N`: N, or the hardware's thread count for 0.

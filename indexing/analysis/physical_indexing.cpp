@@ -33,6 +33,8 @@ const layout::PhysicalLayout* PhysicalIndexing::layout(const hlo::Shape& shape) 
 }
 
 MapSet PhysicalIndexing::convert(const MapSet& set, const hlo::Shape& from, const hlo::Shape& to) {
+  // Nothing read: no layouts to look up (a wide tuple's outputs read one operand of thousands).
+  if (set.empty()) return {};
   const LayoutOrReason& from_layout = layout_of(from);
   const LayoutOrReason& to_layout = layout_of(to);
   MapSet result;
@@ -60,20 +62,22 @@ MapSet PhysicalIndexing::convert(const MapSet& set, const hlo::Shape& from, cons
 InstructionIndexing PhysicalIndexing::apply(const hlo::Computation& computation, const hlo::Instruction& instruction,
                                             InstructionIndexing logical) {
   const hlo::Shape& shape = m_module.shape_of(instruction);
-  auto output_shape = [&](std::size_t k) -> const hlo::Shape& {
-    const hlo::Shape* leaf = indexing::find_leaf_shape(shape, k);
-    return leaf != nullptr ? *leaf : shape;
-  };
+  // The leaves once: looking each up again is linear in the tuple's width.
+  const std::vector<const hlo::Shape*> leaves = indexing::leaf_shapes(shape);
+  auto output_shape = [&](std::size_t k) -> const hlo::Shape& { return k < leaves.size() ? *leaves[k] : shape; };
   const auto operands = computation.operands_of(instruction);
   auto operand_shape = [&](std::size_t j) -> const hlo::Shape& {
     return m_module.shape_of(computation.instructions[operands[j]]);
   };
+  // A wide tuple's output reads one operand of thousands: the empty sets stay empty.
   for (std::size_t k = 0; k < logical.output_to_input.size(); ++k)
     for (std::size_t j = 0; j < logical.output_to_input[k].size() && j < operands.size(); ++j)
-      logical.output_to_input[k][j] = convert(logical.output_to_input[k][j], output_shape(k), operand_shape(j));
+      if (!logical.output_to_input[k][j].empty())
+        logical.output_to_input[k][j] = convert(logical.output_to_input[k][j], output_shape(k), operand_shape(j));
   for (std::size_t k = 0; k < logical.input_to_output.size(); ++k)
     for (std::size_t j = 0; j < logical.input_to_output[k].size() && j < operands.size(); ++j)
-      logical.input_to_output[k][j] = convert(logical.input_to_output[k][j], operand_shape(j), output_shape(k));
+      if (!logical.input_to_output[k][j].empty())
+        logical.input_to_output[k][j] = convert(logical.input_to_output[k][j], operand_shape(j), output_shape(k));
   return logical;
 }
 

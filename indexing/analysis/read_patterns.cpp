@@ -76,6 +76,7 @@ ReadPatternTable read_patterns(const hlo::Module& module, const hlo::Computation
     const layout::PhysicalLayout* out_layout = offsets.layout(out);
     table[k].resize(logical.output_to_input[k].size());
     for (std::size_t j = 0; j < logical.output_to_input[k].size() && j < operands.size(); ++j) {
+      if (logical.output_to_input[k][j].empty()) continue;  // not read (a wide tuple: all operands but one)
       const hlo::Shape& operand = module.shape_of(computation.instructions[operands[j]]);
       if (out_layout == nullptr || offsets.layout(operand) == nullptr) continue;
       const AccessSetup setup = operand_access(model, *out_layout, operand);

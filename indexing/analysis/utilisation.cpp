@@ -55,15 +55,16 @@ void leaves(const hlo::Shape& shape, std::vector<const hlo::Shape*>& out) { out 
 
 }  // namespace
 
+// From the full-width counts: a saturated int64 would understate a ratio past 2^63.
 double OperandUtilisation::utilisation() const {
   return operand_elements == 0 ? 0.0
-                               : static_cast<double>(distinct_read.value) /
+                               : static_cast<double>(distinct_read.wide) /
                                      (static_cast<double>(operand_elements) * static_cast<double>(replicas));
 }
 
 double OperandUtilisation::multiplicity() const {
-  return distinct_read.value == 0 ? 0.0
-                                  : static_cast<double>(total_reads.value) / static_cast<double>(distinct_read.value);
+  return distinct_read.wide == 0 ? 0.0
+                                 : static_cast<double>(total_reads.wide) / static_cast<double>(distinct_read.wide);
 }
 
 namespace {
@@ -84,6 +85,13 @@ std::int64_t OperandUtilisation::bytes_read() const {
                : packed_bytes(distinct_read.value, element_bits);
 }
 
+simplify::Wide OperandUtilisation::bytes_read_wide() const {
+  if (!tuple) return simplify::packed_bytes_wide(distinct_read.wide, static_cast<simplify::Wide>(element_bits));
+  simplify::Wide total = 0;
+  for (const OperandUtilisation& leaf : leaves) total = simplify::wide_add(total, leaf.bytes_read_wide());
+  return total;
+}
+
 std::int64_t OperandUtilisation::read_traffic_bytes() const {
   return tuple ? sum_over_leaves(leaves, &OperandUtilisation::read_traffic_bytes)
                : packed_bytes(total_reads.value, element_bits);
@@ -100,6 +108,9 @@ void count_outputs(const hlo::Shape& shape, InstructionUtilisation& result) {
     const std::int64_t n = out->element_count().value_or(0);
     result.output_elements = saturating_add(result.output_elements, n, exact);
     result.bytes_written = saturating_add(result.bytes_written, packed_bytes(n, array_bits(*out)), exact);
+    result.bytes_written_wide = simplify::wide_add(
+        result.bytes_written_wide,
+        simplify::packed_bytes_wide(static_cast<simplify::Wide>(n), static_cast<simplify::Wide>(array_bits(*out))));
   }
 }
 
@@ -142,13 +153,10 @@ void count_reads(const std::vector<IndexingMap>& reads, const MapSet* shared, Op
   const MapSet elements = with_replica_results(reads);
   u.distinct_read = indexing::count_union_image(elements);
   u.replicas = replicas_read(reads);
-  u.total_reads = {0, true};
-  u.total_reads.value = reads_of_one_execution(shared != nullptr ? *shared : reads, u.total_reads.exact);
+  u.total_reads = wide_reads_of_one_execution(shared != nullptr ? *shared : reads);
   // One execution reads no more distinct elements than it makes reads.
-  if (u.depends_on_runtime) {
-    u.distinct_read.value = std::min(u.distinct_read.value, u.total_reads.value);
-    u.distinct_read.exact = false;
-  }
+  if (u.depends_on_runtime)
+    u.distinct_read = indexing::Count::of(std::min(u.distinct_read.wide, u.total_reads.wide), false);
 }
 
 // The distinct maps into a tuple operand of a call, conditional, while or
@@ -178,8 +186,8 @@ void count_tuple_reads(const hlo::Shape& shape, const std::vector<IndexingMap>& 
   }
   u.tuple = true;
   u.element_bits = 0;
-  u.distinct_read = {0, true};
-  u.total_reads = {0, true};
+  simplify::Wide distinct = 0, total = 0;
+  bool distinct_exact = true, total_exact = true;
   for (std::size_t k = 0; k < shapes.size(); ++k) {
     const std::vector<IndexingMap>& leaf_reads = (*by_leaf)[k];
     OperandUtilisation leaf;
@@ -197,12 +205,14 @@ void count_tuple_reads(const hlo::Shape& shape, const std::vector<IndexingMap>& 
     if (__builtin_mul_overflow(leaf.operand_elements, leaf.replicas, &elements))
       elements = std::numeric_limits<std::int64_t>::max();
     u.operand_elements = saturating_add(u.operand_elements, elements, exact);
-    u.distinct_read.value = saturating_add(u.distinct_read.value, leaf.distinct_read.value, exact);
-    u.distinct_read.exact = u.distinct_read.exact && leaf.distinct_read.exact && exact;
-    u.total_reads.value = saturating_add(u.total_reads.value, leaf.total_reads.value, exact);
-    u.total_reads.exact = u.total_reads.exact && leaf.total_reads.exact && exact;
+    distinct = simplify::wide_add(distinct, leaf.distinct_read.wide);
+    distinct_exact = distinct_exact && leaf.distinct_read.wide_exact;
+    total = simplify::wide_add(total, leaf.total_reads.wide);
+    total_exact = total_exact && leaf.total_reads.wide_exact;
     u.leaves.push_back(std::move(leaf));
   }
+  u.distinct_read = indexing::Count::of(distinct, distinct_exact);
+  u.total_reads = indexing::Count::of(total, total_exact);
 }
 
 }  // namespace
@@ -228,15 +238,22 @@ MapSet with_replica_results(const MapSet& maps) {
   return out;
 }
 
-std::int64_t reads_of_one_execution(const MapSet& maps, bool& exact) {
-  std::int64_t total = 0;
+indexing::Count wide_reads_of_one_execution(const MapSet& maps) {
+  simplify::Wide total = 0;
+  bool exact = true;
   for (const IndexingMap& m : with_replica_results(maps)) {
     if (!m.is_defined()) continue;
     indexing::Count c = indexing::count_relation(pinned_runtime(m));
-    total = saturating_add(total, c.value, exact);
-    exact = exact && c.exact;
+    total = simplify::wide_add(total, c.wide);
+    exact = exact && c.wide_exact;
   }
-  return total;
+  return indexing::Count::of(total, exact);
+}
+
+std::int64_t reads_of_one_execution(const MapSet& maps, bool& exact) {
+  const indexing::Count c = wide_reads_of_one_execution(maps);
+  exact = exact && c.exact;
+  return c.value;
 }
 
 InstructionUtilisation utilisation(const hlo::Module& module, const hlo::Computation& computation,

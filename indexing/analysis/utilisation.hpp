@@ -50,14 +50,17 @@ struct OperandUtilisation {
   double utilisation() const;
   /// total_reads / distinct_read (0 when nothing is read).
   double multiplicity() const;
-  std::int64_t bytes_read() const;          // distinct elements, packed
-  std::int64_t read_traffic_bytes() const;  // every read, in whole bytes
+  std::int64_t bytes_read() const;          // distinct elements, packed (saturated at INT64_MAX)
+  std::int64_t read_traffic_bytes() const;  // every read, in whole bytes (saturated at INT64_MAX)
+  /// bytes_read in full width: exact past 2^63 (distinct_read.wide_exact says whether it is a bound).
+  simplify::Wide bytes_read_wide() const;
 };
 
 struct InstructionUtilisation {
   std::vector<OperandUtilisation> operands;  // in operand order
   std::int64_t output_elements = 0;          // all outputs together
-  std::int64_t bytes_written = 0;
+  std::int64_t bytes_written = 0;            // saturated at INT64_MAX
+  simplify::Wide bytes_written_wide = 0;     // in full width
 };
 
 struct FusedBody;
@@ -75,6 +78,8 @@ InstructionUtilisation utilisation(const hlo::Module& module, const hlo::Computa
 /// operand element, runtime offsets at the low end of their ranges, replica
 /// ids as part of the element); `exact` becomes false for an upper bound.
 std::int64_t reads_of_one_execution(const indexing::MapSet& maps, bool& exact);
+/// The same in full width (exact past 2^63).
+indexing::Count wide_reads_of_one_execution(const indexing::MapSet& maps);
 
 /// The map with its runtime offsets pinned to the low end of their ranges:
 /// one execution (for dynamic slices every offset reads as many elements).

@@ -29,10 +29,19 @@ using hlo::Opcode;
 namespace {
 
 thread_local double t_default_time_limit = k_default_time_limit_per_instruction;
+thread_local std::uint64_t t_default_work_budget = k_default_work_budget_per_instruction;
 
 }  // namespace
 
 double default_time_limit_per_instruction() { return t_default_time_limit; }
+
+std::uint64_t default_work_budget_per_instruction() { return t_default_work_budget; }
+
+ScopedWorkBudget::ScopedWorkBudget(std::uint64_t steps) : m_saved(t_default_work_budget) {
+  t_default_work_budget = steps;
+}
+
+ScopedWorkBudget::~ScopedWorkBudget() { t_default_work_budget = m_saved; }
 
 ScopedTimeLimit::ScopedTimeLimit(double seconds) : m_saved(t_default_time_limit) {
   if (seconds >= 0) t_default_time_limit = seconds;
@@ -50,7 +59,12 @@ std::string time_limit_reason(double seconds) {
 
 }  // namespace
 
-TimeLimitReached::TimeLimitReached(double seconds) : std::runtime_error(time_limit_reason(seconds)) {}
+TimeLimitReached::TimeLimitReached(double seconds) : AnalysisLimitReached(time_limit_reason(seconds)) {}
+
+WorkBudgetReached::WorkBudgetReached(std::uint64_t steps)
+    : AnalysisLimitReached(fmt::format("analysis took more than the per-instruction work budget of {} steps (see "
+                                       "--work-budget-per-instruction)",
+                                       steps)) {}
 
 CompositionLimitReached::CompositionLimitReached(const std::string& reason) : std::runtime_error(reason) {}
 
@@ -59,7 +73,28 @@ CompositionLimitReached::CompositionLimitReached()
                                      "through a while or conditional)",
                                      k_max_compositions_per_walk)) {}
 
+std::uint64_t IndexingAnalysis::work_spent() const {
+  return m_steps + (IslContext::get().computations() - m_isl_at_start - m_isl_uncounted);
+}
+
+IndexingAnalysis::UncountedWork::UncountedWork(const IndexingAnalysis& analysis)
+    : m_analysis(analysis), m_steps(analysis.m_steps), m_isl(IslContext::get().computations()) {
+  ++m_analysis.m_uncounted_depth;
+}
+
+IndexingAnalysis::UncountedWork::~UncountedWork() {
+  --m_analysis.m_uncounted_depth;
+  if (m_analysis.m_uncounted_depth != 0) return;  // the outermost scope settles the account
+  m_analysis.m_steps = m_steps;
+  m_analysis.m_isl_uncounted += IslContext::get().computations() - m_isl;
+}
+
 void IndexingAnalysis::check_deadline() const {
+  const std::uint64_t budget = m_options.work_budget_per_instruction;
+  if (m_counting && m_uncounted_depth == 0 && budget > 0) {
+    ++m_steps;
+    if (work_spent() > budget) throw WorkBudgetReached(budget);
+  }
   if (m_deadline && std::chrono::steady_clock::now() > *m_deadline) {
     throw TimeLimitReached(m_options.time_limit_per_instruction);
   }
@@ -295,6 +330,9 @@ std::vector<MapSet> IndexingAnalysis::op_maps(std::uint32_t computation, std::ui
         return it->second;
       }
     }
+    // A memoised op's maps cost the instruction that asks first only: not counted at all.
+    std::optional<UncountedWork> uncounted;
+    if (memoised) uncounted.emplace(*this);
     const OpContext op{m_module, c, instruction};
     std::vector<MapSet> sets = forward ? indexing::input_to_output(op, index, m_options.style)
                                        : indexing::output_to_input(op, index, m_options.style);
@@ -308,8 +346,8 @@ std::vector<MapSet> IndexingAnalysis::op_maps(std::uint32_t computation, std::ui
     }
     if (memoised) m_op_memo.emplace(std::move(key), sets);
     return sets;
-  } catch (const TimeLimitReached&) {
-    throw;  // the whole instruction is out of time, not this op
+  } catch (const AnalysisLimitReached&) {
+    throw;  // the whole instruction is out of time or work, not this op
   } catch (const Unsupported& e) {
     return std::vector<MapSet>(n, undefined_set(e.what()));
   } catch (const std::exception& e) {
@@ -560,7 +598,7 @@ std::vector<MapSet> IndexingAnalysis::walk_output_to_input(std::uint32_t callee,
     if (reached == nullptr) continue;  // not on this output's paths
     check_deadline();
     const auto operands = body.operands_of(instr);
-    std::vector<char> operand_is_tuple(operands.size()), operand_reached(operands.size(), 0);
+    std::vector<char> operand_is_tuple(operands.size());
     for (std::size_t j = 0; j < operands.size(); ++j)
       operand_is_tuple[j] = m_module.shape_of(body.instructions[operands[j]]).is_tuple ? 1 : 0;
     for (auto s = reached->begin(); s != reached->end(); ++s) {
@@ -578,8 +616,25 @@ std::vector<MapSet> IndexingAnalysis::walk_output_to_input(std::uint32_t callee,
         }
         continue;
       }
+      if (instr.opcode == Opcode::kTuple) {
+        // An output element of a tuple reads one array operand by identity: composed directly,
+        // without the set per operand op_maps builds (a wide tuple has thousands, for every output).
+        const hlo::Shape& shape = m_module.shape_of(instr);
+        const std::vector<std::size_t> path = leaf_path(shape, s->first);
+        if (path.size() == 1 && path[0] < operands.size() && !operand_is_tuple[path[0]]) {
+          if (!consumer.empty()) {
+            IndexingMap identity = IndexingMap::identity(dimension_sizes(leaf_shape(shape, s->first)));
+            simplify(identity, single_op_policy(Opcode::kTuple));
+            compose_into(consumer, {std::move(identity)}, state[{operands[path[0]], 0}], m_options.style, step);
+          }
+          continue;
+        }
+      }
       std::vector<MapSet> scratch;
-      const std::vector<MapSet>& producer = body_op_maps(callee, i, s->first, false, walked_often, scratch);
+      // The root is asked for each output's element once, by that output's walk: not kept (a wide
+      // tuple root would keep a set per operand for every output, quadratic in its width).
+      const std::vector<MapSet>& producer =
+          body_op_maps(callee, i, s->first, false, walked_often && i != body.root, scratch);
       if (instr.opcode == Opcode::kWhile && is_branch(callee) && !producer.empty() &&
           producer[0].size() > k_max_while_reads_per_walk) {
         throw CompositionLimitReached(
@@ -588,14 +643,11 @@ std::vector<MapSet> IndexingAnalysis::walk_output_to_input(std::uint32_t callee,
       }
       for (std::size_t j = 0; j < operands.size() && j < producer.size(); ++j) {
         if (!operand_is_tuple[j]) {
-          // Every operand is reached, by empty sets too (their producers are still walked), but
-          // the set of an array operand is asked for only once: a wide tuple has thousands.
-          if (consumer.empty() || producer[j].empty()) {
-            if (!operand_reached[j]) state[{operands[j], 0}];
-          } else {
+          // An operand the output does not read (an empty set) is not walked: one output of a
+          // wide tuple reads one of its thousands of operands, and walking the others with
+          // empty sets made the walks of all outputs quadratic in the width.
+          if (!consumer.empty() && !producer[j].empty())
             compose_into(consumer, producer[j], state[{operands[j], 0}], m_options.style, step);
-          }
-          operand_reached[j] = 1;
         } else if (reads_tuple_leaves_by_result(instr.opcode)) {
           // Each map names the leaf it reads in its first result.
           for (const IndexingMap& p : producer[j]) {
@@ -761,13 +813,19 @@ InstructionIndexing IndexingAnalysis::analyze(std::uint32_t computation, std::ui
   // isl computations stop at the deadline too: one long call would otherwise
   // run past it before the next check_deadline.
   const ScopedIslDeadline isl_deadline(m_deadline);
+  m_steps = 0;
+  m_isl_at_start = IslContext::get().computations();
+  m_isl_uncounted = 0;
+  m_counting = true;
   try {
     InstructionIndexing out = analyze_maps(computation, instruction, o2i, i2o);
     m_deadline.reset();
+    m_counting = false;
     forget();
     return out;
-  } catch (const TimeLimitReached& e) {
+  } catch (const AnalysisLimitReached& e) {
     m_deadline.reset();
+    m_counting = false;
     forget();
     // The maps from dependence alone (approximate) where it can be followed, else UNDEFINED.
     if (!m_dependence) m_dependence = std::make_unique<OutputDependence>(m_module);
@@ -781,6 +839,10 @@ InstructionIndexing IndexingAnalysis::analyze(std::uint32_t computation, std::ui
     if (o2i) out.output_to_input.assign(outputs, sets);
     if (i2o) out.input_to_output.assign(outputs, sets);
     return out;
+  } catch (...) {
+    m_deadline.reset();
+    m_counting = false;
+    throw;
   }
 }
 

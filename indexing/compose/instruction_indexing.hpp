@@ -34,8 +34,35 @@
 
 namespace hlo_index::indexing {
 
-/// Default time budget of one instruction's analysis, in seconds.
-inline constexpr double k_default_time_limit_per_instruction = 60.0;
+/// Default wall-clock limit of one instruction's analysis, in seconds: none.
+/// The work budget below bounds the analysis instead, the same on a loaded
+/// machine as on an idle one; a time limit is an option.
+inline constexpr double k_default_time_limit_per_instruction = 0.0;
+
+/// Default work budget of one instruction's analysis, in steps: one per
+/// composition step of a walk and one per isl computation (each bounded by
+/// isl's operation budget, isl_context.hpp). Work whose result is memoised
+/// across instructions (a single op's maps, a while's answer) is not counted,
+/// so an instruction's answer does not depend on what was analysed before it
+/// or on the thread that analysed it. The slowest instruction of the corpus
+/// (torax's 268-output `call`) needs between 300,000 and 600,000 steps.
+inline constexpr std::uint64_t k_default_work_budget_per_instruction = 1'000'000;
+
+/// The per-instruction work budget of analyses whose options are created
+/// afterwards on this thread (steps; 0: none). Commands set it for their
+/// duration with ScopedWorkBudget.
+std::uint64_t default_work_budget_per_instruction();
+
+class ScopedWorkBudget {
+public:
+  explicit ScopedWorkBudget(std::uint64_t steps);
+  ~ScopedWorkBudget();
+  ScopedWorkBudget(const ScopedWorkBudget&) = delete;
+  ScopedWorkBudget& operator=(const ScopedWorkBudget&) = delete;
+
+private:
+  std::uint64_t m_saved;
+};
 
 /// The per-instruction time limit of analyses whose options are created
 /// afterwards on this thread (seconds; 0: none). Commands set it for their
@@ -54,12 +81,22 @@ private:
   double m_saved;
 };
 
-/// Thrown between composition steps when an instruction's analysis ran
-/// past its time limit; the instruction's maps become UNDEFINED with the
-/// message as the reason.
-class TimeLimitReached : public std::runtime_error {
+/// Thrown between composition steps when an instruction's analysis ran past
+/// its work budget or its time limit; the instruction's maps become the
+/// dependence fallback (approximate) or UNDEFINED, with the message as the reason.
+class AnalysisLimitReached : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+class TimeLimitReached : public AnalysisLimitReached {
 public:
   explicit TimeLimitReached(double seconds);
+};
+
+class WorkBudgetReached : public AnalysisLimitReached {
+public:
+  explicit WorkBudgetReached(std::uint64_t steps);
 };
 
 /// Map compositions one walk of a called computation (one output, or one
@@ -94,6 +131,9 @@ struct AnalysisOptions {
   /// Seconds one instruction's analysis may take (0: no limit); past it
   /// the instruction's maps are UNDEFINED with the reason.
   double time_limit_per_instruction = default_time_limit_per_instruction();
+  /// Steps one instruction's analysis may take (0: no budget); past it as
+  /// past the time limit. Deterministic: see k_default_work_budget_per_instruction.
+  std::uint64_t work_budget_per_instruction = default_work_budget_per_instruction();
 };
 
 /// The maps of one instruction: [output][operand] -> set of maps. An
@@ -179,8 +219,24 @@ private:
   bool is_branch(std::uint32_t computation);
   /// Post order of a called computation's body, computed once per body.
   const std::vector<std::uint32_t>& body_order(std::uint32_t callee);
-  /// Throws TimeLimitReached when the current instruction is past its deadline.
+  /// Counts one step of work; throws WorkBudgetReached past the work budget
+  /// and TimeLimitReached past the deadline.
   void check_deadline() const;
+  /// Steps and isl computations the current instruction has spent.
+  std::uint64_t work_spent() const;
+  /// Work inside its scope is not counted (its result is memoised across instructions).
+  class UncountedWork {
+  public:
+    explicit UncountedWork(const IndexingAnalysis& analysis);
+    ~UncountedWork();
+    UncountedWork(const UncountedWork&) = delete;
+    UncountedWork& operator=(const UncountedWork&) = delete;
+
+  private:
+    const IndexingAnalysis& m_analysis;
+    std::uint64_t m_steps;
+    std::uint64_t m_isl;
+  };
 
   const hlo::Module& m_module;
   AnalysisOptions m_options;
@@ -208,6 +264,13 @@ private:
   std::map<std::pair<std::uint32_t, std::uint32_t>, LoopDataflow> m_loop_dataflow;
   std::unique_ptr<OutputDependence> m_dependence;  // the fallback past the walk bounds; made when first needed
   std::optional<std::chrono::steady_clock::time_point> m_deadline;  // of the instruction being analysed
+  // The work of the instruction being analysed: steps, and isl computations
+  // since m_isl_at_start less those of uncounted work.
+  mutable std::uint64_t m_steps = 0;
+  std::uint64_t m_isl_at_start = 0;
+  mutable std::uint64_t m_isl_uncounted = 0;
+  mutable int m_uncounted_depth = 0;
+  bool m_counting = false;  // inside analyze()
   int m_depth = 0;
   std::size_t m_memo_hits = 0;
 };

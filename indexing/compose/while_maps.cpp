@@ -208,6 +208,8 @@ const IndexingAnalysis::WhileAnswer& IndexingAnalysis::while_answer(std::uint32_
                                                                     std::uint32_t instruction, std::size_t output) {
   const auto key = std::make_tuple(computation, instruction, output);
   if (auto it = m_while_memo.find(key); it != m_while_memo.end()) return it->second;
+  // Memoised for every instruction that reaches the loop: counted for none (instruction_indexing.hpp).
+  const UncountedWork uncounted(*this);
   const OpContext op{m_module, m_module.computations[computation], instruction};
   LoopDataflow& flow = loop_dataflow(computation, op);
   if (m_while_counted.insert({computation, instruction}).second) {

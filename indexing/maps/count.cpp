@@ -14,7 +14,6 @@ namespace hlo_index::indexing {
 
 namespace {
 
-constexpr std::int64_t k_max = std::numeric_limits<std::int64_t>::max();
 // Expression evaluations one count may spend before handing over to isl.
 constexpr std::int64_t k_evaluation_budget = 20'000'000;
 // Largest residue period the closed form walks through.
@@ -22,19 +21,26 @@ constexpr std::int64_t k_max_period = 1 << 20;
 
 struct OutOfBudget {};
 
-std::int64_t mul_or_saturate(std::int64_t a, std::int64_t b, bool& exact) {
-  std::int64_t r;
+using simplify::Wide;
+using simplify::wide_add;
+using simplify::wide_mul;
+using simplify::wide_size;
+
+// An upper bound's product: past 2^128 the bound says so by saturating and
+// the caller's answer is not exact (no domain of a real module comes near).
+Wide mul_bound(Wide a, Wide b, bool& exact) {
+  Wide r;
   if (__builtin_mul_overflow(a, b, &r)) {
     exact = false;
-    return k_max;
+    return simplify::k_wide_max;
   }
   return r;
 }
-std::int64_t add_or_saturate(std::int64_t a, std::int64_t b, bool& exact) {
-  std::int64_t r;
+Wide add_bound(Wide a, Wide b, bool& exact) {
+  Wide r;
   if (__builtin_add_overflow(a, b, &r)) {
     exact = false;
-    return k_max;
+    return simplify::k_wide_max;
   }
   return r;
 }
@@ -80,7 +86,7 @@ public:
     for (int k = 0; k < simplify::k_var_kinds; ++k) m_values[k].assign(domain.count(static_cast<VarKind>(k)), 0);
   }
 
-  std::int64_t run(bool& exact) {
+  Wide run() {
     // The variable with the widest interval is counted in closed form; the
     // others are enumerated.
     std::size_t inner = 0;
@@ -88,7 +94,7 @@ public:
       if (m_domain.bounds(m_vars[i]).size() > m_domain.bounds(m_vars[inner]).size()) inner = i;
     }
     std::swap(m_vars[inner], m_vars.back());
-    return enumerate(0, exact);
+    return enumerate(0);
   }
 
 private:
@@ -100,13 +106,13 @@ private:
     if (m_budget < 0) throw OutOfBudget{};
   }
 
-  std::int64_t enumerate(std::size_t depth, bool& exact) {
-    if (depth + 1 == m_vars.size()) return count_last(exact);
+  Wide enumerate(std::size_t depth) {
+    if (depth + 1 == m_vars.size()) return count_last();
     Interval b = m_domain.bounds(m_vars[depth]);
-    std::int64_t total = 0;
+    Wide total = 0;
     for (std::int64_t x = b.lo;; ++x) {
       value(m_vars[depth]) = x;
-      total = add_or_saturate(total, enumerate(depth + 1, exact), exact);
+      total = wide_add(total, enumerate(depth + 1));
       if (x == b.hi) break;
     }
     return total;
@@ -120,14 +126,16 @@ private:
     return true;
   }
 
-  std::int64_t count_last(bool&) {
+  Wide count_last() {
     Var v = m_vars.back();
     Interval b = m_domain.bounds(v);
+    // An interval of 2^63 integers or more: isl counts it (arbitrary precision).
+    if (b.size() == std::numeric_limits<std::int64_t>::max()) throw OutOfBudget{};
     std::int64_t period = 1;
     for (const Constraint* c : m_constraints) period = lcm_capped(period, period_in(c->expr, v));
     if (b.size() <= 64 || period > k_max_period || b.size() <= 2 * period) {
       spend(b.size());
-      std::int64_t n = 0;
+      Wide n = 0;
       for (std::int64_t x = b.lo;; ++x) {
         value(v) = x;
         if (satisfied()) ++n;
@@ -136,7 +144,7 @@ private:
       return n;
     }
     // Per residue class: every constraint is affine in q where x = x0 + period*q.
-    std::int64_t n = 0;
+    Wide n = 0;
     for (std::int64_t r = 0; r < period; ++r) {
       std::int64_t x0 = b.lo + r;
       std::int64_t steps = (b.hi - x0) / period;  // q in [0, steps]
@@ -146,19 +154,22 @@ private:
         value(v) = x0;
         std::int64_t f0 = simplify::evaluate(c->expr, values());
         value(v) = x0 + period;
-        std::int64_t delta = simplify::evaluate(c->expr, values()) - f0;
+        // Differences past int64 hand the group to isl (the caller catches the overflow).
+        std::int64_t delta = simplify::checked_add(simplify::evaluate(c->expr, values()), simplify::checked_neg(f0));
+        const std::int64_t from_lo = simplify::checked_add(c->interval.lo, simplify::checked_neg(f0));
+        const std::int64_t from_hi = simplify::checked_add(c->interval.hi, simplify::checked_neg(f0));
         Interval allowed;
         if (delta == 0) {
           allowed = c->interval.contains(f0) ? q : Interval{};
         } else if (delta > 0) {
-          allowed = {simplify::ceil_div(c->interval.lo - f0, delta), simplify::floor_div(c->interval.hi - f0, delta)};
+          allowed = {simplify::ceil_div(from_lo, delta), simplify::floor_div(from_hi, delta)};
         } else {
-          allowed = {simplify::ceil_div(c->interval.hi - f0, delta), simplify::floor_div(c->interval.lo - f0, delta)};
+          allowed = {simplify::ceil_div(from_hi, delta), simplify::floor_div(from_lo, delta)};
         }
         q = q.intersect(allowed);
         if (q.empty()) break;
       }
-      n += q.empty() ? 0 : q.size();
+      n = wide_add(n, wide_size(q));
     }
     return n;
   }
@@ -183,13 +194,13 @@ struct Components {
 // budget, the box (an upper bound).
 Count isl_count(const Domain& domain) {
   auto box = [&] {
-    Count c{1, false};
+    Wide n = 1;
     bool exact = true;
-    for (Var v : domain.all_variables()) c.value = mul_or_saturate(c.value, domain.bounds(v).size(), exact);
-    return c;
+    for (Var v : domain.all_variables()) n = mul_bound(n, wide_size(domain.bounds(v)), exact);
+    return Count::of(n, false);
   };
   try {
-    return within_isl_budget([&] { return Count{indexing::count_points(graph_set(domain, {})), true}; }, box);
+    return within_isl_budget([&] { return Count::of(indexing::count_points(graph_set(domain, {})), true); }, box);
   } catch (const simplify::ArithmeticOverflow&) {
     return box();
   }
@@ -214,7 +225,8 @@ Count count_points(const Domain& domain) {
     });
     if (first == SIZE_MAX && !c.interval.contains(c.expr.constant_value())) return {0, true};
   }
-  Count total{1, true};
+  Wide total = 1;
+  bool exact = true;
   std::int64_t budget = k_evaluation_budget;
   for (std::size_t root = 0; root < vars.size(); ++root) {
     if (comp.find(root) != root) continue;
@@ -228,32 +240,39 @@ Count count_points(const Domain& domain) {
       simplify::for_each_variable(c.expr, [&](Var v) { mine = mine || comp.find(domain.position(v)) == root; });
       if (mine) constraints.push_back(&c);
     }
-    std::int64_t n;
+    Wide n;
+    bool handed_to_isl = false;
     if (constraints.empty()) {
-      n = domain.bounds(members[0]).size();
+      n = wide_size(domain.bounds(members[0]));
     } else {
       try {
-        bool exact = true;
-        n = ComponentCounter(domain, members, constraints, budget).run(exact);
-        total.exact = total.exact && exact;
+        n = ComponentCounter(domain, members, constraints, budget).run();
       } catch (const OutOfBudget&) {
+        n = 0;
+        handed_to_isl = true;
+      } catch (const simplify::ArithmeticOverflow&) {
+        n = 0;
+        handed_to_isl = true;
+      }
+      if (handed_to_isl) {
         // The component alone, handed to isl.
         Count c = isl_count(domain.restricted_to([&](Var v) { return comp.find(domain.position(v)) == root; }));
-        n = c.value;
-        total.exact = total.exact && c.exact;
+        n = c.wide;
+        exact = exact && c.wide_exact;
       }
     }
-    total.value = mul_or_saturate(total.value, n, total.exact);
-    if (total.value == 0) return {0, true};
+    if (n == 0) return {0, true};
+    total = exact ? wide_mul(total, n) : mul_bound(total, n, exact);
   }
-  return total;
+  return Count::of(total, exact);
 }
 
 Count count_domain(const IndexingMap& map) {
   if (map.is_known_empty()) return {0, true};
-  if (map.is_undefined()) return {0, false};
+  if (map.is_undefined()) return Count::of(0, false);
   Count c = count_points(map.domain());
   c.exact = c.exact && !map.approximate();
+  c.wide_exact = c.wide_exact && !map.approximate();
   return c;
 }
 
@@ -283,7 +302,7 @@ std::optional<Count> count_projection_image(const IndexingMap& map) {
   }
   // The other variables must admit at least one point; then every point
   // of the projection is reached.
-  if (count_points(d.restricted_to([&](Var v) { return !is_projected(v); })).value == 0) return Count{0, true};
+  if (count_points(d.restricted_to([&](Var v) { return !is_projected(v); })).wide == 0) return Count{0, true};
   return count_points(d.restricted_to(is_projected));
 }
 
@@ -295,12 +314,11 @@ constexpr std::size_t k_max_exact_image_symbols = 64;
 
 Count upper_bound_image(const IndexingMap& map) {
   simplify::RangeEvaluator ranges(map.domain(), true);
-  Count c{1, false};
+  Wide n = 1;
   bool exact = true;
-  for (const Expr& r : map.results()) c.value = mul_or_saturate(c.value, ranges(r).size(), exact);
+  for (const Expr& r : map.results()) n = mul_bound(n, wide_size(ranges(r)), exact);
   Count dom = count_domain(map);
-  if (dom.value < c.value) c.value = dom.value;
-  return c;
+  return Count::of(std::min(dom.wide, n), false);
 }
 
 // Via isl: the domain count when the map is injective, else the sum over
@@ -312,42 +330,44 @@ Count image_count_within_budget(const IndexingMap& map) {
   if (is_injective(graph, n_vars)) return count_points(d);
   std::vector<Var> vars;
   for (std::uint32_t k = 0; k < map.results().size(); ++k) vars.push_back({VarKind::kDim, k});
-  Count out{0, true};
+  Wide n = 0;
+  bool exact = true;
   for (const Domain& piece : symbolic_pieces(project_out(graph, 0, n_vars), vars)) {
     Count c = count_points(piece);
-    out.value = add_or_saturate(out.value, c.value, out.exact);
-    out.exact = out.exact && c.exact;
+    n = wide_add(n, c.wide);
+    exact = exact && c.wide_exact;
   }
-  return out;
+  return Count::of(n, exact);
 }
 
 }  // namespace
 
 Count count_image(const IndexingMap& map) {
   if (map.is_known_empty()) return {0, true};
-  if (map.is_undefined()) return {0, false};
+  if (map.is_undefined()) return Count::of(0, false);
   Count out;
   if (map.results().empty()) {
-    out = {count_points(map.domain()).value > 0 ? 1 : 0, true};
+    out = Count::of(count_points(map.domain()).wide > 0 ? 1 : 0, true);
   } else if (auto projection = count_projection_image(map)) {
     out = *projection;
   } else if (has_non_affine(map)) {
     // Beyond isl: enumerated when small, else bounded.
     auto image = enumerate_relation(map, /*with_inputs=*/false);
-    out = image ? Count{static_cast<std::int64_t>(image->size()), true} : upper_bound_image(map);
+    out = image ? Count::of(image->size(), true) : upper_bound_image(map);
   } else if (map.range_count() + map.runtime_count() > k_max_exact_image_symbols) {
     out = upper_bound_image(map);
   } else {
     out = within_isl_budget([&] { return image_count_within_budget(map); }, [&] { return upper_bound_image(map); });
   }
   out.exact = out.exact && !map.approximate();
+  out.wide_exact = out.wide_exact && !map.approximate();
   return out;
 }
 
 Count count_union_image(std::span<const IndexingMap> maps) {
   std::vector<const IndexingMap*> defined;
   for (const IndexingMap& m : maps) {
-    if (m.is_undefined()) return {0, false};
+    if (m.is_undefined()) return Count::of(0, false);
     if (!m.is_known_empty()) defined.push_back(&m);
   }
   if (defined.empty()) return {0, true};
@@ -360,12 +380,12 @@ Count count_union_image(std::span<const IndexingMap> maps) {
   }
   // Without isl: the images' sizes add up to an upper bound.
   auto upper_bound = [&] {
-    Count sum{0, false};
+    Wide sum = 0;
     bool exact = true;
-    for (const IndexingMap* m : defined) sum.value = add_or_saturate(sum.value, count_image(*m).value, exact);
-    return sum;
+    for (const IndexingMap* m : defined) sum = add_bound(sum, count_image(*m).wide, exact);
+    return Count::of(sum, false);
   };
-  if (rank == 0) return {1, !approximate};
+  if (rank == 0) return Count::of(1, !approximate);
   Count out = within_isl_budget(
       [&] {
         std::optional<isl::set> all;
@@ -376,22 +396,24 @@ Count count_union_image(std::span<const IndexingMap> maps) {
         }
         std::vector<Var> vars;
         for (std::uint32_t k = 0; k < rank; ++k) vars.push_back({VarKind::kDim, k});
-        Count sum{0, true};
+        Wide sum = 0;
+        bool exact = true;
         for (const Domain& piece : symbolic_pieces(all->coalesce(), vars)) {
           Count c = count_points(piece);
-          sum.value = add_or_saturate(sum.value, c.value, sum.exact);
-          sum.exact = sum.exact && c.exact;
+          sum = wide_add(sum, c.wide);
+          exact = exact && c.wide_exact;
         }
-        return sum;
+        return Count::of(sum, exact);
       },
       upper_bound);
   out.exact = out.exact && !approximate;
+  out.wide_exact = out.wide_exact && !approximate;
   return out;
 }
 
 Count count_relation(const IndexingMap& map) {
   if (map.is_known_empty()) return {0, true};
-  if (map.is_undefined()) return {0, false};
+  if (map.is_undefined()) return Count::of(0, false);
   if (map.range_count() == 0) return count_domain(map);
   // Pairs ((d, rt), r): the image of (d, s, rt) -> (d, rt, r).
   std::vector<Expr> results;

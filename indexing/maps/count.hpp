@@ -10,12 +10,25 @@
 #include <span>
 
 #include "indexing/maps/indexing_map.hpp"
+#include "simplify/wide.hpp"
 
 namespace hlo_index::indexing {
 
+/// A count in full width (`wide`, past 2^63 when it is) and as an int64
+/// (`value`, saturated at INT64_MAX). `exact` says `value` is the count (it is
+/// false for an upper bound and for a saturated value); `wide_exact` says
+/// `wide` is (false: an upper bound). Past 2^128 counting throws
+/// simplify::ArithmeticOverflow: the count is refused, never wrapped.
 struct Count {
   std::int64_t value = 0;
-  bool exact = true;  // false: `value` is an upper bound
+  bool exact = true;
+  simplify::Wide wide = 0;
+  bool wide_exact = true;
+
+  /// `n`, exact or an upper bound.
+  static Count of(simplify::Wide n, bool is_exact) {
+    return {simplify::saturated_int64(n), is_exact && n <= simplify::k_int64_max_wide, n, is_exact};
+  }
 };
 
 /// Points (d, s, rt) of the domain.

@@ -13,6 +13,7 @@
 #include <isl/val.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <exception>
 #include <limits>
 #include <memory>
@@ -243,10 +244,23 @@ std::optional<Interval> dimension_bounds(const isl::set& set, unsigned pos) {
   return Interval{*lo, *hi};
 }
 
-std::int64_t count_points(const isl::set& set) {
-  auto n = to_int64(check(isl_set_count_val(set.get())));
-  if (!n) throw simplify::ArithmeticOverflow("point count out of range");
-  return *n;
+simplify::Wide count_points(const isl::set& set) {
+  // isl counts in arbitrary precision; its decimal digits carry the count past 64 bits.
+  isl_val* n = check(isl_set_count_val(set.get()));
+  char* text =
+      isl_val_is_int(n) == isl_bool_true && isl_val_is_nonneg(n) == isl_bool_true ? isl_val_to_str(n) : nullptr;
+  isl_val_free(n);
+  if (text == nullptr) throw simplify::ArithmeticOverflow("isl gave no point count");
+  simplify::Wide out = 0;
+  try {
+    for (const char* c = text; *c != '\0'; ++c)
+      out = simplify::wide_add(simplify::wide_mul(out, 10), static_cast<simplify::Wide>(*c - '0'));
+  } catch (...) {
+    free(text);  // NOLINT(cppcoreguidelines-no-malloc): isl allocates it
+    throw;
+  }
+  free(text);  // NOLINT(cppcoreguidelines-no-malloc): isl allocates it
+  return out;
 }
 
 bool is_injective(const isl::set& graph, unsigned n_in) {

@@ -15,6 +15,7 @@
 #include "indexing/maps/isl_context.hpp"
 #include "simplify/domain.hpp"
 #include "simplify/expr.hpp"
+#include "simplify/wide.hpp"
 
 namespace hlo_index::indexing {
 
@@ -49,7 +50,7 @@ std::optional<Interval> dimension_bounds(const isl::set& set, unsigned pos);
 
 /// The number of integer points; isl enumerates all but the innermost
 /// dimension, so callers use it for small sets only.
-std::int64_t count_points(const isl::set& set);
+simplify::Wide count_points(const isl::set& set);
 
 /// True if the relation from the first `n_in` set dimensions to the rest is
 /// injective (no two inputs share an output).

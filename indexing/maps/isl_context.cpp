@@ -96,6 +96,7 @@ void IslContext::disarm_watchdog() {
 IslBudget::IslBudget() : m_outermost(t_budget_depth++ == 0) {
   if (!m_outermost) return;
   IslContext& c = IslContext::get();
+  c.count_computation();
   isl_ctx_reset_operations(c.raw());
   isl_ctx_set_max_operations(c.raw(), c.operation_limit());
   if (c.deadline()) c.arm_watchdog(*c.deadline());

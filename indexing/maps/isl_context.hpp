@@ -8,6 +8,7 @@
 #include <isl/cpp.h>
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -50,6 +51,11 @@ public:
   void arm_watchdog(std::chrono::steady_clock::time_point deadline);
   void disarm_watchdog();
 
+  /// isl computations (outermost IslBudget scopes) opened on this thread so
+  /// far: the deterministic measure of isl work a work budget counts.
+  std::uint64_t computations() const { return m_computations; }
+  void count_computation() { ++m_computations; }
+
   IslContext(const IslContext&) = delete;
   IslContext& operator=(const IslContext&) = delete;
   ~IslContext();
@@ -59,6 +65,7 @@ private:
   isl_ctx* m_ctx;
   unsigned long m_limit = k_default_isl_operation_limit;
   Deadline m_deadline;
+  std::uint64_t m_computations = 0;
   std::unique_ptr<IslWatchdog> m_watchdog;  // started on the first deadline
 };
 

@@ -271,6 +271,20 @@ private:
     m_divisions.resize(first);
   }
 
+  // Maps are simplified and counted in int64: a map whose values may leave
+  // that range over its variables' intervals is refused, not answered wrongly.
+  void check_int64_range(const Domain& domain, const std::vector<Expr>& results, const std::vector<std::size_t>& at,
+                         const std::vector<Constraint>& constraints, std::size_t domain_at) {
+    const simplify::VarNamer namer = [this](Var v, std::string& out) { out += name_of(v); };
+    auto check = [&](const Expr& e, std::size_t offset) {
+      if (auto what = simplify::int64_overflow(e, domain, namer)) {
+        fail_at(offset, "values past the 64-bit range are not supported: " + *what + " over the variables' intervals");
+      }
+    };
+    for (std::size_t i = 0; i < results.size(); ++i) check(results[i], at[i]);
+    for (const Constraint& c : constraints) check(c.expr, domain_at);
+  }
+
   Expr factor() {
     char c = peek();
     if (c == '(') {
@@ -447,8 +461,10 @@ private:
     expect("->", "'->'");
     expect("(", "'(' before the results");
     std::vector<Expr> results;
+    std::vector<std::size_t> result_at;
     if (!accept(")")) {
       do {
+        result_at.push_back((skip_space(), m_pos));
         results.push_back(expr());
       } while (accept(","));
       expect(")", "',' or ')'");
@@ -475,6 +491,7 @@ private:
     }
     (void)start;
     check_divisions(first_division, Domain(vars[0], vars[1], vars[2]));
+    check_int64_range(Domain(vars[0], vars[1], vars[2]), results, result_at, constraints, domain_at);
     IndexingMap map(Domain(vars[0], vars[1], vars[2]), std::move(results));
     for (const Constraint& c : constraints) map.add_constraint(c.expr, c.interval);
     if (accept("(approximate")) approximate_marker(map);

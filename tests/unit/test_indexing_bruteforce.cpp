@@ -997,3 +997,24 @@ TEST_CASE("an exhausted isl budget leaks no memory", "[bruteforce]") {
   SUCCEED("needs LeakSanitizer: configure with -DHLO_INDEX_SANITIZE=ON");
 #endif
 }
+
+TEST_CASE("count: domains past 2^63 points are counted exactly in 128 bits") {
+  using simplify::Wide;
+  // 2^32 * 2^31 points: 2^63, one more than int64 holds.
+  const indexing::Count c = indexing::count_domain(
+      indexing::parse_map("(d0, d1) -> (d0, d1), domain: d0 in [0, 4294967295], d1 in [0, 2147483647]"));
+  CHECK(c.wide == Wide{1} << 63);
+  CHECK(c.wide_exact);
+  CHECK(c.value == std::numeric_limits<std::int64_t>::max());
+  CHECK_FALSE(c.exact);  // the int64 value is saturated
+  // The whole int64 range of one variable: 2^64 points; with a constraint the
+  // closed form counts per residue class: every other point.
+  const indexing::Count all = indexing::count_domain(
+      indexing::parse_map("(d0) -> (d0), domain: d0 in [-9223372036854775808, 9223372036854775807]"));
+  CHECK(all.wide == Wide{1} << 64);
+  const indexing::Count even = indexing::count_domain(indexing::parse_map(
+      "(d0) -> (d0 floordiv 2), domain: d0 in [-9223372036854775808, 9223372036854775807], d0 mod 2 in [0, 0]"));
+  CHECK(even.wide == Wide{1} << 63);
+  CHECK(even.wide_exact);
+  CHECK(simplify::to_string(even.wide) == "9223372036854775808");
+}

@@ -118,3 +118,55 @@ TEST_CASE("time limit: an isl computation stops at the deadline, not at the oper
   indexing::simplify(small);
   CHECK(indexing::print_map(small) == "(d0) -> (d0), domain: d0 in [0, 3]");
 }
+
+TEST_CASE("work budget: a fusion past the budget reads all it depends on (approximate), the rest is exact") {
+  const hlo::Module m = parse(k_chain);
+  indexing::AnalysisOptions options;
+  options.time_limit_per_instruction = 0;
+  options.work_budget_per_instruction = 1;
+  analysis::ModuleAnalysis analysis(m, options);
+  const indexing::InstructionIndexing fusion = analysis.indexing(m.entry, find(m, "f"), true, false);
+  CHECK(indexing::print_map(fusion.output_to_input.at(0).at(0).at(0)) ==
+        "(d0)[s0] -> (s0), domain: d0 in [0, 23], s0 in [0, 23] (approximate: whole arrays, analysis took more "
+        "than the per-instruction work budget of 1 steps (see --work-budget-per-instruction))");
+  // A single op's maps are memoised across instructions and not counted: exact under any budget.
+  const indexing::InstructionIndexing negate = analysis.indexing(m.entry, find(m, "n"), true, false);
+  CHECK(indexing::print_map(negate.output_to_input.at(0).at(0).at(0)) == "(d0) -> (d0), domain: d0 in [0, 23]");
+}
+
+TEST_CASE("work budget: the fusion's answer does not depend on what was analysed before it") {
+  const hlo::Module m = parse(k_chain);
+  // The smallest budget the fusion fits in, found on a fresh analysis...
+  auto fusion_map = [&](std::uint64_t budget, bool negate_first) {
+    indexing::AnalysisOptions options;
+    options.time_limit_per_instruction = 0;
+    options.work_budget_per_instruction = budget;
+    analysis::ModuleAnalysis analysis(m, options);
+    if (negate_first) analysis.indexing(m.entry, find(m, "n"), true, true);
+    return indexing::print_map(analysis.indexing(m.entry, find(m, "f"), true, false).output_to_input.at(0).at(0).at(0));
+  };
+  const std::string exact = fusion_map(0, false);
+  CHECK(exact == "(d0) -> ((d0 floordiv 6) * -12 + d0 + 18), domain: d0 in [0, 23]");
+  std::uint64_t fits = 1;
+  while (fusion_map(fits, false) != exact) {
+    ++fits;
+    REQUIRE(fits < 10000);
+  }
+  CHECK(fits > 1);
+  // ...is the same after other instructions filled the memos, and one less is not enough either way.
+  CHECK(fusion_map(fits, true) == exact);
+  CHECK(fusion_map(fits - 1, true) != exact);
+  CHECK(fusion_map(fits - 1, false) != exact);
+}
+
+TEST_CASE("work budget: ScopedWorkBudget sets the default of options made in its scope") {
+  const std::uint64_t before = indexing::default_work_budget_per_instruction();
+  CHECK(before == indexing::k_default_work_budget_per_instruction);
+  {
+    const indexing::ScopedWorkBudget budget(42);
+    CHECK(indexing::AnalysisOptions{}.work_budget_per_instruction == 42);
+  }
+  CHECK(indexing::AnalysisOptions{}.work_budget_per_instruction == before);
+  // No wall clock by default.
+  CHECK(indexing::AnalysisOptions{}.time_limit_per_instruction == 0);
+}

@@ -412,3 +412,20 @@ TEST_CASE("utilisation: a tuple operand of a call or while is counted per leaf",
     CHECK(u.operands[0].leaves.empty());
   }
 }
+
+TEST_CASE("utilisation: byte figures past 2^63 are exact (128 bits), not saturated") {
+  // 2^62 f32 elements: 2^64 bytes read and written (was 2^63 - 1, printed as exact).
+  const InstructionUtilisation u =
+      root_utilisation(module_with("  p = f32[4611686018427387904] parameter(0)\n"
+                                   "  ROOT n = f32[4611686018427387904] negate(p)"));
+  REQUIRE(u.operands.size() == 1);
+  const analysis::OperandUtilisation& op = u.operands[0];
+  const simplify::Wide two_to_62 = simplify::Wide{1} << 62;
+  CHECK(op.distinct_read.wide == two_to_62);
+  CHECK(op.distinct_read.wide_exact);
+  CHECK(simplify::to_string(op.bytes_read_wide()) == "18446744073709551616");
+  CHECK(simplify::to_string(u.bytes_written_wide) == "18446744073709551616");
+  // The int64 figures saturate and say they are not exact.
+  CHECK(op.bytes_read() == std::numeric_limits<std::int64_t>::max());
+  CHECK(op.distinct_read.exact);  // 2^62 elements fit
+}
