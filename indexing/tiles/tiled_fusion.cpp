@@ -166,6 +166,68 @@ void count_entry(const TiledEntry& entry, const std::vector<std::int64_t>& root_
   e.counted = true;
 }
 
+// Where XLA has no usable tile: a box from the reads of tile 0, enumerated (at most k_enumerated points):
+// per dimension the values read, when they are a progression from the value at the tile's origin.
+// The counts then check it for every tile. False: no such box (or too many points).
+constexpr std::int64_t k_enumerated = std::int64_t{1} << 16;
+
+bool box_from_first_tile(const TiledEntry& entry, std::span<const std::int64_t> root_dims,
+                         std::span<const std::int64_t> sizes, ConcreteEntry& e) {
+  const IndexingMap& map = entry.map;
+  if (map.runtime_count() > 0) return false;
+  std::vector<std::int64_t> extent;
+  std::int64_t points = 1;
+  for (std::size_t i = 0; i < sizes.size(); ++i) extent.push_back(std::min(sizes[i], root_dims[i]));
+  const auto& ranges = map.domain().variables(VarKind::kRange);
+  for (const Variable& v : ranges) extent.push_back(v.bounds.hi - v.bounds.lo + 1);
+  for (std::int64_t x : extent) {
+    if (x <= 0) return false;
+    points *= x;
+    if (points > k_enumerated) return false;
+  }
+  const std::size_t rank = sizes.size(), results = map.results().size();
+  std::vector<std::vector<std::int64_t>> values(results);
+  std::vector<std::int64_t> at(extent.size(), 0), dims(rank), range(ranges.size());
+  while (true) {
+    for (std::size_t i = 0; i < rank; ++i) dims[i] = at[i];
+    for (std::size_t j = 0; j < ranges.size(); ++j) range[j] = ranges[j].bounds.lo + at[rank + j];
+    const simplify::VarValues v{dims, range, {}};
+    const bool inside =
+        std::all_of(map.domain().constraints().begin(), map.domain().constraints().end(),
+                    [&](const simplify::Constraint& c) { return c.interval.contains(simplify::evaluate(c.expr, v)); });
+    if (inside) {
+      for (std::size_t j = 0; j < results; ++j) values[j].push_back(simplify::evaluate(map.results()[j], v));
+    }
+    std::size_t i = extent.size();
+    while (i > 0 && ++at[i - 1] == extent[i - 1]) at[--i] = 0;
+    if (i == 0) break;
+  }
+  if (!values.empty() && values[0].empty()) return false;
+  std::vector<std::int64_t> zeros(rank, 0), lows;
+  for (const Variable& r : ranges) lows.push_back(r.bounds.lo);
+  const simplify::VarValues origin{zeros, lows, {}};
+  for (std::size_t j = 0; j < results; ++j) {
+    std::vector<std::int64_t>& vs = values[j];
+    std::sort(vs.begin(), vs.end());
+    vs.erase(std::unique(vs.begin(), vs.end()), vs.end());
+    const std::int64_t step = vs.size() > 1 ? vs[1] - vs[0] : 1;
+    for (std::size_t n = 1; n < vs.size(); ++n)
+      if (vs[n] - vs[n - 1] != step) return false;
+    const std::int64_t first = simplify::evaluate(map.results()[j], origin);
+    if (first == vs.front()) {
+      e.strides[j] = step;
+    } else if (first == vs.back()) {
+      e.strides[j] = -step;
+    } else {
+      return false;
+    }
+    e.offsets[j] = first;
+    e.sizes[j] = static_cast<std::int64_t>(vs.size());
+    e.whole[j] = false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::vector<std::int64_t> candidate_sizes(std::int64_t dimension) {
@@ -291,6 +353,15 @@ ConcreteTiling concrete_tiling(const TiledFusion& fusion, std::span<const std::i
       if (!holds) e.note = "XLA's constraints do not hold: " + tile->constraints.to_string();
     } else {
       e.note = "XLA has no tile: " + entry.derivation.reason;
+    }
+    if (count && !e.symbolic) {
+      // Whatever XLA says, the exact counts decide: first a box read off tile 0, checked on every tile.
+      ConcreteEntry candidate = e;
+      candidate.offsets.assign(rank, 0);
+      candidate.sizes = entry.dims;
+      candidate.strides.assign(rank, 1);
+      candidate.whole.assign(rank, true);
+      if (box_from_first_tile(entry, fusion.root_dims, sizes, candidate)) e = std::move(candidate);
     }
     if (count) count_entry(entry, fusion.root_dims, t, e);
     t.entries.push_back(std::move(e));
