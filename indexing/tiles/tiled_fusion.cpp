@@ -76,8 +76,11 @@ IndexingMap reads_map(const IndexingMap& map, std::span<const std::int64_t> size
   for (std::size_t j : results) out.push_back(subst(map.results()[j]));
   IndexingMap m(Domain({}, std::move(ranges), {}), std::move(out));
   for (std::size_t i = 0; i < space.rank; ++i) {
-    if (tiles[i] * sizes[i] > root_dims[i])
-      m.add_constraint(Expr::variable(space.k(i)) * sizes[i] + Expr::variable(space.r(i)), {0, root_dims[i] - 1});
+    // The root index within the root and within the map's domain (a concatenate's operand: its part).
+    const Interval& b = map.domain().variables(VarKind::kDim)[i].bounds;
+    const Interval within{std::max<std::int64_t>(b.lo, 0), std::min(b.hi, root_dims[i] - 1)};
+    if (within.lo > 0 || within.hi < tiles[i] * sizes[i] - 1)
+      m.add_constraint(Expr::variable(space.k(i)) * sizes[i] + Expr::variable(space.r(i)), within);
   }
   for (const simplify::Constraint& c : map.domain().constraints()) m.add_constraint(subst(c.expr), c.interval);
   return m;
@@ -192,9 +195,13 @@ bool box_from_first_tile(const TiledEntry& entry, std::span<const std::int64_t> 
     for (std::size_t i = 0; i < rank; ++i) dims[i] = at[i];
     for (std::size_t j = 0; j < ranges.size(); ++j) range[j] = ranges[j].bounds.lo + at[rank + j];
     const simplify::VarValues v{dims, range, {}};
-    const bool inside =
-        std::all_of(map.domain().constraints().begin(), map.domain().constraints().end(),
-                    [&](const simplify::Constraint& c) { return c.interval.contains(simplify::evaluate(c.expr, v)); });
+    bool in_domain = true;
+    for (std::size_t i = 0; i < rank; ++i)
+      in_domain = in_domain && map.domain().variables(VarKind::kDim)[i].bounds.contains(dims[i]);
+    const bool inside = in_domain && std::all_of(map.domain().constraints().begin(), map.domain().constraints().end(),
+                                                 [&](const simplify::Constraint& c) {
+                                                   return c.interval.contains(simplify::evaluate(c.expr, v));
+                                                 });
     if (inside) {
       for (std::size_t j = 0; j < results; ++j) values[j].push_back(simplify::evaluate(map.results()[j], v));
     }
