@@ -71,8 +71,11 @@ std::string symbolic_text(const tiles::TiledEntry& e) {
 }
 
 std::string concrete_text(const tiles::TiledFusion& f, const tiles::ConcreteTiling& t) {
-  std::string out = fmt::format("tiling {}: {} tiles ({}), XLA's constraints {}\n", tuple_text(t.sizes), t.tiles,
-                                fmt::join(t.tiles_per_dimension, " x "), t.constraints_hold ? "hold" : "fail");
+  const char* xla = !f.all_tiled         ? "XLA has no tiling (an instruction without a tile)"
+                    : t.constraints_hold ? "XLA's constraints hold"
+                                         : "XLA's constraints fail";
+  std::string out = fmt::format("tiling {}: {} tiles ({}), {}\n", tuple_text(t.sizes), t.tiles,
+                                fmt::join(t.tiles_per_dimension, " x "), xla);
   for (std::size_t k = 0; k < f.entries.size(); ++k) {
     const tiles::TiledEntry& e = f.entries[k];
     const tiles::ConcreteEntry& c = t.entries[k];
@@ -257,26 +260,30 @@ constexpr const char* k_tile_help =
 
 }  // namespace
 
+void add_tile_options(CLI::App& cmd, TileOptions& options) {
+  cmd.add_option("files", options.files, "HLO text files ('-' reads standard input) or directories")->required();
+  cmd.add_option("--instruction", options.instruction, "The instruction to tile (a fusion, or any op)");
+  cmd.add_option("--match", options.match,
+                 "Or: the one instruction whose name contains a match of this ECMAScript regular expression")
+      ->type_name("REGEX");
+  cmd.add_option("--module", options.modules, "Only this module (repeatable)");
+  cmd.add_option("--tile", options.tile, "Root tile sizes, one per root dimension (default: search)")
+      ->delimiter(',')
+      ->type_name("N,N,...");
+  cmd.add_option("--top", options.top, "Tilings the search prints")->capture_default_str();
+  cmd.add_option("--format", options.format, "Output format")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  add_device_options(cmd, options.device);
+  add_analysis_run_options(cmd, options);
+}
+
 void setup_tile_command(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<TileOptions>();
   CLI::App* cmd =
       app.add_subcommand("tile", "Tiles of a fusion's instructions, a tiling counted exactly, the best tilings");
   cmd->footer(k_tile_help);
-  cmd->add_option("files", options->files, "HLO text files ('-' reads standard input) or directories")->required();
-  cmd->add_option("--instruction", options->instruction, "The instruction to tile (a fusion, or any op)");
-  cmd->add_option("--match", options->match,
-                  "Or: the one instruction whose name contains a match of this ECMAScript regular expression")
-      ->type_name("REGEX");
-  cmd->add_option("--module", options->modules, "Only this module (repeatable)");
-  cmd->add_option("--tile", options->tile, "Root tile sizes, one per root dimension (default: search)")
-      ->delimiter(',')
-      ->type_name("N,N,...");
-  cmd->add_option("--top", options->top, "Tilings the search prints")->capture_default_str();
-  cmd->add_option("--format", options->format, "Output format")
-      ->check(CLI::IsMember({"text", "json"}))
-      ->capture_default_str();
-  add_device_options(*cmd, options->device);
-  add_analysis_run_options(*cmd, *options);
+  add_tile_options(*cmd, *options);
   cmd->callback([options, &exit_code] { exit_code = run_tile_command(*options, std::cout, std::cerr); });
 }
 

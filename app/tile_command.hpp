@@ -29,6 +29,8 @@ struct TileOptions {
   double time_limit_per_instruction = k_default_time_limit_per_instruction;
 };
 
+/// Adds tile's options to `cmd`, storing into `options` (which must outlive parsing).
+void add_tile_options(CLI::App& cmd, TileOptions& options);
 void setup_tile_command(CLI::App& app, int& exit_code);
 /// Runs the command; returns the exit code (0, or 2 for bad input).
 int run_tile_command(const TileOptions& options, std::ostream& out, std::ostream& err);

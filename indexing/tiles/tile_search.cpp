@@ -125,6 +125,7 @@ std::string why(const TilingEstimate& e, std::int64_t cores, double distinct) {
 bool faster(const TilingEstimate& a, const TilingEstimate& b) {
   if (a.seconds != b.seconds) return a.seconds < b.seconds;
   if (a.bytes_read != b.bytes_read) return a.bytes_read < b.bytes_read;
+  if (a.tiles != b.tiles) return a.tiles < b.tiles;
   return a.sizes < b.sizes;
 }
 
