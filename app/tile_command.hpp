@@ -8,10 +8,12 @@
 #include <cstdint>
 #include <iosfwd>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/common_options.hpp"
 #include "app/device_options.hpp"
+#include "parser/hlo_module.hpp"
 
 namespace hlo_index::app {
 
@@ -32,6 +34,11 @@ struct TileOptions {
 /// Adds tile's options to `cmd`, storing into `options` (which must outlive parsing).
 void add_tile_options(CLI::App& cmd, TileOptions& options);
 void setup_tile_command(CLI::App& app, int& exit_code);
+/// `summary --tiles`: the best tiling of each named instruction (computation, instruction) of
+/// `module` on `device` (null: the module's default), one line each, under a heading.
+std::string best_tilings_text(const hlo::Module& module, const std::vector<std::pair<std::string, std::string>>& rows,
+                              const cost::Device* device);
+
 /// Runs the command; returns the exit code (0, or 2 for bad input).
 int run_tile_command(const TileOptions& options, std::ostream& out, std::ostream& err);
 

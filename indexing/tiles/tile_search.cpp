@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 
 #include "indexing/analysis/fused_reads.hpp"
@@ -66,6 +67,25 @@ Pricing pricing(const TiledFusion& fusion, cost::CostModel& costs) {
   return p;
 }
 
+// Bytes one tile of `sizes` (strides `strides`) moves in transfer units: per row of its minor dimension
+// (in the layout), the span of that row rounded up to the unit.
+double tile_bytes(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides, std::size_t minor,
+                  std::int64_t bits, std::int64_t unit) {
+  double rows = 1, span = 1;
+  for (std::size_t j = 0; j < sizes.size(); ++j) {
+    const std::int64_t n = std::max<std::int64_t>(sizes[j], 1);
+    if (j == minor) {
+      const std::int64_t stride = j < strides.size() ? std::max<std::int64_t>(std::abs(strides[j]), 1) : 1;
+      span = static_cast<double>((n - 1) * stride + 1);
+    } else {
+      rows *= static_cast<double>(n);
+    }
+  }
+  const double row_bytes = std::ceil(span * static_cast<double>(bits) / 8);
+  const double u = static_cast<double>(std::max<std::int64_t>(unit, 1));
+  return rows * std::ceil(row_bytes / u) * u;
+}
+
 TilingEstimate estimate(const TiledFusion& fusion, cost::CostModel& costs, const Pricing& p, const ConcreteTiling& t) {
   TilingEstimate out;
   out.sizes = t.sizes;
@@ -76,6 +96,7 @@ TilingEstimate estimate(const TiledFusion& fusion, cost::CostModel& costs, const
   cost::InstructionCost c;
   std::map<std::pair<cost::PeakClass, cost::ComputeUnit>, double> work;
   const double tiles = static_cast<double>(t.tiles);
+  const std::int64_t unit = costs.device().transfer_bytes;  // 0 on a TPU: bytes
   for (std::size_t k = 0; k < fusion.entries.size(); ++k) {
     const TiledEntry& e = fusion.entries[k];
     const ConcreteEntry& ce = t.entries[k];
@@ -85,19 +106,15 @@ TilingEstimate estimate(const TiledFusion& fusion, cost::CostModel& costs, const
       padded_elements *= padded(std::max<std::int64_t>(ce.sizes[j], 1));
     }
     out.largest_tile = std::max(out.largest_tile, padded_elements);
-    if (e.reads_memory) {
-      // Counted exactly: the boxes within bounds over all tiles; else whole tiles times their number.
-      const double read =
-          ce.counted && ce.covers ? static_cast<double>(ce.box_elements) : tiles * static_cast<double>(elements);
-      out.bytes_read += std::ceil(read * static_cast<double>(e.element_bits) / 8);
-    }
+    // Whole tiles times their number, each row along the layout's minor dimension in transfer units.
+    if (e.reads_memory) out.bytes_read += tiles * tile_bytes(ce.sizes, ce.strides, e.minor, e.element_bits, unit);
     if (auto it = p.by_instruction.find(e.instruction); it != p.by_instruction.end() && (p.fusion || e.root)) {
       for (const cost::Work& w : it->second.work)
         work[{w.type, w.unit}] += w.flops * tiles * static_cast<double>(elements);
     }
   }
-  out.bytes_written =
-      std::ceil(static_cast<double>(product(fusion.root_dims)) * static_cast<double>(fusion.root_element_bits) / 8);
+  const std::vector<std::int64_t> ones(t.sizes.size(), 1);
+  out.bytes_written = tiles * tile_bytes(t.sizes, ones, fusion.root_minor, fusion.root_element_bits, unit);
   for (const auto& [key, flops] : work) {
     c.work.push_back({key.first, key.second, flops});
     out.flops += flops;

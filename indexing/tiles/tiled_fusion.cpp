@@ -21,6 +21,12 @@ using simplify::Var;
 using simplify::Variable;
 using simplify::VarKind;
 
+std::size_t minor_dimension(const hlo::Shape& shape) {
+  if (shape.layout && !shape.layout->minor_to_major.empty())
+    return static_cast<std::size_t>(shape.layout->minor_to_major.front());
+  return shape.dims.empty() ? 0 : shape.dims.size() - 1;
+}
+
 const hlo::Shape* array_leaf(const hlo::Shape& shape, std::size_t element) {
   if (!shape.is_tuple) return &shape;
   const std::vector<const hlo::Shape*> leaves = indexing::leaf_shapes(shape);
@@ -36,6 +42,7 @@ TiledEntry make_entry(const hlo::Module& module, const hlo::Computation& c, std:
   e.opcode = std::string(module.opcode_text(i));
   e.dims = indexing::dimension_sizes(shape);
   e.element_bits = hlo::element_type_bits(shape.type);
+  e.minor = minor_dimension(shape);
   if (map.is_defined()) indexing::simplify(map, indexing::SimplifyPolicy::kExact);
   e.derivation = derive_symbolic_tile(map);
   e.map = std::move(map);
@@ -261,6 +268,7 @@ TiledFusion tile_instruction(analysis::ModuleAnalysis& analysis, std::uint32_t c
   const hlo::Shape& root = *leaves[0];
   out.root_dims = indexing::dimension_sizes(root);
   out.root_element_bits = hlo::element_type_bits(root.type);
+  out.root_minor = minor_dimension(root);
   if (leaves.size() > 1)
     out.notes.push_back(fmt::format(
         "tiles of output 0 of {}: XLA tiles a multi-output fusion only when one root is the real root", leaves.size()));

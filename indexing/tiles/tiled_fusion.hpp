@@ -25,6 +25,7 @@ struct TiledEntry {
   std::string name, opcode;
   std::vector<std::int64_t> dims;  // of its result
   std::int64_t element_bits = 0;
+  std::size_t minor = 0;      // its minor-most dimension in the layout (the last without one)
   bool reads_memory = false;  // a fusion parameter, or an operand of a plain instruction
   bool root = false;
   std::int64_t parameter = -1;  // fusion parameter number, or operand position of a plain instruction
@@ -38,6 +39,7 @@ struct TiledFusion {
   std::string name;
   std::vector<std::int64_t> root_dims;
   std::int64_t root_element_bits = 0;
+  std::size_t root_minor = 0;       // the root's minor-most dimension in its layout
   std::vector<TiledEntry> entries;  // the root first, then users before their operands
   std::vector<std::string> notes;   // what the tiles leave out (outputs beyond the first, contracting dims)
   std::string undefined_reason;     // non-empty: no maps; entries is empty
