@@ -99,6 +99,7 @@ int main(int argc, char** argv) {
   std::vector<Timed> t = totals.timings;
   std::sort(t.begin(), t.end(), [](const Timed& a, const Timed& b) { return a.seconds > b.seconds; });
   std::vector<double> s;
+  s.reserve(t.size());
   for (const Timed& x : t) s.push_back(x.seconds);
   std::sort(s.begin(), s.end());
   auto at = [&](double q) {

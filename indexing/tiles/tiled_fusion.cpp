@@ -328,7 +328,7 @@ TiledFusion tile_instruction(analysis::ModuleAnalysis& analysis, std::uint32_t c
   }
   out.constraints.simplify();
   if (reduces)
-    out.notes.push_back(
+    out.notes.emplace_back(
         "reduced and contracted dimensions are read whole by each tile (XLA gives a dot's contracting dimension "
         "a tile parameter of its own)");
   return out;

@@ -93,7 +93,9 @@ void check_fusion(std::uint64_t seed, Stats& stats) {
     }
     test::ops::for_each_index(Tuple(t.tiles_per_dimension.begin(), t.tiles_per_dimension.end()), [&](const Tuple& k) {
       ++stats.tiles;
-      for (const auto& [p, list] : entries) {
+      for (const auto& by_parameter : entries) {
+        const std::int64_t p = by_parameter.first;
+        const std::vector<std::size_t>& list = by_parameter.second;
         const std::vector<std::int64_t>& dims = fusion.entries[list[0]].dims;
         std::set<Tuple> expected, covered;
         Tuple extent(rank);
@@ -121,7 +123,9 @@ void check_fusion(std::uint64_t seed, Stats& stats) {
       }
     });
     // The counts: one entry of a parameter (one map) reads what the reference says, tile by tile.
-    for (const auto& [p, list] : entries) {
+    for (const auto& by_parameter : entries) {
+      const std::int64_t p = by_parameter.first;
+      const std::vector<std::size_t>& list = by_parameter.second;
       if (list.size() != 1 || !t.entries[list[0]].counts_exact || fusion.entries[list[0]].map.approximate()) continue;
       std::int64_t total = 0;
       std::set<Tuple> distinct;
