@@ -16,6 +16,7 @@
 #include "app/picture_command.hpp"
 #include "app/report_command.hpp"
 #include "app/summary_command.hpp"
+#include "app/tile_command.hpp"
 #include "app/version.hpp"
 
 // The codes k_exit_codes_help promises for lint and diff (analyze --expect: k_exit_golden_differs,
@@ -39,6 +40,7 @@ int main(int argc, char** argv) {
   setup_diff_command(app, exit_code);
   setup_picture_command(app, exit_code);
   setup_report_command(app, exit_code);
+  setup_tile_command(app, exit_code);
   setup_devices_command(app, exit_code);
   // Every subcommand's --help ends with the same exit codes as the top-level one.
   for (CLI::App* command : app.get_subcommands([](CLI::App*) { return true; })) {

@@ -12,6 +12,7 @@
 #include "app/exit_codes.hpp"
 #include "app/isl_limit.hpp"
 #include "app/progress.hpp"
+#include "app/tile_command.hpp"
 #include "indexing/analysis/computation_walk.hpp"
 #include "indexing/analysis/module_input.hpp"
 #include "indexing/verdicts/lint_rules.hpp"
@@ -465,6 +466,9 @@ void add_summary_options(CLI::App& cmd, SummaryOptions& options) {
                "A row per instruction of the non-fused computations, not only per fusion");
   add_target_option(cmd, options.target, "the access verdicts judge reads for");
   add_device_options(cmd, options.device);
+  cmd.add_flag("--tiles", options.tiles,
+               "After the table (text): the best tile sizes of each fusion row on the device, from `hlo-index tile`'s "
+               "search");
   cmd.add_option("--sort", options.sort, "Order rows by this column: " + column_list())
       ->each([&options](const std::string&) { options.sort_given = true; })
       ->type_name("COLUMN")
@@ -528,6 +532,7 @@ int run_summary_command(const SummaryOptions& options, std::ostream& out, std::o
   ScopedAnalysisLimits limit(options.isl_max_operations, options.time_limit_per_instruction,
                              options.work_budget_per_instruction);
   std::vector<ModuleRows> shown;
+  std::vector<std::size_t> shown_module;  // index in *modules of each shown
   std::size_t rows = 0;
   {
     Progress progress(err, "hlo-index summary", progress_wanted(options.format));  // erased before the table
@@ -539,6 +544,7 @@ int run_summary_command(const SummaryOptions& options, std::ostream& out, std::o
       ModuleRows m = module_rows((*modules)[k], std::move(by_module[k]), *sort, options.top);
       rows += m.total_rows;
       shown.push_back(std::move(m));
+      shown_module.push_back(k);
     }
   }
   const std::string filters = filter_text(options);
@@ -547,9 +553,15 @@ int run_summary_command(const SummaryOptions& options, std::ostream& out, std::o
                        plural(modules->size(), "module"));
     return k_exit_input_error;
   }
-  if (options.format == "text")
+  if (options.format == "text") {
     render_text(shown, options, out);
-  else if (options.format == "json")
+    for (std::size_t k = 0; options.tiles && k < shown.size(); ++k) {
+      std::vector<std::pair<std::string, std::string>> fusions;
+      for (const SummaryRow& row : shown[k].rows)
+        if (row.kind != "-") fusions.emplace_back(row.computation, row.name);
+      out << best_tilings_text((*modules)[shown_module[k]], fusions, device->get());
+    }
+  } else if (options.format == "json")
     render_json(shown, options, out);
   else
     render_csv(shown, out);

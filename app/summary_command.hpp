@@ -28,6 +28,7 @@ struct SummaryOptions {
   std::vector<std::string> kinds, opcodes, modules, computations;
   std::string match;            // ECMAScript regex searched in instruction names; empty: none
   std::string format = "text";  // text | json | csv
+  bool tiles = false;           // text: the best tiling of each fusion row (hlo-index tile's search)
   std::string target;           // gpu | tpu | cpu for the access verdicts; empty: detected
   DeviceOptions device;         // the device of the estimated times
   bool allow_truncated = false;

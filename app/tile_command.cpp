@@ -1,0 +1,374 @@
+#include "app/tile_command.hpp"
+
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "app/exit_codes.hpp"
+#include "app/isl_limit.hpp"
+#include "indexing/analysis/computation_walk.hpp"
+#include "indexing/analysis/instruction_filter.hpp"
+#include "indexing/analysis/module_input.hpp"
+#include "indexing/analysis/source_position.hpp"
+#include "indexing/cost/units.hpp"
+#include "indexing/maps/map_printer.hpp"
+#include "indexing/tiles/tile_search.hpp"
+
+namespace hlo_index::app {
+
+namespace {
+
+struct Found {
+  std::size_t module = 0;
+  std::uint32_t computation = 0, instruction = 0;
+};
+
+std::vector<Found> find_instructions(const std::vector<hlo::Module>& modules, const analysis::InstructionFilter& filter,
+                                     const std::string& name) {
+  std::vector<Found> out;
+  for (std::size_t m = 0; m < modules.size(); ++m) {
+    const hlo::Module& module = modules[m];
+    if (!filter.accepts_module(module)) continue;
+    for (std::uint32_t ci : analysis::analysed_computations(module)) {
+      const hlo::Computation& c = module.computations[ci];
+      for (std::uint32_t ii = 0; ii < c.instructions.size(); ++ii) {
+        const hlo::Instruction& i = c.instructions[ii];
+        if (!name.empty() && i.name != name) continue;
+        if (!filter.accepts_instruction(module, c, i)) continue;
+        out.push_back({m, ci, ii});
+      }
+    }
+  }
+  return out;
+}
+
+indexing::MapPrintOptions map_options() {
+  indexing::MapPrintOptions o;
+  o.runtime_sources = false;
+  return o;
+}
+
+std::string tuple_text(const std::vector<std::int64_t>& v) { return fmt::format("({})", fmt::join(v, ", ")); }
+
+std::string entry_title(const tiles::TiledEntry& e) {
+  std::string what = e.opcode;
+  if (e.reads_memory)
+    what += e.opcode == "parameter" ? fmt::format(" {}", e.parameter) : fmt::format(", operand {}", e.parameter);
+  return fmt::format("%{} ({}{}){}", e.name, what, e.root ? ", root" : "", e.reads_memory ? ", read from memory" : "");
+}
+
+std::string symbolic_text(const tiles::TiledEntry& e) {
+  std::string out = "  map: " + indexing::print_map(e.map, map_options()) + "\n";
+  if (e.derivation.tile) {
+    out += tiles::print_symbolic_tile(*e.derivation.tile, "  ");
+    if (!e.derivation.reason.empty()) out += "  no tile: " + e.derivation.reason + "\n";
+  } else {
+    out += "  no tile (XLA: none either): " + e.derivation.reason + "\n";
+  }
+  return out;
+}
+
+std::string concrete_text(const tiles::TiledFusion& f, const tiles::ConcreteTiling& t) {
+  const char* xla = !f.all_tiled         ? "XLA has no tiling (an instruction without a tile)"
+                    : t.constraints_hold ? "XLA's constraints hold"
+                                         : "XLA's constraints fail";
+  std::string out = fmt::format("tiling {}: {} tiles ({}), {}\n", tuple_text(t.sizes), t.tiles,
+                                fmt::join(t.tiles_per_dimension, " x "), xla);
+  for (std::size_t k = 0; k < f.entries.size(); ++k) {
+    const tiles::TiledEntry& e = f.entries[k];
+    const tiles::ConcreteEntry& c = t.entries[k];
+    out += entry_title(e) + "\n";
+    out += fmt::format("  tile 0: offsets {} sizes {} strides {}", tuple_text(c.offsets), tuple_text(c.sizes),
+                       tuple_text(c.strides));
+    std::vector<std::string> whole;
+    for (std::size_t j = 0; j < c.whole.size(); ++j)
+      if (c.whole[j]) whole.push_back(std::to_string(j));
+    if (!whole.empty())
+      out += fmt::format("; whole dimension{} {}", whole.size() == 1 ? "" : "s", fmt::join(whole, ", "));
+    out += "\n";
+    if (c.counted) {
+      const std::string bound = c.counts_exact ? "" : " at most";
+      out += fmt::format(
+          "  reads{} {} elements over all tiles ({:.1f} per tile), {} distinct, {} re-read by neighbouring tiles\n",
+          bound, c.reads, static_cast<double>(c.reads) / static_cast<double>(std::max<std::int64_t>(t.tiles, 1)),
+          c.distinct, c.rereads());
+      if (c.exact)
+        out += "  the box is exactly what each tile reads\n";
+      else if (c.covers)
+        out +=
+            fmt::format("  the boxes cover the reads and {} more elements (within bounds)\n", c.box_elements - c.reads);
+      else
+        out += "  not decided exactly (a count is a bound)\n";
+    }
+    if (!c.note.empty()) out += "  note: " + c.note + "\n";
+    if (c.exact && !c.symbolic && std::none_of(c.whole.begin(), c.whole.end(), [](bool w) { return w; }))
+      out += "  beyond XLA: XLA rejects this tile, the exact counts show every tile reads this strided box\n";
+  }
+  return out;
+}
+
+std::string search_text(const tiles::TileSearch& s, const cost::Device& device) {
+  std::string out = fmt::format(
+      "search on {}: {} candidates, {} satisfy XLA's constraints within the block limit ({} elements); {} rejected by "
+      "XLA checked exactly, {} accepted\n",
+      device.name, s.candidates, s.xla_valid, tiles::k_max_tile_elements, s.checked_exactly, s.accepted_exactly);
+  if (!s.note.empty()) out += "  " + s.note + "\n";
+  for (std::size_t k = 0; k < s.best.size(); ++k) {
+    const tiles::TilingEstimate& e = s.best[k];
+    out += fmt::format("{}. tile {}: {}: {}\n", k + 1, tuple_text(e.sizes), cost::human_seconds(e.seconds), e.why);
+  }
+  return out;
+}
+
+nlohmann::json entry_json(const tiles::TiledEntry& e) {
+  nlohmann::json j;
+  j["instruction"] = e.name;
+  j["opcode"] = e.opcode;
+  j["root"] = e.root;
+  j["reads_memory"] = e.reads_memory;
+  if (e.reads_memory) j["operand"] = e.parameter;
+  j["map"] = indexing::print_map(e.map, map_options());
+  if (e.derivation.tile) {
+    const tiles::SymbolicTile& t = *e.derivation.tile;
+    j["offset_map"] = tiles::print_tile_map(t.parameters, t.offsets, true);
+    j["size_map"] = tiles::print_tile_map(t.parameters, t.sizes);
+    j["stride_map"] = tiles::print_tile_map(t.parameters, t.strides);
+    j["constraints"] = t.constraints.to_string();
+  } else {
+    j["no_tile"] = e.derivation.reason;
+  }
+  return j;
+}
+
+void print(const TileOptions& options, const hlo::Module& module, const Found& f, analysis::ModuleAnalysis& analysis,
+           const cost::Device& device, std::ostream& out) {
+  const tiles::TiledFusion fusion = tiles::tile_instruction(analysis, f.computation, f.instruction);
+  const hlo::Instruction& instr = module.computations[f.computation].instructions[f.instruction];
+  const std::size_t line = analysis::source_position(module, instr).line;
+  std::vector<std::string> params;
+  for (std::size_t i = 0; i < fusion.root_dims.size(); ++i) params.push_back(fmt::format("d{}", i));
+  std::optional<tiles::ConcreteTiling> concrete;
+  std::optional<tiles::TileSearch> search;
+  if (fusion.undefined_reason.empty()) {
+    if (!options.tile.empty()) {
+      concrete = tiles::concrete_tiling(fusion, options.tile, true);
+    } else {
+      cost::CostModel costs(analysis, device);
+      search = tiles::search_tilings(fusion, costs, options.top);
+    }
+  }
+  if (options.format == "json") {
+    nlohmann::json j;
+    j["module"] = std::string(module.name);
+    j["instruction"] = fusion.name;
+    j["line"] = line;
+    j["root_dims"] = fusion.root_dims;
+    if (!fusion.undefined_reason.empty()) j["undefined"] = fusion.undefined_reason;
+    j["constraints"] = fusion.constraints.to_string();
+    j["xla_tiles_all"] = fusion.all_tiled;
+    j["notes"] = fusion.notes;
+    j["entries"] = nlohmann::json::array();
+    for (std::size_t k = 0; k < fusion.entries.size(); ++k) {
+      nlohmann::json e = entry_json(fusion.entries[k]);
+      if (concrete) {
+        const tiles::ConcreteEntry& c = concrete->entries[k];
+        e["tile"] = {{"offsets", c.offsets},
+                     {"sizes", c.sizes},
+                     {"strides", c.strides},
+                     {"whole", c.whole},
+                     {"xla_constraints_hold", c.symbolic},
+                     {"reads", c.reads},
+                     {"distinct", c.distinct},
+                     {"rereads", c.rereads()},
+                     {"box_elements", c.box_elements},
+                     {"covers", c.covers},
+                     {"exact", c.exact},
+                     {"counts_exact", c.counts_exact},
+                     {"note", c.note}};
+      }
+      j["entries"].push_back(std::move(e));
+    }
+    if (concrete)
+      j["tiling"] = {{"sizes", concrete->sizes},
+                     {"tiles_per_dimension", concrete->tiles_per_dimension},
+                     {"tiles", concrete->tiles},
+                     {"constraints_hold", concrete->constraints_hold}};
+    if (search) {
+      nlohmann::json s;
+      s["device"] = device.name;
+      s["candidates"] = search->candidates;
+      s["xla_valid"] = search->xla_valid;
+      s["checked_exactly"] = search->checked_exactly;
+      s["accepted_exactly"] = search->accepted_exactly;
+      s["best"] = nlohmann::json::array();
+      for (const tiles::TilingEstimate& e : search->best)
+        s["best"].push_back({{"sizes", e.sizes},
+                             {"tiles", e.tiles},
+                             {"waves", e.waves},
+                             {"seconds", e.seconds},
+                             {"bytes_read", e.bytes_read},
+                             {"bytes_written", e.bytes_written},
+                             {"flops", e.flops},
+                             {"beyond_xla", e.exact_check},
+                             {"why", e.why}});
+      if (!search->note.empty()) s["note"] = search->note;
+      j["search"] = std::move(s);
+    }
+    out << j.dump(2) << "\n";
+    return;
+  }
+  out << fmt::format("%{} (module {}, line {}): root tile sizes {} over root dimensions {}\n", fusion.name, module.name,
+                     line, fmt::format("({})", fmt::join(params, ", ")), tuple_text(fusion.root_dims));
+  if (!fusion.undefined_reason.empty()) {
+    out << "no maps: " << fusion.undefined_reason << "\n";
+    return;
+  }
+  out << "constraints of all tiles: " << fusion.constraints.to_string() << "\n";
+  if (!fusion.all_tiled) out << "XLA would not tile this fusion: an instruction has no tile (below)\n";
+  for (const std::string& n : fusion.notes) out << "note: " << n << "\n";
+  if (concrete) {
+    out << concrete_text(fusion, *concrete);
+    return;
+  }
+  for (const tiles::TiledEntry& e : fusion.entries) out << entry_title(e) << "\n" << symbolic_text(e);
+  if (search) out << search_text(*search, device);
+}
+
+constexpr const char* k_tile_help =
+    "Tiles one fusion (or any instruction) as XLA's tiling analysis does (SymbolicTile, SymbolicTileAnalysis),\n"
+    "from the exact maps. The root's tile has sizes d0, d1, ... (one per root dimension); each instruction\n"
+    "the root reads, through each map from the root to it, gets a tile in XLA's notation:\n"
+    "  offset_map  its first element for the root tile at offset 0 (runtime offsets as symbols s0, ...)\n"
+    "  size_map    its sizes, stride_map its strides, as functions of d0, d1, ...\n"
+    "  constraints the sizes under which it is a strided box (a disjunction of conjunctions)\n"
+    "or 'no tile' with the rule that fails (a reshape that mixes dimensions, a non-affine index).\n"
+    "--tile 16,128 evaluates one tiling: every instruction's tile (tile 0's offsets, sizes, strides), the\n"
+    "number of tiles, whether XLA's constraints hold, and, counted exactly from the maps, the elements all\n"
+    "tiles read, how many neighbouring tiles read again, and whether the printed box is exactly the reads\n"
+    "(a dimension whose box would miss elements is taken whole). Without --tile, a search: per root\n"
+    "dimension the powers of two below it and the dimension itself (XLA's candidates), those satisfying the\n"
+    "constraints with every tile within 2^20 elements, priced on --device: the bytes all tiles bring from\n"
+    "memory (re-reads included), the FLOPs of every instruction over its tiles, the tiles against the\n"
+    "device's cores (the last wave's idle cores); the --top fastest with their estimated time and why. A few\n"
+    "sizes XLA rejects are decided exactly ('beyond XLA' when every tile reads a strided box). Reduced and\n"
+    "contracted dimensions are read whole by each tile.\n\n"
+    "Examples:\n"
+    "  hlo-index tile model.hlo --instruction fusion.3\n"
+    "  hlo-index tile model.hlo --instruction fusion.3 --tile 16,128 --format json";
+
+}  // namespace
+
+void add_tile_options(CLI::App& cmd, TileOptions& options) {
+  cmd.add_option("files", options.files, "HLO text files ('-' reads standard input) or directories")->required();
+  cmd.add_option("--instruction", options.instruction, "The instruction to tile (a fusion, or any op)");
+  cmd.add_option("--match", options.match,
+                 "Or: the one instruction whose name contains a match of this ECMAScript regular expression")
+      ->type_name("REGEX");
+  cmd.add_option("--module", options.modules, "Only this module (repeatable)");
+  cmd.add_option("--tile", options.tile, "Root tile sizes, one per root dimension (default: search)")
+      ->delimiter(',')
+      ->type_name("N,N,...");
+  cmd.add_option("--top", options.top, "Tilings the search prints")->capture_default_str();
+  cmd.add_option("--format", options.format, "Output format")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  add_device_options(cmd, options.device);
+  add_analysis_run_options(cmd, options);
+}
+
+void setup_tile_command(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<TileOptions>();
+  CLI::App* cmd =
+      app.add_subcommand("tile", "Tiles of a fusion's instructions, a tiling counted exactly, the best tilings");
+  cmd->footer(k_tile_help);
+  add_tile_options(*cmd, *options);
+  cmd->callback([options, &exit_code] { exit_code = run_tile_command(*options, std::cout, std::cerr); });
+}
+
+std::string best_tilings_text(const hlo::Module& module, const std::vector<std::pair<std::string, std::string>>& rows,
+                              const cost::Device* device) {
+  const cost::Device& d = cost::device_for(module, device);
+  analysis::ModuleAnalysis analysis(module, indexing::AnalysisOptions{});
+  cost::CostModel costs(analysis, d);
+  std::string out = fmt::format("best tilings on {} (hlo-index tile FILE --instruction NAME for the tiles):\n", d.name);
+  for (const auto& [computation, name] : rows) {
+    const std::uint32_t ci = module.find_computation(computation);
+    if (ci == hlo::k_none) continue;
+    const hlo::Computation& c = module.computations[ci];
+    for (std::uint32_t ii = 0; ii < c.instructions.size(); ++ii) {
+      if (c.instructions[ii].name != name) continue;
+      const tiles::TiledFusion f = tiles::tile_instruction(analysis, ci, ii);
+      const tiles::TileSearch s = tiles::search_tilings(f, costs, 1);
+      if (s.best.empty()) {
+        out += fmt::format("  %{}: no tiling: {}\n", name, s.note);
+      } else {
+        const tiles::TilingEstimate& e = s.best[0];
+        out += fmt::format("  %{}: tile {}: {}{}\n", name, tuple_text(e.sizes), cost::human_seconds(e.seconds),
+                           e.exact_check ? " (beyond XLA: sizes its constraints reject, decided exactly)"
+                           : f.all_tiled ? ""
+                                         : " (XLA has no tiling)");
+      }
+      break;
+    }
+  }
+  return out;
+}
+
+int run_tile_command(const TileOptions& options, std::ostream& out, std::ostream& err) {
+  const std::string name = analysis::without_sigil(options.instruction);
+  if (name.empty() && options.match.empty()) {
+    err << "hlo-index: error: tile needs --instruction NAME (or --match REGEX selecting one instruction)\n";
+    return k_exit_input_error;
+  }
+  const std::optional<ChosenDevice> device = choose_device(options.device, err);
+  if (!device) return k_exit_input_error;
+  std::optional<analysis::InstructionFilter> filter =
+      analysis::module_and_match_filter(options.modules, options.match, err);
+  if (!filter) return k_exit_input_error;
+  const std::optional<std::vector<hlo::Module>> modules =
+      analysis::load_modules(options.files, options.allow_truncated, *filter, err);
+  if (!modules) return k_exit_input_error;
+  const std::vector<Found> found = find_instructions(*modules, *filter, name);
+  const std::string asked = name.empty() ? fmt::format("--match '{}'", options.match) : fmt::format("'{}'", name);
+  if (found.empty()) {
+    err << fmt::format(
+        "hlo-index: error: no instruction {} (of a computation that is not a fusion body); "
+        "`hlo-index summary FILE --all-instructions` lists the names\n",
+        name.empty() ? "matches " + asked : "named " + asked);
+    return k_exit_input_error;
+  }
+  if (found.size() > 1) {
+    err << fmt::format("hlo-index: error: {} instructions match {}; narrow it with --module or an anchored --match\n",
+                       found.size(), asked);
+    return k_exit_input_error;
+  }
+  const hlo::Module& module = (*modules)[found[0].module];
+  const hlo::Instruction& instr = module.computations[found[0].computation].instructions[found[0].instruction];
+  const hlo::Shape& shape = module.shape_of(instr);
+  const hlo::Shape* root = shape.is_tuple && !shape.elements.empty() ? &shape.elements[0] : &shape;
+  if (!options.tile.empty()) {
+    if (root->is_tuple || options.tile.size() != root->dims.size()) {
+      err << fmt::format("hlo-index: error: --tile has {} size{}; %{}'s root {} has {} dimension{}\n",
+                         options.tile.size(), options.tile.size() == 1 ? "" : "s", instr.name, hlo::to_string(*root),
+                         root->dims.size(), root->dims.size() == 1 ? "" : "s");
+      return k_exit_input_error;
+    }
+    for (std::size_t i = 0; i < options.tile.size(); ++i) {
+      if (options.tile[i] < 1 || options.tile[i] > std::max<std::int64_t>(root->dims[i], 1)) {
+        err << fmt::format("hlo-index: error: --tile size {} of dimension {} is outside [1, {}]\n", options.tile[i], i,
+                           std::max<std::int64_t>(root->dims[i], 1));
+        return k_exit_input_error;
+      }
+    }
+  }
+  ScopedAnalysisLimits limits(options.isl_max_operations, options.time_limit_per_instruction);
+  indexing::AnalysisOptions analysis_options;
+  analysis_options.time_limit_per_instruction = options.time_limit_per_instruction;
+  analysis::ModuleAnalysis analysis(module, analysis_options);
+  print(options, module, found[0], analysis, cost::device_for(module, device->get()), out);
+  return k_exit_ok;
+}
+
+}  // namespace hlo_index::app

@@ -1,0 +1,230 @@
+#include "indexing/tiles/tile_search.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+
+#include "indexing/analysis/fused_reads.hpp"
+#include "indexing/cost/units.hpp"
+
+namespace hlo_index::tiles {
+
+namespace {
+
+std::int64_t padded(std::int64_t n) {
+  std::int64_t p = 1;
+  while (p < n) p *= 2;
+  return p;
+}
+
+std::int64_t product(const std::vector<std::int64_t>& v) {
+  std::int64_t n = 1;
+  for (std::int64_t x : v) n *= std::max<std::int64_t>(x, 1);
+  return n;
+}
+
+// What pricing needs once per fusion: each instruction's work per evaluation of one element.
+struct Pricing {
+  struct PerElement {
+    std::vector<cost::Work> work;  // flops per evaluation
+  };
+  std::map<std::uint32_t, PerElement> by_instruction;
+  double distinct_bytes_read = 0;
+  bool fusion = false;
+};
+
+Pricing pricing(const TiledFusion& fusion, cost::CostModel& costs) {
+  Pricing p;
+  const cost::InstructionCost& whole = costs.cost(fusion.computation, fusion.instruction);
+  p.distinct_bytes_read = static_cast<double>(whole.device_bytes_read);
+  const hlo::Module& module = costs.analysis().module();
+  const hlo::Instruction& instr = module.computations[fusion.computation].instructions[fusion.instruction];
+  if (instr.opcode == hlo::Opcode::kFusion) {
+    p.fusion = true;
+    const analysis::FusedBody body =
+        analysis::fused_body(module, costs.analysis().maps(), fusion.computation, fusion.instruction);
+    if (!body.defined()) return p;
+    cost::InstructionCost totals;
+    for (const cost::FusedOpCost& op : costs.fused_op_costs(fusion.computation, fusion.instruction, body, totals)) {
+      if (op.evaluations <= 0) continue;
+      Pricing::PerElement& e = p.by_instruction[op.instruction];
+      for (cost::Work w : op.work) {
+        w.flops /= static_cast<double>(op.evaluations);
+        e.work.push_back(w);
+      }
+    }
+  } else {
+    const double elements = static_cast<double>(product(fusion.root_dims));
+    Pricing::PerElement& e = p.by_instruction[fusion.instruction];
+    for (cost::Work w : whole.work) {
+      w.flops /= elements;
+      e.work.push_back(w);
+    }
+  }
+  return p;
+}
+
+// Bytes one tile of `sizes` (strides `strides`) moves in transfer units: per row of its minor dimension
+// (in the layout), the span of that row rounded up to the unit.
+double tile_bytes(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides, std::size_t minor,
+                  std::int64_t bits, std::int64_t unit) {
+  double rows = 1, span = 1;
+  for (std::size_t j = 0; j < sizes.size(); ++j) {
+    const std::int64_t n = std::max<std::int64_t>(sizes[j], 1);
+    if (j == minor) {
+      const std::int64_t stride = j < strides.size() ? std::max<std::int64_t>(std::abs(strides[j]), 1) : 1;
+      span = static_cast<double>((n - 1) * stride + 1);
+    } else {
+      rows *= static_cast<double>(n);
+    }
+  }
+  const double row_bytes = std::ceil(span * static_cast<double>(bits) / 8);
+  const double u = static_cast<double>(std::max<std::int64_t>(unit, 1));
+  return rows * std::ceil(row_bytes / u) * u;
+}
+
+TilingEstimate estimate(const TiledFusion& fusion, cost::CostModel& costs, const Pricing& p, const ConcreteTiling& t) {
+  TilingEstimate out;
+  out.sizes = t.sizes;
+  out.tiles = t.tiles;
+  const std::int64_t cores = std::max<std::int64_t>(costs.device().cores, 1);
+  out.waves = (t.tiles + cores - 1) / cores;
+  out.occupancy = static_cast<double>(t.tiles) / static_cast<double>(out.waves * cores);
+  cost::InstructionCost c;
+  std::map<std::pair<cost::PeakClass, cost::ComputeUnit>, double> work;
+  const double tiles = static_cast<double>(t.tiles);
+  const std::int64_t unit = costs.device().transfer_bytes;  // 0 on a TPU: bytes
+  for (std::size_t k = 0; k < fusion.entries.size(); ++k) {
+    const TiledEntry& e = fusion.entries[k];
+    const ConcreteEntry& ce = t.entries[k];
+    std::int64_t elements = 1, padded_elements = 1;
+    for (std::size_t j = 0; j < ce.sizes.size(); ++j) {
+      elements *= std::max<std::int64_t>(ce.sizes[j], 1);
+      padded_elements *= padded(std::max<std::int64_t>(ce.sizes[j], 1));
+    }
+    out.largest_tile = std::max(out.largest_tile, padded_elements);
+    // Whole tiles times their number, each row along the layout's minor dimension in transfer units.
+    if (e.reads_memory) out.bytes_read += tiles * tile_bytes(ce.sizes, ce.strides, e.minor, e.element_bits, unit);
+    if (auto it = p.by_instruction.find(e.instruction); it != p.by_instruction.end() && (p.fusion || e.root)) {
+      for (const cost::Work& w : it->second.work)
+        work[{w.type, w.unit}] += w.flops * tiles * static_cast<double>(elements);
+    }
+  }
+  const std::vector<std::int64_t> ones(t.sizes.size(), 1);
+  out.bytes_written = tiles * tile_bytes(t.sizes, ones, fusion.root_minor, fusion.root_element_bits, unit);
+  for (const auto& [key, flops] : work) {
+    c.work.push_back({key.first, key.second, flops});
+    out.flops += flops;
+  }
+  c.device_bytes_read = static_cast<std::int64_t>(out.bytes_read);
+  c.device_bytes_written = static_cast<std::int64_t>(out.bytes_written);
+  costs.estimate_time(c, true);
+  out.compute_seconds = c.compute_seconds / out.occupancy;
+  out.memory_seconds = c.memory_seconds / out.occupancy;
+  out.overhead_seconds = c.overhead_seconds;
+  out.seconds = std::max(out.compute_seconds, out.memory_seconds) + out.overhead_seconds;
+  return out;
+}
+
+std::string why(const TilingEstimate& e, std::int64_t cores, double distinct) {
+  std::string bound = e.compute_seconds >= e.memory_seconds ? "compute" : "memory";
+  if (e.overhead_seconds > std::max(e.compute_seconds, e.memory_seconds)) bound = "overhead";
+  std::string text = fmt::format("{} tiles in {} wave{} of {} cores ({:.0f}% busy), {} read", e.tiles, e.waves,
+                                 e.waves == 1 ? "" : "s", cores, 100 * e.occupancy, cost::human_bytes(e.bytes_read));
+  if (distinct > 0) text += fmt::format(" ({:.2f}x the untiled reads)", e.bytes_read / distinct);
+  text += fmt::format(", {} FLOP; {}-bound", cost::human_count(e.flops), bound);
+  return text;
+}
+
+bool faster(const TilingEstimate& a, const TilingEstimate& b) {
+  if (a.seconds != b.seconds) return a.seconds < b.seconds;
+  if (a.bytes_read != b.bytes_read) return a.bytes_read < b.bytes_read;
+  if (a.tiles != b.tiles) return a.tiles < b.tiles;
+  return a.sizes < b.sizes;
+}
+
+}  // namespace
+
+TilingEstimate estimate_tiling(const TiledFusion& fusion, cost::CostModel& costs, const ConcreteTiling& tiling) {
+  const Pricing p = pricing(fusion, costs);
+  TilingEstimate e = estimate(fusion, costs, p, tiling);
+  e.xla_valid = fusion.all_tiled && tiling.constraints_hold;
+  e.why = why(e, costs.device().cores, p.distinct_bytes_read);
+  return e;
+}
+
+TileSearch search_tilings(const TiledFusion& fusion, cost::CostModel& costs, std::size_t keep) {
+  TileSearch out;
+  if (!fusion.undefined_reason.empty()) {
+    out.note = "no maps: " + fusion.undefined_reason;
+    return out;
+  }
+  const Pricing p = pricing(fusion, costs);
+  out.distinct_bytes_read = p.distinct_bytes_read;
+  const std::size_t rank = fusion.root_dims.size();
+  std::vector<std::vector<std::int64_t>> choices;
+  for (std::int64_t d : fusion.root_dims) choices.push_back(candidate_sizes(d));
+  std::vector<TilingEstimate> valid, rejected;
+  std::vector<std::size_t> at(rank, 0);
+  std::vector<std::int64_t> sizes(rank);
+  while (true) {
+    std::int64_t root_elements = 1;
+    for (std::size_t i = 0; i < rank; ++i) {
+      sizes[i] = choices[i][at[i]];
+      root_elements *= padded(sizes[i]);
+    }
+    ++out.candidates;
+    if (root_elements <= k_max_tile_elements) {
+      const ConcreteTiling t = concrete_tiling(fusion, sizes, false);
+      TilingEstimate e = estimate(fusion, costs, p, t);
+      if (e.largest_tile <= k_max_tile_elements) {
+        e.xla_valid = fusion.all_tiled && t.constraints_hold;
+        (e.xla_valid ? valid : rejected).push_back(std::move(e));
+      }
+    }
+    bool advanced = false;
+    for (std::size_t i = rank; i-- > 0;) {
+      if (++at[i] < choices[i].size()) {
+        advanced = true;
+        break;
+      }
+      at[i] = 0;
+    }
+    if (!advanced) break;
+  }
+  out.xla_valid = valid.size();
+  // A few that XLA rejects, the fastest as priced with whole reads where XLA has no tile, decided exactly.
+  std::sort(rejected.begin(), rejected.end(), faster);
+  constexpr std::size_t k_exact_checks = 4;
+  for (std::size_t k = 0; k < rejected.size() && k < k_exact_checks; ++k) {
+    ++out.checked_exactly;
+    const ConcreteTiling t = concrete_tiling(fusion, rejected[k].sizes, true);
+    const bool boxes = std::all_of(t.entries.begin(), t.entries.end(), [](const ConcreteEntry& c) {
+      return c.exact && c.counts_exact && std::none_of(c.whole.begin(), c.whole.end(), [](bool w) { return w; });
+    });
+    if (!boxes) continue;
+    ++out.accepted_exactly;
+    TilingEstimate e = estimate(fusion, costs, p, t);
+    e.exact_check = true;
+    valid.push_back(std::move(e));
+  }
+  std::sort(valid.begin(), valid.end(), faster);
+  if (valid.size() > keep) valid.resize(keep);
+  for (TilingEstimate& e : valid) {
+    e.why = why(e, costs.device().cores, p.distinct_bytes_read);
+    if (e.exact_check)
+      e.why += "; beyond XLA: its constraints reject these sizes, the exact counts show every tile reads a strided box";
+  }
+  out.best = std::move(valid);
+  if (out.best.empty())
+    out.note =
+        fusion.all_tiled
+            ? "no candidate satisfies the constraints within the block limit"
+            : "XLA has no tiling (an instruction without a tile) and no candidate checked exactly reads strided boxes";
+  return out;
+}
+
+}  // namespace hlo_index::tiles

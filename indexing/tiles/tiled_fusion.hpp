@@ -1,0 +1,93 @@
+// A fusion's tiles: every fused instruction's maps from the root (output 0)
+// with the symbolic tile each gives, and concrete tilings: for root tile
+// sizes, each instruction's tile sizes, strides and offsets, whether the
+// constraints hold, and, counted exactly from the maps (indexing/maps/count),
+// the elements the tiles read, how many of them neighbouring tiles read
+// again, and whether the printed tile covers the reads (never fewer) or is
+// exactly them. Where XLA has no tile or its constraints fail, a dimension's
+// tile is the whole dimension and the counts still say what is read.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "indexing/analysis/module_analysis.hpp"
+#include "indexing/tiles/symbolic_tile.hpp"
+
+namespace hlo_index::tiles {
+
+/// One instruction of the fusion reached from the root through one map
+/// (an instruction read in several ways has one entry per way).
+struct TiledEntry {
+  std::uint32_t instruction = 0;  // in the fused computation (or the instruction's own)
+  std::string name, opcode;
+  std::vector<std::int64_t> dims;  // of its result
+  std::int64_t element_bits = 0;
+  std::size_t minor = 0;      // its minor-most dimension in the layout (the last without one)
+  bool reads_memory = false;  // a fusion parameter, or an operand of a plain instruction
+  bool root = false;
+  std::int64_t parameter = -1;  // fusion parameter number, or operand position of a plain instruction
+  indexing::IndexingMap map;    // root index -> its index
+  TileDerivation derivation;
+};
+
+struct TiledFusion {
+  std::uint32_t computation = 0, instruction = 0;
+  std::uint32_t body = 0;  // the fused computation (== computation for a plain instruction)
+  std::string name;
+  std::vector<std::int64_t> root_dims;
+  std::int64_t root_element_bits = 0;
+  std::size_t root_minor = 0;       // the root's minor-most dimension in its layout
+  std::vector<TiledEntry> entries;  // the root first, then users before their operands
+  std::vector<std::string> notes;   // what the tiles leave out (outputs beyond the first, contracting dims)
+  std::string undefined_reason;     // non-empty: no maps; entries is empty
+  TileConstraints constraints;      // of all entries together
+  bool all_tiled = false;           // every entry has a satisfiable tile (XLA would tile the fusion)
+};
+
+/// The tiles of instruction `instruction` of `computation` (a fusion: its body; any other op: itself and its operands).
+TiledFusion tile_instruction(analysis::ModuleAnalysis& analysis, std::uint32_t computation, std::uint32_t instruction);
+
+/// The root tile sizes XLA's search enumerates for one dimension: powers of two below it, then itself.
+std::vector<std::int64_t> candidate_sizes(std::int64_t dimension);
+
+/// One entry under concrete tile sizes.
+struct ConcreteEntry {
+  std::vector<std::int64_t> offsets;  // of tile 0 (runtime variables at 0)
+  std::vector<std::int64_t> sizes, strides;
+  std::vector<bool> whole;        // dimensions taken whole (no symbolic tile, or it does not cover)
+  bool symbolic = false;          // sizes from the symbolic tile, its constraints holding
+  bool counted = false;           // the counts below were made
+  bool covers = false;            // every tile's box holds every element the tile reads
+  bool exact = false;             // ... and no other element within bounds
+  bool counts_exact = true;       // false: a count is an upper bound (a bound hit, runtime offsets)
+  std::int64_t reads = 0;         // sum over tiles of the distinct elements each reads
+  std::int64_t distinct = 0;      // distinct elements over all tiles
+  std::int64_t box_elements = 0;  // sum over tiles of the box's elements within bounds
+  std::int64_t rereads() const { return reads - distinct; }
+  std::string note;  // why a dimension is whole, what XLA says
+};
+
+struct ConcreteTiling {
+  std::vector<std::int64_t> sizes;  // of the root tile
+  std::vector<std::int64_t> tiles_per_dimension;
+  std::int64_t tiles = 1;
+  bool constraints_hold = false;  // XLA's constraints of every entry
+  std::vector<ConcreteEntry> entries;
+};
+
+/// The tiling of `fusion` with root tile `sizes` (one per root dimension, each in [1, dimension]);
+/// `count`: make the exact counts (the expensive part).
+ConcreteTiling concrete_tiling(const TiledFusion& fusion, std::span<const std::int64_t> sizes, bool count = true);
+
+/// The box tile `tile` (one index per root dimension, row-major over tiles_per_dimension) of
+/// entry `entry` covers: per dimension, its offset, size and stride (a whole dimension: 0, its size, 1).
+struct TileBox {
+  std::vector<std::int64_t> offsets, sizes, strides;
+};
+TileBox tile_box(const TiledFusion& fusion, const ConcreteTiling& tiling, std::size_t entry,
+                 std::span<const std::int64_t> tile);
+
+}  // namespace hlo_index::tiles
