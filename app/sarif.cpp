@@ -42,9 +42,13 @@ json result(const LintFinding& f) {
          {"level", std::string(analysis::level_name(lint_rules()[index].level))},
          {"message", {{"text", f.message}}},
          {"locations", json::array({std::move(location)})},
-         // The baseline key: the same finding after edits that move lines.
-         {"partialFingerprints", {{"hloIndexFinding/v1", baseline_key(f)}}}};
-  if (!f.values.empty()) r["properties"] = f.values;
+         // The baseline key (rule, module, the instruction's structural fingerprint, operand):
+         // one alert per problem across runs that move lines, renumber or reorder.
+         {"partialFingerprints", {{"hloIndexFinding/v2", baseline_key(f)}}}};
+  json properties = f.values;
+  if (!f.op_name.empty()) properties["op_name"] = f.op_name;
+  if (!f.source.empty()) properties["source"] = f.source;
+  if (!properties.empty()) r["properties"] = std::move(properties);
   return r;
 }
 

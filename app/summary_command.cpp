@@ -139,22 +139,36 @@ namespace {
 
 // Columns aligned left (the others are numbers, aligned right).
 // Positions of the text columns in summary_headers() and summary_cells().
-constexpr std::size_t k_bound_column = 2, k_access_column = 8, k_kind_column = 11, k_computation_column = 12;
+constexpr std::size_t k_bound_column = 2, k_access_column = 8, k_kind_column = 11, k_computation_column = 12,
+                      k_name_column = 13;
+
+// Where the row comes from in the user's program: the framework op and the source line.
+// (Framework op paths run long: the cell keeps both ends; JSON and CSV have them whole.)
+std::string source_cell(const SummaryRow& r) {
+  constexpr std::size_t k_op_name_width = 60;
+  if (r.op_name.empty()) return r.source.empty() ? "-" : r.source;
+  const std::string op_name = elide_middle(r.op_name, k_op_name_width);
+  return r.source.empty() ? op_name : fmt::format("{} ({})", op_name, r.source);
+}
 
 bool left_aligned(std::size_t column) {
   return column == k_bound_column || column == k_access_column || column >= k_kind_column;
 }
 
 // Longest cell per column; kind, access and computation are capped so that the name keeps its room.
-std::vector<std::size_t> column_widths(const std::vector<std::vector<std::string>>& table) {
+std::vector<std::size_t> column_widths(const std::vector<std::vector<std::string>>& table,
+                                       const std::vector<std::string>& headers) {
   std::vector<std::size_t> widths;
-  for (const std::string& h : summary_headers()) widths.push_back(h.size());
+  for (const std::string& h : headers) widths.push_back(h.size());
   for (const auto& row : table) {
     for (std::size_t k = 0; k < row.size(); ++k) widths[k] = std::max(widths[k], row[k].size());
   }
   widths[k_access_column] = std::min<std::size_t>(widths[k_access_column], 14);
   widths[k_kind_column] = std::min<std::size_t>(widths[k_kind_column], 12);
   widths[k_computation_column] = std::min<std::size_t>(widths[k_computation_column], 20);
+  // With a source column after it, the name gives it room.
+  if (widths.size() > summary_headers().size())
+    widths[k_name_column] = std::min<std::size_t>(widths[k_name_column], 24);
   constexpr std::size_t k_min_name = 12, k_min_computation = 11;
   std::size_t used = 0;
   for (std::size_t k = 0; k + 1 < widths.size(); ++k) used += widths[k] + 1;
@@ -165,6 +179,8 @@ std::vector<std::size_t> column_widths(const std::vector<std::vector<std::string
     widths[k_computation_column] -= std::min(excess, room);
     used -= std::min(excess, room);
   }
+  // The source column, last, keeps its width: lines with one run past the table's width.
+  if (widths.size() > summary_headers().size()) return widths;
   widths.back() = std::min(widths.back(), used + k_min_name <= k_table_width ? k_table_width - used : k_min_name);
   return widths;
 }
@@ -218,10 +234,18 @@ void render_text(const std::vector<ModuleRows>& modules, const SummaryOptions& o
     out << fmt::format("module {} ({}), sorted by {}; times on {}\n", m.name, m.file, options.sort,
                        device_text(m.device));
     if (m.stage.before_optimisation) out << stage_note(m.stage);
+    // A source column when the dump has metadata.
+    const bool sources = std::any_of(m.rows.begin(), m.rows.end(),
+                                     [](const SummaryRow& r) { return !r.op_name.empty() || !r.source.empty(); });
+    std::vector<std::string> headers = summary_headers();
+    if (sources) headers.emplace_back("source");
     std::vector<std::vector<std::string>> table;
-    for (const SummaryRow& r : m.rows) table.push_back(summary_cells(r));
-    const std::vector<std::size_t> widths = column_widths(table);
-    if (!table.empty()) out << table_line(summary_headers(), widths);
+    for (const SummaryRow& r : m.rows) {
+      table.push_back(summary_cells(r));
+      if (sources) table.back().push_back(source_cell(r));
+    }
+    const std::vector<std::size_t> widths = column_widths(table, headers);
+    if (!table.empty()) out << table_line(headers, widths);
     for (const auto& row : table) out << table_line(row, widths);
     out << total_text(m, options.all_instructions || m.stage.before_optimisation);
     if (m.total_rows == 0 && !options.all_instructions && !m.stage.before_optimisation)
@@ -241,6 +265,8 @@ json row_json(const SummaryRow& r) {
               {"kind", r.kind},
               {"opcode", r.opcode},
               {"output_shape", r.output_shape},
+              {"op_name", r.op_name.empty() ? json(nullptr) : json(r.op_name)},
+              {"source", r.source.empty() ? json(nullptr) : json(r.source)},
               {"seconds", r.seconds()},
               {"share", r.share},
               {"runs", r.runs.count},
@@ -292,7 +318,8 @@ std::string optional_csv(const std::optional<double>& value) { return value ? fm
 void render_csv(const std::vector<ModuleRows>& modules, std::ostream& out) {
   out << "file,line,column,module,computation,name,kind,opcode,output_shape,seconds,share,runs,bound,flops,"
          "transcendentals,device_bytes_read,device_bytes_written,intensity,output_bytes,bytes_read,logical_read_bytes,"
-         "counts_exact,worst_utilisation,highest_multiplicity,access,lint_findings,approximate,undefined\n";
+         "counts_exact,worst_utilisation,highest_multiplicity,access,lint_findings,approximate,undefined,op_name,"
+         "source\n";
   for (const ModuleRows& m : modules) {
     for (const SummaryRow& r : m.rows) {
       const std::vector<std::string> fields = {r.file,
@@ -322,7 +349,9 @@ void render_csv(const std::vector<ModuleRows>& modules, std::ostream& out) {
                                                r.access.text,
                                                std::to_string(r.lint_findings),
                                                r.approximate ? "true" : "false",
-                                               r.undefined ? "true" : "false"};
+                                               r.undefined ? "true" : "false",
+                                               r.op_name,
+                                               r.source};
       std::string line;
       for (const std::string& f : fields) line.append(line.empty() ? "" : ",").append(csv_field(f));
       out << line << "\n";
