@@ -86,6 +86,8 @@ void describe(const hlo::Module& module, const ModuleSources& sources, const hlo
   collect_opcodes(module, sources, c, instr, e.fused_opcodes, e.op_tokens);
   std::sort(e.fused_opcodes.begin(), e.fused_opcodes.end());
   std::sort(e.op_tokens.begin(), e.op_tokens.end());
+  std::copy_if(e.fused_opcodes.begin(), e.fused_opcodes.end(), std::back_inserter(e.computing_opcodes),
+               [](const std::string& op) { return !moves_data(op); });
   std::vector<std::string> arithmetic;
   std::copy_if(e.fused_opcodes.begin(), e.fused_opcodes.end(), std::back_inserter(arithmetic),
                [](const std::string& op) { return !moves_data(op); });
@@ -336,11 +338,34 @@ void diff_modules(ModuleDiff& d, const DiffThresholds& thresholds) {
   for (std::size_t n = 0; n < new_taken.size(); ++n) {
     if (!new_taken[n]) new_free.push_back(n);
   }
-  std::vector<std::vector<std::string>> old_ops, new_ops;
-  for (const DiffEntry& e : d.old_entries) old_ops.push_back(e.op_tokens);
-  for (const DiffEntry& e : d.new_entries) new_ops.push_back(e.op_tokens);
+  // With op_names first (they tell look-alike ops apart), then by opcodes alone for what is
+  // left (a fusion's metadata may sit on the fusion in one dump and on its fused ops in the other).
+  std::vector<std::vector<std::string>> old_ops, new_ops, old_opcodes, new_opcodes;
+  for (const DiffEntry& e : d.old_entries) {
+    old_ops.push_back(e.op_tokens);
+    old_opcodes.push_back(e.computing_opcodes);
+  }
+  for (const DiffEntry& e : d.new_entries) {
+    new_ops.push_back(e.op_tokens);
+    new_opcodes.push_back(e.computing_opcodes);
+  }
+  std::vector<Regrouping> groups = match_regroupings(old_ops, new_ops, old_free, new_free);
+  {
+    std::vector<bool> old_used(d.old_entries.size(), false), new_used(d.new_entries.size(), false);
+    for (const Regrouping& g : groups) {
+      for (const std::size_t o : g.old_entries) old_used[o] = true;
+      for (const std::size_t n : g.new_entries) new_used[n] = true;
+    }
+    std::vector<std::size_t> old_left, new_left;
+    std::copy_if(old_free.begin(), old_free.end(), std::back_inserter(old_left),
+                 [&old_used](std::size_t o) { return !old_used[o]; });
+    std::copy_if(new_free.begin(), new_free.end(), std::back_inserter(new_left),
+                 [&new_used](std::size_t n) { return !new_used[n]; });
+    for (Regrouping& g : match_regroupings(old_opcodes, new_opcodes, old_left, new_left))
+      groups.push_back(std::move(g));
+  }
   std::vector<bool> old_regrouped(d.old_entries.size(), false), new_regrouped(d.new_entries.size(), false);
-  for (const Regrouping& g : match_regroupings(old_ops, new_ops, old_free, new_free)) {
+  for (const Regrouping& g : groups) {
     Regroup r;
     DiffEntry sum_before, sum_after;
     for (const std::size_t o : g.old_entries) {

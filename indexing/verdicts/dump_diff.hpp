@@ -33,6 +33,7 @@ struct DiffEntry {
   /// The fused ops that compute (not those that only move data), each as `opcode` or
   /// `opcode@op_name`, sorted: what the parts of a split fusion add up to.
   std::vector<std::string> op_tokens;
+  std::vector<std::string> computing_opcodes;  // the same ops, opcodes only (metadata differs between dumps)
 };
 
 /// The entries of one module, in program order (summarise_module's rows);
