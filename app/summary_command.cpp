@@ -159,6 +159,7 @@ bool left_aligned(std::size_t column) {
 std::vector<std::size_t> column_widths(const std::vector<std::vector<std::string>>& table,
                                        const std::vector<std::string>& headers) {
   std::vector<std::size_t> widths;
+  widths.reserve(headers.size());
   for (const std::string& h : headers) widths.push_back(h.size());
   for (const auto& row : table) {
     for (std::size_t k = 0; k < row.size(); ++k) widths[k] = std::max(widths[k], row[k].size());
