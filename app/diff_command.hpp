@@ -16,7 +16,10 @@ inline constexpr int k_exit_regression = 1;  // diff only: a regression beyond t
 
 struct DiffOptions {
   std::string old_file, new_file;
-  double threshold = 5.0;  // percent: relative increase of bytes read or traffic that is a regression
+  double threshold = 5.0;  // percent: relative increase of a time or byte count that is a regression
+  double min_us = 1;       // the time floor, microseconds
+  double min_share = 0;    // the time floor as a percentage of the module's estimated time
+  std::int64_t min_bytes = std::int64_t{1} << 20;  // the bytes floor
   std::vector<std::string> modules;
   std::string match;            // ECMAScript regex searched in instruction names; empty: none
   std::string format = "text";  // text | json

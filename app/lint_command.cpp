@@ -7,6 +7,7 @@
 #include <cmath>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -94,7 +95,9 @@ bool check_thresholds(const LintThresholds& t, std::ostream& err) {
   return ok;
 }
 
-// A baseline file: one finding key per line (see baseline_key), `#` comments.
+// A baseline file: one finding key per line (see baseline_key: `RULE MODULE FINGERPRINT
+// OPERAND`, or the names of baselines written before fingerprints: `RULE MODULE COMPUTATION
+// INSTRUCTION OPERAND`), `#` starts a comment (also after the key).
 std::optional<std::set<std::string>> read_baseline(const std::string& path, std::ostream& err) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
@@ -106,18 +109,21 @@ std::optional<std::set<std::string>> read_baseline(const std::string& path, std:
   std::string line;
   for (std::size_t number = 1; std::getline(in, line); ++number) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    const std::size_t first = line.find_first_not_of(" \t");
-    if (first == std::string::npos || line[first] == '#') continue;
+    line = line.substr(0, line.find('#'));
     std::istringstream words(line);
     std::vector<std::string> fields;
     for (std::string w; words >> w;) fields.push_back(w);
+    if (fields.empty()) continue;
     std::string problem;
-    if (fields.size() != 5) {
-      problem = fmt::format("expected 5 fields (RULE MODULE COMPUTATION INSTRUCTION OPERAND), found {}", fields.size());
+    if (fields.size() != 4 && fields.size() != 5) {
+      problem = fmt::format(
+          "expected 4 fields (RULE MODULE FINGERPRINT OPERAND) or 5 (RULE MODULE COMPUTATION INSTRUCTION "
+          "OPERAND), found {}",
+          fields.size());
     } else if (!find_lint_rule(fields[0])) {
       problem = fmt::format("unknown rule '{}'", fields[0]);
-    } else if (fields[4] != "-" && fields[4].find_first_not_of("0123456789") != std::string::npos) {
-      problem = fmt::format("the operand must be a number or '-', not '{}'", fields[4]);
+    } else if (fields.back() != "-" && fields.back().find_first_not_of("0123456789") != std::string::npos) {
+      problem = fmt::format("the operand must be a number or '-', not '{}'", fields.back());
     }
     if (!problem.empty()) {
       err << fmt::format("{}:{}: error: {}\n", path, number, problem);
@@ -131,13 +137,17 @@ std::optional<std::set<std::string>> read_baseline(const std::string& path, std:
 }
 
 bool write_baseline(const std::string& path, const std::vector<LintFinding>& findings, std::ostream& err) {
-  std::set<std::string> keys;
-  for (const LintFinding& f : findings) keys.insert(baseline_key(f));
+  // Each key with the names it had when written, as a comment (names change, keys do not).
+  std::map<std::string, std::string> keys;
+  for (const LintFinding& f : findings) {
+    keys.try_emplace(baseline_key(f), fmt::format("{}/{}", f.computation, f.instruction));
+  }
   std::ofstream out(path, std::ios::binary);
   out << "# hlo-index lint baseline: findings to ignore, one per line:\n"
-         "# RULE MODULE COMPUTATION INSTRUCTION OPERAND ('-': the whole instruction).\n"
+         "# RULE MODULE FINGERPRINT OPERAND ('-': the whole instruction). The fingerprint is the\n"
+         "# instruction's structure, not its name: it survives renumbering and reordering.\n"
          "# Written by `hlo-index lint --write-baseline`; read by `--baseline`.\n";
-  for (const std::string& key : keys) out << key << "\n";
+  for (const auto& [key, names] : keys) out << key << "  # " << names << "\n";
   out.flush();
   if (!out) {
     err << fmt::format("{}: error: cannot write baseline file\n", path);
@@ -152,7 +162,14 @@ std::string text_line(const LintFinding& f) {
   if (f.line > 0) out += fmt::format(":{}:{}", f.line, f.column);
   const LintRuleInfo& rule = rule_info(f.rule);
   out.append(": ").append(level_name(rule.level)).append(": [").append(rule.id).append("] ");
-  out.append(f.message).append("\n");
+  out.append(f.message);
+  if (!f.op_name.empty() || !f.source.empty()) {
+    std::vector<std::string> from;
+    if (!f.op_name.empty()) from.push_back(f.op_name);
+    if (!f.source.empty()) from.push_back(f.source);
+    out.append(fmt::format(" [from {}]", fmt::join(from, " at ")));
+  }
+  out.append("\n");
   return out;
 }
 
@@ -169,6 +186,9 @@ json finding_json(const LintFinding& f) {
     j["operand"] = *f.operand;
     j["operand_name"] = f.operand_name;
   }
+  j["fingerprint"] = f.fingerprint;
+  j["op_name"] = f.op_name.empty() ? json(nullptr) : json(f.op_name);
+  j["source"] = f.source.empty() ? json(nullptr) : json(f.source);
   j["message"] = f.message;
   j["values"] = f.values;
   return j;
@@ -432,8 +452,9 @@ std::vector<LintFinding> lint_modules(const std::vector<hlo::Module>& modules, L
 }
 
 void drop_baseline(const std::set<std::string>& baseline, std::vector<LintFinding>& findings, Totals& totals) {
-  const auto kept = std::remove_if(findings.begin(), findings.end(),
-                                   [&](const LintFinding& f) { return baseline.count(baseline_key(f)) != 0; });
+  const auto kept = std::remove_if(findings.begin(), findings.end(), [&](const LintFinding& f) {
+    return baseline.count(baseline_key(f)) != 0 || baseline.count(analysis::legacy_baseline_key(f)) != 0;
+  });
   totals.suppressed = static_cast<std::size_t>(findings.end() - kept);
   findings.erase(kept, findings.end());
 }

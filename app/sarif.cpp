@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <optional>
+#include <string>
 
 namespace hlo_index::app {
 
@@ -28,6 +30,19 @@ json rule_descriptor(const LintRuleInfo& r) {
               {"defaultConfiguration", {{"level", std::string(analysis::level_name(r.level))}}}};
 }
 
+// The finding's source line (`file:line` from the instruction's metadata) as a SARIF location.
+std::optional<json> source_location(const LintFinding& f) {
+  const std::size_t colon = f.source.rfind(':');
+  if (f.source.empty() || colon == std::string::npos || colon + 1 >= f.source.size() ||
+      f.source.find_first_not_of("0123456789", colon + 1) != std::string::npos)
+    return std::nullopt;
+  const std::string file = f.source.substr(0, colon);
+  const std::size_t line = std::stoul(f.source.substr(colon + 1));
+  if (line == 0) return std::nullopt;
+  return json{
+      {"physicalLocation", {{"artifactLocation", {{"uri", sarif_uri(file)}}}, {"region", {{"startLine", line}}}}}};
+}
+
 json result(const LintFinding& f) {
   const auto index = static_cast<std::size_t>(f.rule);
   json physical{{"artifactLocation", {{"uri", sarif_uri(f.file)}}}};
@@ -37,14 +52,30 @@ json result(const LintFinding& f) {
   qualified.append("/").append(f.computation).append("/").append(f.instruction);
   json location{{"physicalLocation", std::move(physical)},
                 {"logicalLocations", json::array({json{{"fullyQualifiedName", qualified}, {"kind", "object"}}})}};
+  // Where the dump names the Python source line, that is where the alert points; the HLO
+  // instruction is a related location.
+  json locations = json::array(), related = json::array();
+  if (auto source = source_location(f)) {
+    locations.push_back(std::move(*source));
+    location["id"] = 0;
+    location["message"] = json{{"text", "the HLO instruction"}};
+    related.push_back(std::move(location));
+  } else {
+    locations.push_back(std::move(location));
+  }
   json r{{"ruleId", std::string(lint_rules()[index].id)},
          {"ruleIndex", index},
          {"level", std::string(analysis::level_name(lint_rules()[index].level))},
          {"message", {{"text", f.message}}},
-         {"locations", json::array({std::move(location)})},
-         // The baseline key: the same finding after edits that move lines.
-         {"partialFingerprints", {{"hloIndexFinding/v1", baseline_key(f)}}}};
-  if (!f.values.empty()) r["properties"] = f.values;
+         {"locations", std::move(locations)},
+         // The baseline key (rule, module, the instruction's structural fingerprint, operand):
+         // one alert per problem across runs that move lines, renumber or reorder.
+         {"partialFingerprints", {{"hloIndexFinding/v2", baseline_key(f)}}}};
+  json properties = f.values;
+  if (!f.op_name.empty()) properties["op_name"] = f.op_name;
+  if (!f.source.empty()) properties["source"] = f.source;
+  if (!properties.empty()) r["properties"] = std::move(properties);
+  if (!related.empty()) r["relatedLocations"] = std::move(related);
   return r;
 }
 

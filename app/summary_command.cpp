@@ -149,7 +149,17 @@ namespace {
 
 // Columns aligned left (the others are numbers, aligned right).
 // Positions of the text columns in summary_headers() and summary_cells().
-constexpr std::size_t k_bound_column = 2, k_access_column = 8, k_kind_column = 11, k_computation_column = 12;
+constexpr std::size_t k_bound_column = 2, k_access_column = 8, k_kind_column = 11, k_computation_column = 12,
+                      k_name_column = 13;
+
+// Where the row comes from in the user's program: the framework op and the source line.
+// (Framework op paths run long: the cell keeps both ends; JSON and CSV have them whole.)
+std::string source_cell(const SummaryRow& r) {
+  constexpr std::size_t k_op_name_width = 60;
+  if (r.op_name.empty()) return r.source.empty() ? "-" : r.source;
+  const std::string op_name = elide_middle(r.op_name, k_op_name_width);
+  return r.source.empty() ? op_name : fmt::format("{} ({})", op_name, r.source);
+}
 
 // With a profile, a `measured` column follows `time`: the positions after it move by `shift`.
 bool left_aligned(std::size_t column, std::size_t shift) {
@@ -160,8 +170,10 @@ bool left_aligned(std::size_t column, std::size_t shift) {
 std::vector<std::size_t> column_widths(const std::vector<std::string>& headers,
                                        const std::vector<std::vector<std::string>>& table, std::size_t shift) {
   const std::size_t access = k_access_column + shift, kind = k_kind_column + shift,
-                    computation = k_computation_column + shift;
+                    computation = k_computation_column + shift, name = k_name_column + shift;
+  const bool source = headers.size() > summary_headers().size() + shift;
   std::vector<std::size_t> widths;
+  widths.reserve(headers.size());
   for (const std::string& h : headers) widths.push_back(h.size());
   for (const auto& row : table) {
     for (std::size_t k = 0; k < row.size(); ++k) widths[k] = std::max(widths[k], row[k].size());
@@ -169,6 +181,8 @@ std::vector<std::size_t> column_widths(const std::vector<std::string>& headers,
   widths[access] = std::min<std::size_t>(widths[access], 14);
   widths[kind] = std::min<std::size_t>(widths[kind], 12);
   widths[computation] = std::min<std::size_t>(widths[computation], 20);
+  // With a source column after it, the name gives it room.
+  if (source) widths[name] = std::min<std::size_t>(widths[name], 24);
   constexpr std::size_t k_min_name = 12, k_min_computation = 11;
   std::size_t used = 0;
   for (std::size_t k = 0; k + 1 < widths.size(); ++k) used += widths[k] + 1;
@@ -179,6 +193,8 @@ std::vector<std::size_t> column_widths(const std::vector<std::string>& headers,
     widths[computation] -= std::min(excess, room);
     used -= std::min(excess, room);
   }
+  // The source column, last, keeps its width: lines with one run past the table's width.
+  if (source) return widths;
   widths.back() = std::min(widths.back(), used + k_min_name <= k_table_width ? k_table_width - used : k_min_name);
   return widths;
 }
@@ -253,12 +269,17 @@ void render_text(const std::vector<ModuleRows>& modules, const SummaryOptions& o
                        device_text(m.device));
     if (m.stage.before_optimisation) out << stage_note(m.stage);
     const std::size_t shift = options.profile.empty() ? 0 : 1;
+    // A source column when the dump has metadata.
+    const bool sources = std::any_of(m.rows.begin(), m.rows.end(),
+                                     [](const SummaryRow& r) { return !r.op_name.empty() || !r.source.empty(); });
     std::vector<std::string> headers = summary_headers();
     if (shift != 0) headers.insert(headers.begin() + 1, "measured");
+    if (sources) headers.emplace_back("source");
     std::vector<std::vector<std::string>> table;
     for (const SummaryRow& r : m.rows) {
       table.push_back(summary_cells(r));
       if (shift != 0) table.back().insert(table.back().begin() + 1, measured_cell(r));
+      if (sources) table.back().push_back(source_cell(r));
     }
     const std::vector<std::size_t> widths = column_widths(headers, table, shift);
     if (!table.empty()) out << table_line(headers, widths, shift);
@@ -287,6 +308,8 @@ json row_json(const SummaryRow& r) {
               {"kind", r.kind},
               {"opcode", r.opcode},
               {"output_shape", r.output_shape},
+              {"op_name", r.op_name.empty() ? json(nullptr) : json(r.op_name)},
+              {"source", r.source.empty() ? json(nullptr) : json(r.source)},
               {"seconds", r.seconds()},
               {"measured_seconds", optional_json(r.measured_seconds)},
               {"share", r.share},
@@ -342,7 +365,8 @@ void render_csv(const std::vector<ModuleRows>& modules, std::ostream& out) {
   out << "file,line,column,module,computation,name,kind,opcode,output_shape,seconds,measured_seconds,share,runs,bound,"
          "flops,"
          "transcendentals,device_bytes_read,device_bytes_written,intensity,output_bytes,bytes_read,logical_read_bytes,"
-         "counts_exact,worst_utilisation,highest_multiplicity,access,lint_findings,approximate,undefined\n";
+         "counts_exact,worst_utilisation,highest_multiplicity,access,lint_findings,approximate,undefined,op_name,"
+         "source\n";
   for (const ModuleRows& m : modules) {
     for (const SummaryRow& r : m.rows) {
       const std::vector<std::string> fields = {r.file,
@@ -373,7 +397,9 @@ void render_csv(const std::vector<ModuleRows>& modules, std::ostream& out) {
                                                r.access.text,
                                                std::to_string(r.lint_findings),
                                                r.approximate ? "true" : "false",
-                                               r.undefined ? "true" : "false"};
+                                               r.undefined ? "true" : "false",
+                                               r.op_name,
+                                               r.source};
       std::string line;
       for (const std::string& f : fields) line.append(line.empty() ? "" : ",").append(csv_field(f));
       out << line << "\n";

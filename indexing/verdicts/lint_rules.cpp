@@ -6,6 +6,8 @@
 #include <limits>
 #include <tuple>
 
+#include "parser/canonical_names.hpp"
+
 namespace hlo_index::analysis {
 
 namespace {
@@ -144,6 +146,15 @@ bool operator<(const LintFinding& a, const LintFinding& b) {
 }
 
 std::string baseline_key(const LintFinding& f) {
+  std::string key(rule_info(f.rule).id);
+  const std::string module = parser::name_stem(f.module);
+  key.append(" ").append(module.empty() ? std::string("module") : module);
+  key.append(" ").append(f.fingerprint.empty() ? std::string("-") : f.fingerprint);
+  key.append(" ").append(f.operand ? std::to_string(*f.operand) : std::string("-"));
+  return key;
+}
+
+std::string legacy_baseline_key(const LintFinding& f) {
   std::string key(rule_info(f.rule).id);
   key.append(" ").append(f.module);
   key.append(" ").append(f.computation);

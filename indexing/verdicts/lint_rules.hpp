@@ -79,6 +79,10 @@ struct LintFinding {
   std::string module, computation, instruction;
   std::optional<std::size_t> operand;  // none: a finding about the whole instruction
   std::string operand_name;
+  /// The instruction's stable identity (analysis/fingerprint.hpp): survives renumbering and reordering.
+  std::string fingerprint;
+  std::string op_name;  // metadata op_name (a fusion's: its own, else its root's or most common); empty: none
+  std::string source;   // metadata source_file:source_line; empty: none
   std::string message;
   nlohmann::ordered_json values = nlohmann::ordered_json::object();  // the numbers behind the message
 };
@@ -86,8 +90,12 @@ struct LintFinding {
 /// Sorted by file, line, column, rule, then instruction and operand.
 bool operator<(const LintFinding& a, const LintFinding& b);
 
-/// The finding's identity without its position, so it survives edits:
-/// `RULE MODULE COMPUTATION INSTRUCTION OPERAND` (OPERAND `-` for none).
+/// The finding's identity without its position or names, so it survives edits, renumbering
+/// and reordering: `RULE MODULE FINGERPRINT OPERAND` (MODULE without numeric parts, OPERAND
+/// `-` for none).
 std::string baseline_key(const LintFinding& finding);
+/// The key of baselines written before fingerprints, by names:
+/// `RULE MODULE COMPUTATION INSTRUCTION OPERAND`; still read.
+std::string legacy_baseline_key(const LintFinding& finding);
 
 }  // namespace hlo_index::analysis

@@ -176,6 +176,13 @@ LintFinding Linter::finding(LintRule rule, const hlo::Computation& c, std::uint3
   f.module = std::string(m_module.name);
   f.computation = std::string(c.name);
   f.instruction = std::string(c.instructions[instruction].name);
+  const auto ci = static_cast<std::uint32_t>(&c - m_module.computations.data());
+  if (!m_fingerprints) m_fingerprints = std::make_unique<ModuleFingerprints>(m_module);
+  if (!m_sources) m_sources = std::make_unique<ModuleSources>(m_module);
+  f.fingerprint = m_fingerprints->of(ci, instruction);
+  const SourceInfo source = m_sources->of(ci, instruction);
+  f.op_name = source.op_name;
+  f.source = source.location();
   if (const hlo::Instruction* at = located(m_module, c, instruction)) {
     const parser::LineColumn lc = m_module.source->line_column(m_module.source->offset_of(at->name.data()));
     f.line = lc.line;

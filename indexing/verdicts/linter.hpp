@@ -11,10 +11,12 @@
 #include <vector>
 
 #include "indexing/analysis/coalescing.hpp"
+#include "indexing/analysis/fingerprint.hpp"
 #include "indexing/analysis/fused_reads.hpp"
 #include "indexing/analysis/instruction_filter.hpp"
 #include "indexing/analysis/module_analysis.hpp"
 #include "indexing/analysis/ordered_work.hpp"
+#include "indexing/analysis/source_info.hpp"
 #include "indexing/compose/instruction_indexing.hpp"
 #include "indexing/cost/fusion_decisions.hpp"
 #include "indexing/verdicts/lint_rules.hpp"
@@ -101,6 +103,9 @@ private:
   std::optional<double> m_module_seconds;
   std::optional<bool> m_before_optimisation;
   std::map<std::uint32_t, std::vector<cost::FusionEdgeDecision>> m_edges;  // by computation
+  // Identity and source of findings, worked out on the first finding.
+  mutable std::unique_ptr<ModuleFingerprints> m_fingerprints;
+  mutable std::unique_ptr<ModuleSources> m_sources;
 };
 
 }  // namespace hlo_index::analysis

@@ -12,6 +12,7 @@
 #include "indexing/analysis/computation_walk.hpp"
 #include "indexing/analysis/instruction_report.hpp"
 #include "indexing/analysis/module_analysis.hpp"
+#include "indexing/analysis/source_info.hpp"
 #include "indexing/analysis/source_position.hpp"
 #include "indexing/analysis/utilisation.hpp"
 #include "indexing/verdicts/linter.hpp"
@@ -105,7 +106,7 @@ private:
 };
 
 SummaryRow summary_row(ModuleAnalysis& analysis, Linter& linter, SummaryMemo& memo, cost::CostModel& costs,
-                       std::uint32_t ci, std::uint32_t ii) {
+                       const ModuleSources& sources, std::uint32_t ci, std::uint32_t ii) {
   const hlo::Module& module = analysis.module();
   const hlo::Computation& c = module.computations[ci];
   const hlo::Instruction& instr = c.instructions[ii];
@@ -121,6 +122,9 @@ SummaryRow summary_row(ModuleAnalysis& analysis, Linter& linter, SummaryMemo& me
   row.kind = instr.opcode == hlo::Opcode::kFusion && kind ? std::string(*kind) : std::string("-");
   row.opcode = std::string(module.opcode_text(instr));
   row.output_shape = hlo::to_string(module.shape_of(instr));
+  const SourceInfo source = sources.of(ci, ii);
+  row.op_name = source.op_name;
+  row.source = source.location();
   const InstructionIndexing indexing = analysis.indexing(ci, ii, true, false);
   note_maps(indexing, row);
   const InstructionUtilisation counted = instruction_utilisation(analysis, ci, ii, indexing);
@@ -183,7 +187,8 @@ struct SummaryState {
       : analysis(module, request.analysis),
         linter(analysis, every_rule(), LintThresholds{}),
         memo(analysis),
-        costs(analysis, cost::device_for(module, request.device)) {
+        costs(analysis, cost::device_for(module, request.device)),
+        sources(module) {
     analysis.patterns().set_target(request.target);
     linter.set_target(request.target);
   }
@@ -196,6 +201,7 @@ struct SummaryState {
   Linter linter;
   SummaryMemo memo;
   cost::CostModel costs;
+  ModuleSources sources;
 };
 
 // A row, or only the cost of an instruction the filter leaves out (for the module's totals).
@@ -285,8 +291,8 @@ std::vector<ModuleSummary> summarise_modules(std::span<const hlo::Module> module
         SummaryItem result;
         const std::size_t k = static_cast<std::size_t>(&item - items.data());
         if (shown[k]) {
-          result.row =
-              summary_row(state.analysis, state.linter, state.memo, state.costs, item.computation, item.instruction);
+          result.row = summary_row(state.analysis, state.linter, state.memo, state.costs, state.sources,
+                                   item.computation, item.instruction);
           result.cost = result.row->cost;
           result.runs = result.row->runs;
         } else {

@@ -33,6 +33,8 @@ struct SummaryRow {
   std::string kind;  // fusion kind (kLoop, ...), else "-"
   std::string opcode;
   std::string output_shape;
+  std::string op_name;            // metadata op_name (analysis/source_info.hpp); empty: none
+  std::string source;             // metadata source_file:source_line; empty: none
   std::int64_t output_bytes = 0;  // written, packed
   std::int64_t bytes_read = 0;    // distinct elements read, over operands (upper bounds with runtime offsets)
   /// Every read times its element size, over operands and maps: the work of

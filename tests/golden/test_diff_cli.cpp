@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cctype>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -75,33 +76,49 @@ TEST_CASE("hlo-index diff: renumbering and reordering match every fusion") {
   REQUIRE(doc["modules"].size() == 1);
   const json& m = doc["modules"][0];
   CHECK(m["matched"] == 2);
-  // The renamed fusion (loop_fusion -> bias_relu_fusion) has another canonical name: matched by structure.
-  CHECK(m["matched_by_structure"] == 1);
+  // The renamed fusion (loop_fusion -> bias_relu_fusion) keeps its fingerprint, which holds no name.
+  CHECK(m["matched_by_structure"] == 0);
   CHECK(m["changed"].empty());
 }
 
-TEST_CASE("hlo-index diff: a fusion split in two is removed and its parts added") {
+TEST_CASE("hlo-index diff: a fusion split in two is reported as a split, with its cost") {
   const Run run = run_diff(arguments_of("--format json base.hlo split.hlo"));
   CHECK(run.code == 1);
   const json doc = json::parse(run.out);
   const json& m = doc["modules"][0];
-  REQUIRE(m["removed"].size() == 1);
-  CHECK(m["removed"][0]["name"] == "loop_fusion.11");
-  REQUIRE(m["added"].size() == 2);
+  CHECK(m["removed"].empty());
+  CHECK(m["added"].empty());
   CHECK(m["changed"].empty());
-  // The intermediate buffer is written and read once more: 512 KiB more bytes read over the module.
-  bool bytes_read = false;
-  for (const json& f : m["totals"]) {
-    if (f["figure"] != "bytes_read") continue;
-    bytes_read = true;
-    CHECK(f["regression"] == true);
-    CHECK(f["relative"].get<double>() > 0.4);
+  REQUIRE(m["regrouped"].size() == 1);
+  const json& g = m["regrouped"][0];
+  CHECK(g["kind"] == "split");
+  REQUIRE(g["before"].size() == 1);
+  CHECK(g["before"][0]["name"] == "loop_fusion.11");
+  CHECK(g["after"].size() == 2);
+  CHECK(g["regression"] == true);
+  // An extra kernel: the time grows beyond both the threshold and the 1 us floor; the
+  // intermediate's 512 KiB round trip stays under the 1 MiB bytes floor.
+  std::map<std::string, json> figures;
+  for (const json& f : g["figures"]) figures[f["figure"]] = f;
+  CHECK(figures.at("fusions")["after"] == "2");
+  CHECK(figures.at("time")["regression"] == true);
+  CHECK(figures.at("bytes_written")["regression"] == false);
+  CHECK(figures.at("bytes_written")["why"].get<std::string>().find("< 1 MiB") != std::string::npos);
+  const double before = g["before"][0]["seconds"].get<double>();
+  const double after = g["after"][0]["seconds"].get<double>() + g["after"][1]["seconds"].get<double>();
+  CHECK(after - before >= 1e-6);
+  CHECK_FALSE(doc["explanation"]["regressions"].empty());
+  // A bytes floor of 256 KiB makes the round trip a regression too.
+  const json low = json::parse(run_diff(arguments_of("--format json --min-bytes 256KiB base.hlo split.hlo")).out);
+  for (const json& f : low["modules"][0]["regrouped"][0]["figures"]) {
+    if (f["figure"] == "bytes_written") CHECK(f["regression"] == true);
   }
-  CHECK(bytes_read);
 }
 
 TEST_CASE("hlo-index diff: a changed fusion lists each changed figure before and after") {
-  const Run run = run_diff(arguments_of("--format json base.hlo transpose.hlo"));
+  // The worse access is on 512 KiB: below the default floor (exit 0), a regression with no floor.
+  CHECK(run_diff(arguments_of("base.hlo transpose.hlo")).code == 0);
+  const Run run = run_diff(arguments_of("--format json --min-bytes 0 base.hlo transpose.hlo"));
   CHECK(run.code == 1);
   const json doc = json::parse(run.out);
   CHECK(doc["regression"] == true);
@@ -127,7 +144,10 @@ TEST_CASE("hlo-index diff: a changed fusion lists each changed figure before and
 
 TEST_CASE("hlo-index diff: options and exit codes") {
   CHECK(run_diff(arguments_of("base.hlo base.hlo")).code == 0);
-  CHECK(run_diff(arguments_of("base.hlo layout.hlo")).code == 1);
+  CHECK(run_diff(arguments_of("base.hlo layout.hlo")).code == 0);  // a small table: under the floors
+  CHECK(run_diff(arguments_of("base.hlo split.hlo")).code == 1);
+  CHECK(run_diff(arguments_of("--min-bytes lots base.hlo base.hlo")).code == 2);
+  CHECK(run_diff(arguments_of("--min-us -1 base.hlo base.hlo")).code == 2);
   CHECK(run_diff(arguments_of("base.hlo bad.hlo")).code == 2);
   CHECK(run_diff(arguments_of("bad.hlo base.hlo")).code == 2);
   CHECK(run_diff(arguments_of("base.hlo does_not_exist.hlo")).code == 2);

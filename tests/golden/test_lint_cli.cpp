@@ -148,8 +148,9 @@ TEST_CASE("hlo-index lint: the SARIF log has the fields code-scanning UIs requir
     CHECK(where["artifactLocation"]["uri"] == "file://" + (k_dir / "add_transpose.hlo").string());
     CHECK(where["region"]["startLine"] == 15);
     CHECK(where["region"]["startColumn"] == 8);
-    const std::string key = r["partialFingerprints"]["hloIndexFinding/v1"];
-    CHECK(key == r["ruleId"].get<std::string>() + " add_transpose main f 0");
+    // The baseline key: rule, module, the fusion's stable fingerprint (16 hex digits), operand.
+    const std::string key = r["partialFingerprints"]["hloIndexFinding/v2"];
+    CHECK_THAT(key, Catch::Matches(r["ruleId"].get<std::string>() + " add_transpose [0-9a-f]{16} 0"));
   }
   CHECK(results[0]["ruleId"] == "uncoalesced-read");
   CHECK(results[1]["ruleId"] == "duplicated-read");
@@ -191,8 +192,8 @@ TEST_CASE("hlo-index lint: a baseline written, then applied, survives edits that
   CHECK(written.out.empty());
   CHECK_THAT(written.err, Catch::Contains("wrote 2 findings to"));
   const std::string keys = golden::read_file(baseline);
-  CHECK_THAT(keys, Catch::EndsWith("\nduplicated-read add_transpose main f 0\n"
-                                   "uncoalesced-read add_transpose main f 0\n"));
+  CHECK_THAT(keys, Catch::Matches("(.|\n)*\nduplicated-read add_transpose [0-9a-f]{16} 0  # main/f\n"
+                                  "uncoalesced-read add_transpose [0-9a-f]{16} 0  # main/f\n"));
 
   Run applied = run_lint(quoted(model) + " --baseline " + quoted(baseline));
   CHECK(applied.code == 0);
@@ -204,7 +205,31 @@ TEST_CASE("hlo-index lint: a baseline written, then applied, survives edits that
   Run moved = run_lint(quoted(model) + " --baseline " + quoted(baseline));
   CHECK(moved.code == 0);
 
-  // A finding not in the baseline is reported.
+  // Every instruction and computation renamed, as a recompile renumbers: the fingerprints
+  // hold no name, the baseline still matches.
+  std::string renamed = text;
+  for (const auto& [from, to] : {std::pair<std::string, std::string>{"fused_add", "fused_computation.17"},
+                                 {"ROOT f =", "ROOT fusion.903 ="},
+                                 {"p = f32", "Arg_0.44 = f32"},
+                                 {"fusion(p)", "fusion(Arg_0.44)"},
+                                 {"p0", "param_0.2"},
+                                 {" t = ", " transpose.5 = "},
+                                 {"add(param_0.2, t)", "add(param_0.2, transpose.5)"},
+                                 {"ROOT a =", "ROOT add.8 ="},
+                                 {"ENTRY main", "ENTRY main.12"}}) {
+    renamed = golden::replace_all(renamed, from, to);
+  }
+  REQUIRE(renamed.find("fusion.903") != std::string::npos);
+  write(model, renamed);
+  Run renumbered = run_lint(quoted(model) + " --baseline " + quoted(baseline));
+  CHECK(renumbered.code == 0);
+  CHECK_THAT(renumbered.err, Catch::EndsWith("2 suppressed by the baseline\n"));
+  Run unsuppressed = run_lint(quoted(model));
+  CHECK(unsuppressed.code == 1);
+  write(model, "// a comment\n// and another\n" + text);
+
+  // A finding not in the baseline is reported (a baseline by names, as written before
+  // fingerprints, is still read).
   write(baseline, "# only one\nduplicated-read add_transpose main f 0\n");
   Run partial = run_lint(quoted(model) + " --baseline " + quoted(baseline) + " --format json");
   CHECK(partial.code == 1);
@@ -218,7 +243,8 @@ TEST_CASE("hlo-index lint: a baseline written, then applied, survives edits that
   write(baseline, "duplicated-read add_transpose main\nno-such-rule m c i 0\nlow-utilisation m c i x\n");
   Run bad = run_lint(quoted(model) + " --baseline " + quoted(baseline));
   CHECK(bad.code == 2);
-  CHECK_THAT(bad.err, Catch::Contains("lint.baseline:1: error: expected 5 fields"));
+  CHECK_THAT(bad.err,
+             Catch::Contains("lint.baseline:1: error: expected 4 fields (RULE MODULE FINGERPRINT OPERAND) or 5"));
   CHECK_THAT(bad.err, Catch::Contains("lint.baseline:2: error: unknown rule 'no-such-rule'"));
   CHECK_THAT(bad.err, Catch::Contains("lint.baseline:3: error: the operand must be a number or '-', not 'x'"));
   CHECK(run_lint(quoted(model) + " --baseline " + quoted(dir.path / "missing")).code == 2);
