@@ -46,7 +46,7 @@ inline constexpr double k_default_time_limit_per_instruction = 0.0;
 /// so an instruction's answer does not depend on what was analysed before it
 /// or on the thread that analysed it. The slowest instruction of the corpus
 /// (torax's 268-output `call`) needs between 300,000 and 600,000 steps.
-inline constexpr std::uint64_t k_default_work_budget_per_instruction = 1'000'000;
+inline constexpr std::uint64_t k_default_work_budget_per_instruction = 5'000'000;
 
 /// The per-instruction work budget of analyses whose options are created
 /// afterwards on this thread (steps; 0: none). Commands set it for their
