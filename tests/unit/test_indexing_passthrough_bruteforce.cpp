@@ -422,7 +422,7 @@ Relation relation_with_values(
 
 }  // namespace
 
-TEST_CASE("scatter: the updates whose windows land, for concrete indices; operand and indices",
+TEST_CASE("scatter: the updates whose windows land, for concrete indices: operand and indices",
           "[op-bruteforce][scatter]") {
   test::Rng rng(1507);
   int exact_cases = 0, batching_cases = 0;

@@ -395,7 +395,7 @@ TEST_CASE(
   }
 }
 
-TEST_CASE("cholesky: the recurrences' reads; the other triangle any of the used one", "[op-bruteforce][linalg]") {
+TEST_CASE("cholesky: the recurrences' reads, the other triangle any of the used one", "[op-bruteforce][linalg]") {
   test::Rng rng(2606);
   for (int round = 0; round < 16; ++round) {
     const bool lower = round % 2 == 0;

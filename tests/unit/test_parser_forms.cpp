@@ -189,7 +189,7 @@ ENTRY e {
   CHECK(shape_of(m, "s2") == "(f32[4], s32[4])");
 }
 
-TEST_CASE("a blank between b and '(' of a buffer; split configs with several groups", "[forms]") {
+TEST_CASE("a blank between b and '(' of a buffer, split configs with several groups", "[forms]") {
   auto buffer = parser::parse_shape("b (f32[2]{0})");
   REQUIRE(buffer);
   CHECK(hlo::to_string(*buffer) == "b(f32[2]{0})");

@@ -556,7 +556,7 @@ TEST_CASE("reduce-window, all-reduce and reduce-scatter reducers", "[verifier]")
           "input)");
 }
 
-TEST_CASE("scatter and select-and-scatter combine with a reducer; select returns pred[]", "[verifier]") {
+TEST_CASE("scatter and select-and-scatter combine with a reducer, select returns pred[]", "[verifier]") {
   const std::string text = k_functions + R"(ENTRY e {
   p = f32[8] parameter(0)
   i = s32[2,1] parameter(1)
