@@ -23,39 +23,8 @@ namespace hlo_index::app {
 
 namespace {
 
-// An instruction of an analysed computation.
-struct Found {
-  std::size_t module = 0;
-  std::uint32_t computation = 0, instruction = 0;
-};
-
-std::vector<Found> find_instructions(const std::vector<hlo::Module>& modules, const analysis::InstructionFilter& filter,
-                                     const std::string& name) {
-  std::vector<Found> out;
-  for (std::size_t m = 0; m < modules.size(); ++m) {
-    const hlo::Module& module = modules[m];
-    if (!filter.accepts_module(module)) continue;
-    // A name asked for explicitly is found in the computations of a truncated dump that only missing
-    // callers reach too (not analysed on their own otherwise).
-    std::vector<std::uint32_t> computations = analysis::analysed_computations(module);
-    if (!name.empty()) {
-      const std::vector<bool> fused = analysis::fusion_bodies(module);
-      for (std::uint32_t ci : analysis::cut_off_computations(module))
-        if (!fused[ci]) computations.push_back(ci);
-      std::sort(computations.begin(), computations.end());
-    }
-    for (std::uint32_t ci : computations) {
-      const hlo::Computation& c = module.computations[ci];
-      for (std::uint32_t ii = 0; ii < c.instructions.size(); ++ii) {
-        const hlo::Instruction& i = c.instructions[ii];
-        if (!name.empty() && i.name != name) continue;
-        if (!filter.accepts_instruction(module, c, i)) continue;
-        out.push_back({m, ci, ii});
-      }
-    }
-  }
-  return out;
-}
+using Found = analysis::FoundInstruction;
+using analysis::find_instructions;
 
 // Where a name that is not analysed on its own lives (a fusion body, a reducer).
 std::string not_found_hint(const std::vector<hlo::Module>& modules, const std::string& name) {

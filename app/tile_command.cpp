@@ -20,29 +20,8 @@ namespace hlo_index::app {
 
 namespace {
 
-struct Found {
-  std::size_t module = 0;
-  std::uint32_t computation = 0, instruction = 0;
-};
-
-std::vector<Found> find_instructions(const std::vector<hlo::Module>& modules, const analysis::InstructionFilter& filter,
-                                     const std::string& name) {
-  std::vector<Found> out;
-  for (std::size_t m = 0; m < modules.size(); ++m) {
-    const hlo::Module& module = modules[m];
-    if (!filter.accepts_module(module)) continue;
-    for (std::uint32_t ci : analysis::analysed_computations(module)) {
-      const hlo::Computation& c = module.computations[ci];
-      for (std::uint32_t ii = 0; ii < c.instructions.size(); ++ii) {
-        const hlo::Instruction& i = c.instructions[ii];
-        if (!name.empty() && i.name != name) continue;
-        if (!filter.accepts_instruction(module, c, i)) continue;
-        out.push_back({m, ci, ii});
-      }
-    }
-  }
-  return out;
-}
+using Found = analysis::FoundInstruction;
+using analysis::find_instructions;
 
 indexing::MapPrintOptions map_options() {
   indexing::MapPrintOptions o;

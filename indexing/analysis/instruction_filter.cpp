@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <ostream>
 
+#include "indexing/analysis/computation_walk.hpp"
+
 namespace hlo_index::analysis {
 
 namespace {
@@ -198,6 +200,32 @@ std::vector<bool> scalar_computations(const hlo::Module& module) {
 std::string without_sigil(std::string name) {
   if (!name.empty() && name.front() == '%') name.erase(0, 1);
   return name;
+}
+
+std::vector<FoundInstruction> find_instructions(const std::vector<hlo::Module>& modules,
+                                                const InstructionFilter& filter, const std::string& name) {
+  std::vector<FoundInstruction> out;
+  for (std::size_t m = 0; m < modules.size(); ++m) {
+    const hlo::Module& module = modules[m];
+    if (!filter.accepts_module(module)) continue;
+    std::vector<std::uint32_t> computations = analysed_computations(module);
+    if (!name.empty()) {
+      const std::vector<bool> fused = fusion_bodies(module);
+      for (std::uint32_t ci : cut_off_computations(module))
+        if (!fused[ci]) computations.push_back(ci);
+      std::sort(computations.begin(), computations.end());
+    }
+    for (std::uint32_t ci : computations) {
+      const hlo::Computation& c = module.computations[ci];
+      for (std::uint32_t ii = 0; ii < c.instructions.size(); ++ii) {
+        const hlo::Instruction& i = c.instructions[ii];
+        if (!name.empty() && i.name != name) continue;
+        if (!filter.accepts_instruction(module, c, i)) continue;
+        out.push_back({m, ci, ii});
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace hlo_index::analysis

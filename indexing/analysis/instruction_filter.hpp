@@ -3,6 +3,8 @@
 // layout so that the same flags select the same instructions everywhere.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <iosfwd>
 #include <optional>
 #include <regex>
@@ -71,6 +73,18 @@ bool check_module_names(const InstructionFilter& filter, const std::vector<hlo::
 /// out by default: a module has thousands, and they are analysed through the
 /// ops that apply them.
 std::vector<bool> scalar_computations(const hlo::Module& module);
+
+/// An instruction of one of a command's modules.
+struct FoundInstruction {
+  std::size_t module = 0;
+  std::uint32_t computation = 0, instruction = 0;
+};
+/// The instructions named `name` (empty: any) that `filter` accepts, in the
+/// computations analysed on their own (analysed_computations), in program
+/// order; a name asked for explicitly is looked up in the computations of a
+/// truncated dump that only missing callers reach too.
+std::vector<FoundInstruction> find_instructions(const std::vector<hlo::Module>& modules,
+                                                const InstructionFilter& filter, const std::string& name);
 
 /// `%name` -> `name`.
 std::string without_sigil(std::string name);
