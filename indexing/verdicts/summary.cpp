@@ -280,8 +280,8 @@ std::vector<ModuleSummary> summarise_modules(std::span<const hlo::Module> module
     const hlo::Computation& c = module.computations[item.computation];
     const hlo::Instruction& i = c.instructions[item.instruction];
     const bool every = request.all_instructions || out[item.module].stage.before_optimisation;
-    shown[k] = request.filter.accepts_computation(c) && linted_instruction(i, every) &&
-               request.filter.accepts_instruction(module, c, i);
+    shown[k] = static_cast<char>(request.filter.accepts_computation(c) && linted_instruction(i, every) &&
+                                 request.filter.accepts_instruction(module, c, i));
   }
   for (std::size_t m = 0; m < modules.size(); ++m) out[m].device = &cost::device_for(modules[m], request.device);
   run_in_program_order(
