@@ -131,12 +131,12 @@ public:
 
 private:
   InstructionCost compute(std::uint32_t computation, std::uint32_t instruction);
-  void add_fusion_flops(std::uint32_t computation, std::uint32_t instruction, InstructionCost& cost);
+  void add_fusion_flops(std::uint32_t computation, std::uint32_t instruction, InstructionCost& out);
   void add_op_flops(std::uint32_t computation, std::uint32_t instruction,
-                    const analysis::InstructionUtilisation* counted, InstructionCost& cost);
+                    const analysis::InstructionUtilisation* counted, InstructionCost& out);
   void add_traffic(std::uint32_t computation, std::uint32_t instruction, const indexing::InstructionIndexing& indexing,
-                   const analysis::InstructionUtilisation& counted, InstructionCost& cost);
-  void add_collective(std::uint32_t computation, std::uint32_t instruction, InstructionCost& cost);
+                   const analysis::InstructionUtilisation& counted, InstructionCost& out);
+  void add_collective(std::uint32_t computation, std::uint32_t instruction, InstructionCost& out);
 
   analysis::ModuleAnalysis& m_analysis;
   const Device& m_device;
