@@ -16,6 +16,7 @@
 #include "app/summary_command.hpp"
 #include "indexing/analysis/access_target.hpp"
 #include "indexing/analysis/module_input.hpp"
+#include "indexing/cost/units.hpp"
 #include "indexing/verdicts/dump_diff.hpp"
 #include "parser/canonical_names.hpp"
 
@@ -30,8 +31,6 @@ using analysis::Regroup;
 namespace {
 
 using json = nlohmann::ordered_json;
-
-std::string plural(std::size_t n, std::string_view word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
 
 // Modules pair by name without numeric parts; a single module on each side pairs whatever its name.
 std::vector<std::pair<int, int>> pair_modules(const std::vector<hlo::Module>& a, const std::vector<hlo::Module>& b) {
@@ -185,11 +184,11 @@ void render_verdict(const Result& r, const DiffOptions& o, std::ostream& out) {
     out << "no differences\n";
   } else if (!v.regressions.empty()) {
     out << fmt::format("regression (exit 1): {} beyond both the threshold and a floor ({}):\n",
-                       plural(v.regressions.size(), "change"), floors_text(o));
+                       cost::plural(v.regressions.size(), "change"), floors_text(o));
     list(v.regressions);
   } else if (!v.below_floors.empty()) {
     out << fmt::format("no regression (exit 0): {}, none beyond both the threshold and a floor ({}):\n",
-                       plural(v.below_floors.size(), "increase"), floors_text(o));
+                       cost::plural(v.below_floors.size(), "increase"), floors_text(o));
     list(v.below_floors);
   } else {
     out << fmt::format("no regression (exit 0): nothing grew ({})\n", floors_text(o));
@@ -208,7 +207,7 @@ void render_text(const Result& r, const DiffOptions& o, bool all_instructions, s
     out << fmt::format(
         "module {}: {} \u2192 {}, {} matched ({} by structure), {} changed, {} split, {} merged, {} added, {} "
         "removed\n",
-        names, plural(m.old_entries.size(), what), m.new_entries.size(), m.matched, m.matched_by_structure,
+        names, cost::plural(m.old_entries.size(), what), m.new_entries.size(), m.matched, m.matched_by_structure,
         m.changed.size(), splits, m.regrouped.size() - splits, m.added.size(), m.removed.size());
     for (const DiffEntry* e : m.removed) out << fmt::format("removed  {}\n", entry_text(*e));
     for (const DiffEntry* e : m.added) out << fmt::format("added    {}\n", entry_text(*e));

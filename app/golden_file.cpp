@@ -41,7 +41,7 @@ std::vector<std::string_view> split_lines(std::string_view text) {
 // searching from both ends at once, then solve the two halves.
 class Differ {
 public:
-  Differ(const std::vector<std::uint32_t>& a, const std::vector<std::uint32_t>& b, const DiffOptions& options)
+  Differ(const std::vector<std::uint32_t>& a, const std::vector<std::uint32_t>& b, const TextDiffOptions& options)
       : m_a(a),
         m_b(b),
         m_max_exact_edits(static_cast<std::ptrdiff_t>(std::max<std::size_t>(options.max_exact_edits, 1))),
@@ -278,7 +278,7 @@ std::optional<std::string> read_file(const std::string& path) {
 
 }  // namespace
 
-std::string unified_diff(std::string_view old_text, std::string_view new_text, const DiffOptions& options) {
+std::string unified_diff(std::string_view old_text, std::string_view new_text, const TextDiffOptions& options) {
   if (old_text == new_text) return {};
   const std::vector<std::string_view> a_lines = split_lines(old_text), b_lines = split_lines(new_text);
   // Lines as small integers: the search compares ids, not text.
@@ -346,7 +346,7 @@ int check_golden_file(const std::string& golden, std::string_view actual, bool u
     err << fmt::format("hlo-index: error: golden file '{}' does not exist (run with --update to create it)\n", golden);
     return k_exit_input_error;
   }
-  DiffOptions diff;
+  TextDiffOptions diff;
   diff.old_label = golden;
   diff.new_label = "actual";
   out << unified_diff(*expected, actual, diff);

@@ -14,7 +14,7 @@ namespace hlo_index::app {
 /// The exit code of `--expect` when the output differs from the golden file.
 inline constexpr int k_exit_golden_differs = 1;
 
-struct DiffOptions {
+struct TextDiffOptions {
   std::string_view old_label = "a";  // `--- a`
   std::string_view new_label = "b";  // `+++ b`
   std::size_t context = 3;           // unchanged lines around each change
@@ -41,7 +41,7 @@ struct DiffOptions {
 /// most 2·context unchanged lines share a hunk. A range of one line is written
 /// `-3`, an empty one `-2,0` (the line before it). A last line without a
 /// newline is followed by `\ No newline at end of file`.
-std::string unified_diff(std::string_view old_text, std::string_view new_text, const DiffOptions& options = {});
+std::string unified_diff(std::string_view old_text, std::string_view new_text, const TextDiffOptions& options = {});
 
 /// Compares `actual` with the file `golden` (a path as the user gave it).
 /// - equal: returns 0 and prints nothing;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "app/svg_writer.hpp"
+#include "indexing/cost/units.hpp"
 #include "indexing/verdicts/lint_rules.hpp"
 #include "indexing/verdicts/summary.hpp"
 
@@ -51,8 +52,6 @@ std::string number(double value) {
   return fmt::format("{:.3f}", value);
 }
 
-std::string plural(std::int64_t n, std::string_view word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
-
 // `0–7` or `3`.
 std::string index_range(std::int64_t first, std::int64_t last) {
   return first == last ? std::to_string(first) : fmt::format("{}\u2013{}", first, last);
@@ -83,9 +82,9 @@ std::string cell_title(const ReadHeatmap& h, const HeatSlice& slice, std::int64_
   if (cell.reads == 0) {
     what = cell.may_read ? "not read with the runtime offsets drawn; read for other values" : "not read";
   } else if (cell.elements == 1) {
-    what = plural(cell.reads, "read");
+    what = cost::plural(cell.reads, "read");
   } else {
-    what = fmt::format("{} of {} elements ({} per element)", plural(cell.reads, "read"), cell.elements,
+    what = fmt::format("{} of {} elements ({} per element)", cost::plural(cell.reads, "read"), cell.elements,
                        number(cell.mean()));
   }
   return cells == 1 ? fmt::format("{}: {}", where, what) : fmt::format("{} ({} cells), each: {}", where, cells, what);
@@ -128,8 +127,8 @@ std::vector<std::string> heat_caption(const ReadHeatmap& h) {
   }
   std::string colour = "colour: reads per element";
   if (per_cell > 1 || h.projected) colour += ", the mean over the elements a cell covers";
-  lines.push_back(fmt::format("{}; {} in total through {}{}", colour, plural(h.total_reads, "read"),
-                              plural(static_cast<std::int64_t>(h.maps), "map"),
+  lines.push_back(fmt::format("{}; {} in total through {}{}", colour, cost::plural(h.total_reads, "read"),
+                              cost::plural(static_cast<std::int64_t>(h.maps), "map"),
                               h.exact ? "" : " (upper bounds: approximate maps)"));
   if (h.runtime_offsets)
     lines.emplace_back(
@@ -333,8 +332,8 @@ int draw_access(SvgWriter& svg, const GroupAccess& a, int y) {
   lines.push_back(
       fmt::format("group 0: {} of {} distinct elements touch {} {}{}; a square per element slot, "
                   "coloured by its reads",
-                  plural(a.reads_total, "read"), a.distinct_elements, static_cast<std::int64_t>(a.units.size()), unit,
-                  a.units.size() == 1 ? "" : "s"));
+                  cost::plural(a.reads_total, "read"), a.distinct_elements, static_cast<std::int64_t>(a.units.size()),
+                  unit, a.units.size() == 1 ? "" : "s"));
   y = caption_block(svg, y, lines) + 4;
   const std::int64_t slots = a.units.empty() ? 1 : static_cast<std::int64_t>(a.units[0].slot_reads.size());
   // At most 128 marks per unit: wider units pool slots.
@@ -387,9 +386,9 @@ int draw_access(SvgWriter& svg, const GroupAccess& a, int y) {
       const std::string title =
           fmt::format("element slot{} {}: {}", first_slot == last_slot ? "" : "s", index_range(first_slot, last_slot),
                       reads == 0     ? std::string("fetched, not read")
-                      : per_mark > 1 ? fmt::format("{} per {} slots{}", plural(reads, "read"), per_mark, by)
-                      : end - m > 1  ? fmt::format("{} each{}", plural(reads, "read"), by)
-                                     : plural(reads, "read") + by);
+                      : per_mark > 1 ? fmt::format("{} per {} slots{}", cost::plural(reads, "read"), per_mark, by)
+                      : end - m > 1  ? fmt::format("{} each{}", cost::plural(reads, "read"), by)
+                                     : cost::plural(reads, "read") + by);
       svg.rect(left + static_cast<int>(m) * mark_width, y, static_cast<int>(end - m) * mark_width, 12, fill, title);
       m = end;
     }
@@ -464,12 +463,12 @@ std::string picture_summary(const PictureSubject& s, const ReadHeatmap& h, const
     const std::string per_cell = h.rows.per_cell * h.columns.per_cell == 1
                                      ? std::string("one element per cell")
                                      : fmt::format("{} x {} elements per cell", h.rows.per_cell, h.columns.per_cell);
-    heat =
-        fmt::format("{}{}, {} of {} cells read ({}{})", plural(h.total_reads, "read"), h.exact ? "" : " (upper bound)",
-                    read, static_cast<std::int64_t>(h.slices.size()) * h.rows.cells * h.columns.cells, per_cell,
-                    h.projected           ? ", projected"
-                    : h.slices.size() > 1 ? fmt::format(", {} slices", h.slices.size())
-                                          : std::string());
+    heat = fmt::format("{}{}, {} of {} cells read ({}{})", cost::plural(h.total_reads, "read"),
+                       h.exact ? "" : " (upper bound)", read,
+                       static_cast<std::int64_t>(h.slices.size()) * h.rows.cells * h.columns.cells, per_cell,
+                       h.projected           ? ", projected"
+                       : h.slices.size() > 1 ? fmt::format(", {} slices", h.slices.size())
+                                             : std::string());
   }
   const std::string access = a.units.empty() ? fmt::format("access: {}", a.reason.empty() ? "-" : a.reason)
                                              : fmt::format("access: {} ({}, group 0 touches {} {}{})", access_words(a),

@@ -19,17 +19,13 @@
 #include "indexing/analysis/read_heatmap.hpp"
 #include "indexing/verdicts/linter.hpp"
 #include "indexing/verdicts/summary.hpp"
+#include "simplify/interval.hpp"
 
 namespace hlo_index::app {
 
 using analysis::SummaryRow;
 
 namespace {
-
-std::int64_t add_saturating(std::int64_t a, std::int64_t b) {
-  std::int64_t r = 0;
-  return __builtin_add_overflow(a, b, &r) ? std::numeric_limits<std::int64_t>::max() : r;
-}
 
 // The computation and instruction of a row, by their names.
 std::optional<std::pair<std::uint32_t, std::uint32_t>> locate(const hlo::Module& module, const SummaryRow& row) {
@@ -185,8 +181,8 @@ int run_report_command(const ReportOptions& options, std::ostream& out, std::ost
       analysis::sort_rows(all, *sort);
       m.total_rows = all.size();
       for (const SummaryRow& r : all) {
-        m.read = add_saturating(m.read, r.bytes_read);
-        m.written = add_saturating(m.written, r.output_bytes);
+        m.read = simplify::saturating_add(m.read, r.bytes_read);
+        m.written = simplify::saturating_add(m.written, r.output_bytes);
       }
       m.findings = findings_of(module, all, options);
       m.pictures = pictures_of(module, all, options, page.modules.size());

@@ -4,6 +4,7 @@
 
 #include "app/summary_command.hpp"
 #include "app/svg_writer.hpp"
+#include "indexing/cost/units.hpp"
 
 namespace hlo_index::app {
 
@@ -134,8 +135,6 @@ std::string findings_html(const std::vector<LintFinding>& findings) {
   return out + "</ul>\n";
 }
 
-std::string plural(std::size_t n, std::string_view word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
-
 std::string module_html(const ReportModule& m, const ReportPage& page) {
   const std::string what = page.all_instructions ? "instruction" : "fusion";
   std::string out = fmt::format(R"(<section class="module"><h2>module {}</h2>)"
@@ -146,11 +145,11 @@ std::string module_html(const ReportModule& m, const ReportPage& page) {
   out += fmt::format(
       R"(<p class="totals">{}{}: the module's estimated time on {} is {}{} ({} FLOP, {} moved to and from device memory); read {}, written {}; {}</p>)"
       "\n",
-      plural(m.total_rows, what),
+      cost::plural(m.total_rows, what),
       m.rows.size() < m.total_rows ? fmt::format(" (the first {} shown)", m.rows.size()) : "", xml_escape(m.device),
       m.totals.exact ? "" : "~", cost::human_seconds(m.totals.seconds),
       cost::human_count(m.totals.flops + m.totals.transcendentals), cost::human_bytes(m.totals.device_bytes),
-      cost::human_bytes(m.read), cost::human_bytes(m.written), plural(m.findings.size(), "lint finding"));
+      cost::human_bytes(m.read), cost::human_bytes(m.written), cost::plural(m.findings.size(), "lint finding"));
   out += fmt::format("<h3>Summary, sorted by {} (click a header to sort)</h3>\n", xml_escape(page.sort));
   if (m.rows.empty()) {
     out += fmt::format(R"(<p class="none">No {} in this module{}.</p>)"
@@ -178,7 +177,7 @@ std::string report_html(const ReportPage& page) {
   out += fmt::format("<style>{}</style>\n</head>\n<body>\n", k_style);
   out += fmt::format("<h1>hlo-index report</h1>\n<p class=\"meta\">{}; target {}; {}</p>\n",
                      xml_escape(fmt::format("{}", fmt::join(page.files, ", "))), xml_escape(page.target),
-                     plural(page.modules.size(), "module"));
+                     cost::plural(page.modules.size(), "module"));
   for (const ReportModule& m : page.modules) out += module_html(m, page);
   out += fmt::format("<script>{}</script>\n</body>\n</html>\n", k_script);
   return out;

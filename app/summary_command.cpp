@@ -15,8 +15,10 @@
 #include "app/tile_command.hpp"
 #include "indexing/analysis/computation_walk.hpp"
 #include "indexing/analysis/module_input.hpp"
+#include "indexing/cost/units.hpp"
 #include "indexing/verdicts/lint_rules.hpp"
 #include "indexing/verdicts/summary.hpp"
+#include "simplify/interval.hpp"
 
 namespace hlo_index::app {
 
@@ -47,11 +49,6 @@ struct ModuleRows {
   std::size_t cut_off = 0;  // computations of a truncated dump left out (analysis::cut_off_computations)
 };
 
-std::int64_t add_saturating(std::int64_t a, std::int64_t b) {
-  std::int64_t r = 0;
-  return __builtin_add_overflow(a, b, &r) ? std::numeric_limits<std::int64_t>::max() : r;
-}
-
 ModuleRows module_rows(const hlo::Module& module, analysis::ModuleSummary summary, SummaryColumn sort,
                        std::optional<std::size_t> top) {
   ModuleRows m;
@@ -68,9 +65,9 @@ ModuleRows module_rows(const hlo::Module& module, analysis::ModuleSummary summar
   m.total_rows = rows.size();
   for (const SummaryRow& r : rows) {
     m.seconds += r.seconds();
-    m.logical_reads = add_saturating(m.logical_reads, r.logical_read_bytes);
-    m.read = add_saturating(m.read, r.bytes_read);
-    m.written = add_saturating(m.written, r.output_bytes);
+    m.logical_reads = simplify::saturating_add(m.logical_reads, r.logical_read_bytes);
+    m.read = simplify::saturating_add(m.read, r.bytes_read);
+    m.written = simplify::saturating_add(m.written, r.output_bytes);
     m.lint_findings += r.lint_findings;
     m.approximate += r.approximate ? 1 : 0;
     m.undefined += r.undefined ? 1 : 0;
@@ -81,8 +78,6 @@ ModuleRows module_rows(const hlo::Module& module, analysis::ModuleSummary summar
   m.rows = std::move(rows);
   return m;
 }
-
-std::string plural(std::size_t n, std::string_view word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
 
 std::string utilisation_text(const std::optional<double>& u) { return u ? fmt::format("{:.3f}", *u) : "-"; }
 
@@ -224,9 +219,10 @@ std::string total_text(const ModuleRows& m, bool all_instructions) {
   return fmt::format(
       "total: {}{}: {} of the module's {}{} estimated ({:.1f}%), {} FLOP, {} moved to and from device memory; "
       "{}, {} approximate, {} undefined\n",
-      plural(m.total_rows, what(all_instructions)), shown, cost::human_seconds(m.seconds), m.totals.exact ? "" : "~",
-      cost::human_seconds(m.totals.seconds), share, cost::human_count(m.totals.flops + m.totals.transcendentals),
-      cost::human_bytes(m.totals.device_bytes), plural(m.lint_findings, "lint finding"), m.approximate, m.undefined);
+      cost::plural(m.total_rows, what(all_instructions)), shown, cost::human_seconds(m.seconds),
+      m.totals.exact ? "" : "~", cost::human_seconds(m.totals.seconds), share,
+      cost::human_count(m.totals.flops + m.totals.transcendentals), cost::human_bytes(m.totals.device_bytes),
+      cost::plural(m.lint_findings, "lint finding"), m.approximate, m.undefined);
 }
 
 std::string stage_note(const analysis::DumpStage& stage) {
@@ -257,7 +253,7 @@ std::string measured_text(const ModuleRows& m) {
   return fmt::format(
       "profile: {} measured per run of the module ({} in the trace, per device), {} estimated for the "
       "instructions measured (measured/estimated {:.2f})\n",
-      cost::human_seconds(*m.measured_seconds), plural(m.profile_steps, "run"),
+      cost::human_seconds(*m.measured_seconds), cost::plural(m.profile_steps, "run"),
       cost::human_seconds(m.estimated_seconds_measured), ratio);
 }
 
@@ -576,7 +572,7 @@ int run_summary_command(const SummaryOptions& options, std::ostream& out, std::o
   const std::string filters = filter_text(options);
   if (!filters.empty() && rows == 0) {
     err << fmt::format("hlo-index: error: no {} matches {} (in {})\n", what(options.all_instructions), filters,
-                       plural(modules->size(), "module"));
+                       cost::plural(modules->size(), "module"));
     return k_exit_input_error;
   }
   if (options.format == "text") {

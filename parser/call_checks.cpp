@@ -17,7 +17,7 @@ using hlo::ElementType;
 using hlo::Opcode;
 using hlo::Shape;
 
-std::string text(const Shape& s) { return hlo::to_string_without_layout(s); }
+std::string shape_text(const Shape& s) { return hlo::to_string_without_layout(s); }
 
 bool is_scalar(const Shape& s) { return !s.is_tuple && s.rank() == 0; }
 
@@ -142,7 +142,7 @@ private:
     for (std::size_t k = 0; k < params; ++k) {
       if (compatible_ids(operand_id(k), parameter_id(f, k))) continue;
       error(m_where, fmt::format("operand {} of '{}' is {} but parameter({}) of '{}' is {}", k, name(),
-                                 text(operand(k)), k, computation_name(f), text(parameter(f, k))));
+                                 shape_text(operand(k)), k, computation_name(f), shape_text(parameter(f, k))));
       return false;
     }
     return true;
@@ -153,8 +153,8 @@ private:
     const Called* f = named(m_i->opcode == Opcode::kFusion ? "calls" : "to_apply");
     if (!resolved(f) || !check_bound_operands(*f, "calls")) return;
     if (compatible_ids(m_i->shape, root_id(*f))) return;
-    error(m_where, fmt::format("'{}' is {} but the computation it calls, '{}', returns {}", name(), text(result()),
-                               computation_name(*f), text(root(*f))));
+    error(m_where, fmt::format("'{}' is {} but the computation it calls, '{}', returns {}", name(),
+                               shape_text(result()), computation_name(*f), shape_text(root(*f))));
   }
 
   // ((operands...), result, context...): element {0} holds the wrapped computation's parameters,
@@ -166,7 +166,7 @@ private:
     if (!out.is_tuple || out.elements.size() < 2) {
       error(m_where, fmt::format("'{}' is {} but an async-start is a tuple of at least two elements "
                                  "((operands...), result, ...)",
-                                 name(), text(out)));
+                                 name(), shape_text(out)));
       return;
     }
     const Shape& params = out.elements[0];
@@ -175,14 +175,14 @@ private:
       same = hlo::compatible(params.elements[k], parameter(*f, k));
     if (!same) {
       std::string wanted;
-      for (std::size_t k = 0; k < parameters(*f).size(); ++k) wanted += (k ? ", " : "") + text(parameter(*f, k));
+      for (std::size_t k = 0; k < parameters(*f).size(); ++k) wanted += (k ? ", " : "") + shape_text(parameter(*f, k));
       error(m_where, fmt::format("element {{0}} of '{}' is {} but the parameters of '{}' are ({})", name(),
-                                 text(params), computation_name(*f), wanted));
+                                 shape_text(params), computation_name(*f), wanted));
       return;
     }
     if (hlo::compatible(out.elements[1], root(*f))) return;
     error(m_where, fmt::format("element {{1}} of '{}' is {} but the computation it wraps, '{}', returns {}", name(),
-                               text(out.elements[1]), computation_name(*f), text(root(*f))));
+                               shape_text(out.elements[1]), computation_name(*f), shape_text(root(*f))));
   }
 
   //===--- Control flow ---===//
@@ -202,23 +202,23 @@ private:
       }
       if (!hlo::compatible(parameter(*f, 0), state)) {
         error(*f, fmt::format("parameter(0) of the {} '{}' is {} but the loop state of '{}' (operand 0) is {}", role,
-                              computation_name(*f), text(parameter(*f, 0)), name(), text(state)));
+                              computation_name(*f), shape_text(parameter(*f, 0)), name(), shape_text(state)));
         return;
       }
     }
     if (!hlo::compatible(root(*condition), scalar(ElementType::kPred))) {
       error(*condition, fmt::format("the condition '{}' of '{}' returns {} but must return pred[]",
-                                    computation_name(*condition), name(), text(root(*condition))));
+                                    computation_name(*condition), name(), shape_text(root(*condition))));
       return;
     }
     if (!hlo::compatible(root(*body), state)) {
       error(*body, fmt::format("the body '{}' of '{}' returns {} but the loop state is {}", computation_name(*body),
-                               name(), text(root(*body)), text(state)));
+                               name(), shape_text(root(*body)), shape_text(state)));
       return;
     }
     if (!hlo::compatible(result(), state))
-      error(m_where,
-            fmt::format("'{}' is {} but its loop state (operand 0) is {}", name(), text(result()), text(state)));
+      error(m_where, fmt::format("'{}' is {} but its loop state (operand 0) is {}", name(), shape_text(result()),
+                                 shape_text(state)));
   }
 
   // The branches, in order: branch_computations={...}, or true_computation= then
@@ -251,8 +251,8 @@ private:
     const Shape& index = operand(0);
     const bool is_pred = is_scalar(index) && index.type == ElementType::kPred;
     if (!is_pred && !(is_scalar(index) && index.type == ElementType::kS32)) {
-      error(m_where,
-            fmt::format("the branch index of '{}' (operand 0) is {} but must be pred[] or s32[]", name(), text(index)));
+      error(m_where, fmt::format("the branch index of '{}' (operand 0) is {} but must be pred[] or s32[]", name(),
+                                 shape_text(index)));
       return;
     }
     const std::size_t n = m_branches.size();
@@ -275,12 +275,12 @@ private:
       }
       if (!hlo::compatible(parameter(b, 0), operand(j + 1))) {
         error(b, fmt::format("parameter(0) of branch {} of '{}', '{}', is {} but operand {} is {}", j, name(),
-                             computation_name(b), text(parameter(b, 0)), j + 1, text(operand(j + 1))));
+                             computation_name(b), shape_text(parameter(b, 0)), j + 1, shape_text(operand(j + 1))));
         return;
       }
       if (!hlo::compatible(root(b), result())) {
         error(b, fmt::format("branch {} of '{}', '{}', returns {} but '{}' is {}", j, name(), computation_name(b),
-                             text(root(b)), name(), text(result())));
+                             shape_text(root(b)), name(), shape_text(result())));
         return;
       }
     }
@@ -295,8 +295,8 @@ private:
     if (!resolved(f)) return;
     for (std::size_t k = 1; k < operand_count(); ++k) {
       if (operand(k).is_tuple == operand(0).is_tuple && operand(k).dims == operand(0).dims) continue;
-      error(m_where, fmt::format("map operands 0 and {} have different dimensions: {} and {}", k, text(operand(0)),
-                                 text(operand(k))));
+      error(m_where, fmt::format("map operands 0 and {} have different dimensions: {} and {}", k,
+                                 shape_text(operand(0)), shape_text(operand(k))));
       return;
     }
     if (parameters(*f).size() != operand_count()) {
@@ -309,20 +309,20 @@ private:
       if (!operand(k).is_tuple && hlo::compatible_ignoring_fp_precision(parameter(*f, k), wanted)) continue;
       error(*f, fmt::format("parameter({}) of the function '{}' of map '{}' is {} but must be {} (an element of "
                             "operand {})",
-                            k, computation_name(*f), name(), text(parameter(*f, k)), text(wanted), k));
+                            k, computation_name(*f), name(), shape_text(parameter(*f, k)), shape_text(wanted), k));
       return;
     }
     if (!is_scalar(returned(root(*f)))) {
       error(*f, fmt::format("the function '{}' of map '{}' returns {} but must return a scalar", computation_name(*f),
-                            name(), text(root(*f))));
+                            name(), shape_text(root(*f))));
       return;
     }
     Shape mapped = operand(0);
     mapped.layout.reset();
     mapped.type = returned(root(*f)).type;
     if (!hlo::compatible_ignoring_fp_precision(result(), mapped))
-      error(m_where, fmt::format("'{}' is {} but mapping its operands with '{}' gives {}", name(), text(result()),
-                                 computation_name(*f), text(mapped)));
+      error(m_where, fmt::format("'{}' is {} but mapping its operands with '{}' gives {}", name(), shape_text(result()),
+                                 computation_name(*f), shape_text(mapped)));
   }
 
   // A reducer of `n` values at a time (XLA's VerifyReducerShape): parameters 0..n-1 are the
@@ -350,7 +350,7 @@ private:
     for (std::size_t k = 0; k < 2 * r.n; ++k) {
       if (is_scalar(parameter(f, k))) continue;
       error(f, fmt::format("parameter({}) of the {} '{}' is {} but must be a scalar", k, r.role, fname,
-                           text(parameter(f, k))));
+                           shape_text(parameter(f, k))));
       return false;
     }
     const Shape& out = root(f);
@@ -361,7 +361,7 @@ private:
       for (const Shape& e : out.elements) m_accumulators.push_back(&e);
     if (m_accumulators.size() != r.n ||
         !std::all_of(m_accumulators.begin(), m_accumulators.end(), [](const Shape* s) { return is_scalar(*s); })) {
-      error(f, fmt::format("the {} '{}' of '{}' returns {} but must return {}", r.role, fname, name(), text(out),
+      error(f, fmt::format("the {} '{}' of '{}' returns {} but must return {}", r.role, fname, name(), shape_text(out),
                            r.n == 1 ? std::string("a scalar") : fmt::format("a tuple of {} scalars", r.n)));
       return false;
     }
@@ -370,21 +370,21 @@ private:
       const ElementType accumulated = m_accumulators[k]->type;
       if (parameter(f, k).type != accumulated) {
         const std::string what = r.n == 1 ? "it returns" : fmt::format("element {} of its result is", k);
-        error(f, fmt::format("parameter({}) of the {} '{}' is {} but {} {}", k, r.role, fname, text(parameter(f, k)),
-                             what, text(*m_accumulators[k])));
+        error(f, fmt::format("parameter({}) of the {} '{}' is {} but {} {}", k, r.role, fname,
+                             shape_text(parameter(f, k)), what, shape_text(*m_accumulators[k])));
         return false;
       }
       const Shape& start = operand(r.accumulators_at + k);
       if (!start.is_tuple && !same_type_ignoring_fp_precision(start.type, accumulated)) {
         error(m_where, fmt::format("operand {} of '{}' has elements of type {} but its {} '{}' accumulates {}",
                                    r.accumulators_at + k, name(), hlo::element_type_name(start.type), r.role, fname,
-                                   text(*m_accumulators[k])));
+                                   shape_text(*m_accumulators[k])));
         return false;
       }
       const Shape& input = operand(r.elements_at + k);
       if (!input.is_tuple && !same_type_ignoring_fp_precision(input.type, parameter(f, r.n + k).type)) {
         error(f, fmt::format("parameter({}) of the {} '{}' is {} but operand {} of '{}' has elements of type {}",
-                             r.n + k, r.role, fname, text(parameter(f, r.n + k)), r.elements_at + k, name(),
+                             r.n + k, r.role, fname, shape_text(parameter(f, r.n + k)), r.elements_at + k, name(),
                              hlo::element_type_name(input.type)));
         return false;
       }
@@ -430,11 +430,12 @@ private:
       const Shape wanted = scalar(operand(k / 2).type);
       if (!operand(k / 2).is_tuple && hlo::compatible_ignoring_fp_precision(parameter(f, k), wanted)) continue;
       error(f, fmt::format("parameter({}) of the {} '{}' is {} but must be {} (an element of operand {})", k, role,
-                           fname, text(parameter(f, k)), text(wanted), k / 2));
+                           fname, shape_text(parameter(f, k)), shape_text(wanted), k / 2));
       return false;
     }
     if (hlo::compatible(returned(root(f)), scalar(ElementType::kPred))) return true;
-    error(f, fmt::format("the {} '{}' of '{}' returns {} but must return pred[]", role, fname, name(), text(root(f))));
+    error(f, fmt::format("the {} '{}' of '{}' returns {} but must return pred[]", role, fname, name(),
+                         shape_text(root(f))));
     return false;
   }
 
@@ -453,8 +454,8 @@ private:
   void check_sort() {
     for (std::size_t k = 1; k < operand_count(); ++k) {
       if (operand(k).is_tuple == operand(0).is_tuple && operand(k).dims == operand(0).dims) continue;
-      error(m_where, fmt::format("sort operands 0 and {} have different dimensions: {} and {}", k, text(operand(0)),
-                                 text(operand(k))));
+      error(m_where, fmt::format("sort operands 0 and {} have different dimensions: {} and {}", k,
+                                 shape_text(operand(0)), shape_text(operand(k))));
       return;
     }
     if (!has("to_apply")) return;

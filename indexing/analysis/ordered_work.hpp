@@ -93,9 +93,9 @@ public:
     m_slots[index].result.emplace(std::move(result));
     m_changed.notify_all();
   }
-  void fail(std::size_t index, std::exception_ptr error) {
+  void fail(std::size_t index, const std::exception_ptr& error) {
     std::lock_guard lock(m_mutex);
-    m_slots[index].error = std::move(error);
+    m_slots[index].error = error;
     m_changed.notify_all();
   }
   /// Waits for item `index` (the next in order) and returns it; rethrows

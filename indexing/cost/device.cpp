@@ -32,11 +32,11 @@ std::optional<PeakClass> parse_peak_class(std::string_view s) {
 // int8 at the bf16 rate, bf16 at the f32 rate, tf32 at the f32 rate.
 std::optional<PeakClass> wider(PeakClass c) {
   switch (c) {
-    case PeakClass::kFP8: return PeakClass::kBF16;
+    case PeakClass::kFP8:
     case PeakClass::kInt8: return PeakClass::kBF16;
-    case PeakClass::kBF16: return PeakClass::kF32;
+    case PeakClass::kBF16:
     case PeakClass::kTF32: return PeakClass::kF32;
-    case PeakClass::kF32: return std::nullopt;
+    case PeakClass::kF32:
     case PeakClass::kF64: return std::nullopt;
   }
   return std::nullopt;

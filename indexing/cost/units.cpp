@@ -55,4 +55,7 @@ std::string human_count(double count) {
   return three_digits(value) + " " + k_units[unit];
 }
 
+std::string plural(std::int64_t n, std::string_view word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
+std::string plural(std::size_t n, std::string_view word) { return plural(static_cast<std::int64_t>(n), word); }
+
 }  // namespace hlo_index::cost

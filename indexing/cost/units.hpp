@@ -3,8 +3,10 @@
 // form everywhere the commands print a figure.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace hlo_index::cost {
 
@@ -15,5 +17,8 @@ std::string human_bytes(double bytes);
 std::string human_seconds(double seconds);
 /// `0`, `950`, `1.2 k`, `3.4 G`, `12.1 T`: three significant digits, no unit name.
 std::string human_count(double count);
+/// `1 fusion`, `3 fusions`: a count and a word made plural with an s.
+std::string plural(std::int64_t n, std::string_view word);
+std::string plural(std::size_t n, std::string_view word);
 
 }  // namespace hlo_index::cost

@@ -17,7 +17,7 @@ namespace {
 using hlo::Opcode;
 using simplify::Interval;
 
-constexpr int k_max_depth = 32;
+constexpr int k_max_loop_depth = 32;
 
 bool is_integer_scalar(const hlo::Shape& shape) {
   return !shape.is_tuple && shape.dims.empty() && is_integer_type(shape.type);
@@ -229,7 +229,7 @@ public:
       : m_module(module), m_body(body), m_counter(counter), m_values(values) {}
 
   std::optional<Pieces> value(std::uint32_t i, int depth) const {
-    if (depth > k_max_depth) return std::nullopt;
+    if (depth > k_max_loop_depth) return std::nullopt;
     const hlo::Shape& shape = m_module.shape_of(m_body.instructions[i]);
     if (!is_integer_scalar(shape)) return std::nullopt;
     std::optional<Pieces> out;

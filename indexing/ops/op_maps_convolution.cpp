@@ -26,7 +26,6 @@ namespace {
 
 std::uint32_t u32(std::int64_t i) { return static_cast<std::uint32_t>(i); }
 using detail::u32;  // and the std::size_t one, hidden by this one otherwise
-std::size_t sz(std::int64_t i) { return static_cast<std::size_t>(i); }
 
 struct Convolution {
   parser::ConvolutionDimensions dims;

@@ -88,7 +88,7 @@ Gemm gemm(const OpContext& op, GemmKind kind) {
   return g;
 }
 
-DotShapes dot_shapes(const OpContext& op) { return {op.operand_dims(0), op.operand_dims(1), op.output_dims(0)}; }
+DotShapes gemm_shapes(const OpContext& op) { return {op.operand_dims(0), op.operand_dims(1), op.output_dims(0)}; }
 
 // (d..) -> (d.. at the output's minor physical dimensions): bias dimension
 // j, the j-th most minor of the bias, is the j-th most minor of the output.
@@ -116,7 +116,7 @@ IndexingMap bias_map(const OpContext& op, std::size_t operand) {
 // D's reads (and the auxiliary output's).
 std::vector<MapSet> result_reads(const OpContext& op, const Gemm& g) {
   const auto out = op.output_dims(0);
-  std::vector<IndexingMap> dot = dot_operand_maps(g.config.dot, dot_shapes(op));
+  std::vector<IndexingMap> dot = dot_operand_maps(g.config.dot, gemm_shapes(op));
   std::vector<MapSet> sets(op.operand_count());
   for (std::size_t k = 0; k < g.operands.size(); ++k) {
     switch (g.operands[k]) {

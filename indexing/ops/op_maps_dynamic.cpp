@@ -21,8 +21,6 @@ namespace hlo_index::indexing::detail {
 
 namespace {
 
-std::size_t sz(std::int64_t i) { return static_cast<std::size_t>(i); }
-
 std::optional<std::int64_t> scalar_integer_constant(const OpContext& op, std::size_t operand) {
   const hlo::Instruction& producer = op.operand(operand);
   if (producer.opcode != hlo::Opcode::kConstant || !op.operand_shape(operand).dims.empty()) return std::nullopt;
@@ -352,10 +350,6 @@ struct Gather {
   // batching dimension paired with it.
   std::vector<std::pair<std::size_t, std::size_t>> batching;
 };
-
-bool contains(const std::vector<std::int64_t>& v, std::size_t x) {
-  return std::find(v.begin(), v.end(), static_cast<std::int64_t>(x)) != v.end();
-}
 
 Gather gather(const OpContext& op) {
   if (op.operand_count() != 2) throw Unsupported("a gather with other than two operands");

@@ -190,11 +190,6 @@ std::vector<Expr> place(const Format& f, const std::array<Expr, 4>& roles, std::
 
 bool empty(const std::vector<std::int64_t>& dims) { return build::product(dims) == 0; }
 
-// (d..)[s..] -> (s..): every element of `to`.
-IndexingMap whole(const std::vector<std::int64_t>& from, const std::vector<std::int64_t>& to) {
-  return build::map(from, build::ranges(to.size()), to);
-}
-
 // The roles of an element of a tensor of format f, as the tensor's dimensions (constant 0 for none).
 std::array<Expr, 4> roles_of(const Format& f) {
   std::array<Expr, 4> r;

@@ -2,6 +2,7 @@
 // one set per operand, i2o_* one set per output.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <set>
 #include <string>
@@ -22,6 +23,17 @@ using OutputReads = std::function<std::vector<MapSet>(const OpContext&, std::siz
 std::vector<MapSet> maps_by_inverse(const OpContext& op, std::size_t operand, const OutputReads& o2i);
 
 inline std::uint32_t u32(std::size_t i) { return static_cast<std::uint32_t>(i); }
+inline std::size_t sz(std::int64_t i) { return static_cast<std::size_t>(i); }
+inline bool contains(const std::vector<std::int64_t>& v, std::int64_t x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+inline bool contains(const std::vector<std::int64_t>& v, std::size_t x) {
+  return contains(v, static_cast<std::int64_t>(x));
+}
+/// (d..)[s..] -> (s..): every element of a tensor of shape `to` from each point of `from`.
+inline IndexingMap whole(const std::vector<std::int64_t>& from, const std::vector<std::int64_t>& to) {
+  return build::map(from, build::ranges(to.size()), to);
+}
 
 /// The input count of a variadic op with n inputs followed by n init values
 /// (reduce, reduce-window); throws Unsupported for another operand count or

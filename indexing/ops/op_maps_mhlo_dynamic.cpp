@@ -38,11 +38,6 @@ bool static_dim(const hlo::Shape& s, std::size_t d) {
   return d >= s.dim_kinds.size() || s.dim_kinds[d] == hlo::DimKind::kStatic;
 }
 
-// Every element of operand k from each output element: for shape and index vectors.
-IndexingMap whole(const std::vector<std::int64_t>& out, const std::vector<std::int64_t>& in) {
-  return build::map(out, build::ranges(in.size()), in);
-}
-
 void read_vectors_whole(const OpContext& op, std::size_t first, const std::vector<std::int64_t>& out,
                         std::vector<MapSet>& sets) {
   for (std::size_t k = first; k < op.operand_count(); ++k) {

@@ -14,7 +14,7 @@ namespace hlo_index::indexing::detail {
 
 namespace {
 
-constexpr std::string_view k_reason = "an approximate top-k picks from the whole reduced dimension";
+constexpr std::string_view k_top_k_reason = "an approximate top-k picks from the whole reduced dimension";
 
 std::int64_t reduction_dim(const OpContext& op) {
   const std::string_view config = op.attribute("backend_config").value_or("");
@@ -52,13 +52,13 @@ std::vector<MapSet> o2i_partial_reduce(const OpContext& op, std::size_t output) 
     std::vector<Expr> results = build::dims(in.size());
     results[r] = Expr::range(0);
     IndexingMap m = build::map(out, std::move(results), {in[r]});
-    m.mark_approximate(k_reason);
+    m.mark_approximate(k_top_k_reason);
     sets[j].push_back(std::move(m));
   }
   for (std::size_t j = n; j < 2 * n; ++j) {
     if (!op.operand_dims(j).empty()) throw Unsupported("PartialReduce: an init value that is not a scalar");
     IndexingMap m = build::scalar(out);
-    m.mark_approximate(k_reason);
+    m.mark_approximate(k_top_k_reason);
     sets[j].push_back(std::move(m));
   }
   return sets;

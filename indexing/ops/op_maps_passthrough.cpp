@@ -109,14 +109,7 @@ std::vector<MapSet> i2o_nothing_read(const OpContext& op) { return std::vector<M
 
 //===--- whole operands ---===//
 
-namespace {
-
-// (from..)[s..] -> (s..): every element of `from` reads every element of `to`.
-IndexingMap everything(const std::vector<std::int64_t>& from, const std::vector<std::int64_t>& to) {
-  return build::map(from, build::ranges(to.size()), to);
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::vector<MapSet> o2i_whole_operands(const OpContext& op, std::size_t output) {
   std::vector<MapSet> sets(op.operand_count());
@@ -128,7 +121,7 @@ std::vector<MapSet> o2i_whole_operands(const OpContext& op, std::size_t output) 
       sets[j].push_back(IndexingMap::undefined("a tuple operand read whole"));
       continue;
     }
-    sets[j].push_back(everything(out, dimension_sizes(in)));
+    sets[j].push_back(whole(out, dimension_sizes(in)));
   }
   return sets;
 }
@@ -139,7 +132,7 @@ std::vector<MapSet> i2o_whole_operands(const OpContext& op, std::size_t operand)
   if (is_token(in)) return sets;
   if (in.is_tuple) throw Unsupported("a tuple operand read whole");
   for (std::size_t k = 0; k < op.output_count(); ++k) {
-    if (!op.output_shape(k).is_tuple) sets[k].push_back(everything(dimension_sizes(in), op.output_dims(k)));
+    if (!op.output_shape(k).is_tuple) sets[k].push_back(whole(dimension_sizes(in), op.output_dims(k)));
   }
   return sets;
 }

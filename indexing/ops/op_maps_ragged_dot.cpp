@@ -42,10 +42,6 @@ struct RaggedDot {
   std::optional<std::vector<std::int64_t>> sizes;  // the group sizes, when known and rank 1
 };
 
-bool contains(const std::vector<std::int64_t>& v, std::int64_t x) {
-  return std::find(v.begin(), v.end(), x) != v.end();
-}
-
 std::int64_t single(const OpContext& op, std::string_view name) {
   const auto list = parser::int_list_attribute(op.computation, op.instruction(), name);
   if (!list || list->size() != 1) throw Unsupported(std::string("ragged-dot needs one ").append(name));

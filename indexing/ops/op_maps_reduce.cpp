@@ -8,14 +8,6 @@
 
 namespace hlo_index::indexing::detail {
 
-namespace {
-
-bool contains(const std::vector<std::int64_t>& v, std::size_t x) {
-  return std::find(v.begin(), v.end(), static_cast<std::int64_t>(x)) != v.end();
-}
-
-}  // namespace
-
 std::size_t input_count(const OpContext& op) {
   if (op.operand_count() % 2 != 0 || op.operand_count() == 0)
     throw Unsupported("expected inputs and as many init values");

@@ -20,8 +20,6 @@ namespace hlo_index::indexing::detail {
 
 namespace {
 
-std::size_t sz(std::int64_t i) { return static_cast<std::size_t>(i); }
-
 bool contains(const std::vector<std::int64_t>& v, std::size_t x) {
   return std::find(v.begin(), v.end(), static_cast<std::int64_t>(x)) != v.end();
 }
@@ -152,11 +150,6 @@ Starts starts(const OpContext& op, const Scatter& s, const std::vector<std::int6
   return out;
 }
 
-// (d..)[s..] -> (s..): every element of `to` for every element of `from`.
-IndexingMap everything(const std::vector<std::int64_t>& from, const std::vector<std::int64_t>& to) {
-  return build::map(from, build::ranges(to.size()), to);
-}
-
 // Output d reads update U when U's window, started at its batch position's
 // offsets, lands on d: the batch dimensions are range variables, the window
 // dimensions d - start, and inserted dimensions must equal their start.
@@ -218,7 +211,7 @@ std::vector<MapSet> o2i_scatter(const OpContext& op, std::size_t) {
     if (j < s.inputs) {
       sets[j].push_back(IndexingMap::identity(s.operand));
     } else if (j == s.indices_operand()) {
-      sets[j].push_back(everything(s.operand, s.indices));
+      sets[j].push_back(whole(s.operand, s.indices));
     } else {
       sets[j].push_back(updates_read(op, s));
     }
@@ -229,7 +222,7 @@ std::vector<MapSet> o2i_scatter(const OpContext& op, std::size_t) {
 std::vector<MapSet> i2o_scatter(const OpContext& op, std::size_t operand) {
   const Scatter s = scatter(op);
   IndexingMap map = operand < s.inputs               ? IndexingMap::identity(s.operand)
-                    : operand == s.indices_operand() ? everything(s.indices, s.operand)
+                    : operand == s.indices_operand() ? whole(s.indices, s.operand)
                                                      : update_lands(op, s);
   return std::vector<MapSet>(op.output_count(), MapSet{map});
 }

@@ -86,14 +86,14 @@ IndexingMap feature_element(const std::vector<std::int64_t>& from, const Expr& f
 }
 
 // What one operand of a batch norm is to one output, in the operand's own words.
-enum class Reads { kNothing, kSameElement, kFeatureElement, kFeatureSlice };
+enum class BatchNormReads { kNothing, kSameElement, kFeatureElement, kFeatureSlice };
 
 // Rows: outputs; columns: operands (XLA's operand order of each op).
 // inference(operand, scale, offset, mean, variance) -> normalized
 // training(operand, scale, offset) -> (normalized, batch_mean, batch_var)
 // grad(operand, scale, mean, variance, grad_output) -> (grad_operand, grad_scale, grad_offset)
-Reads batch_norm_reads(hlo::Opcode opcode, std::size_t output, std::size_t operand) {
-  using R = Reads;
+BatchNormReads batch_norm_reads(hlo::Opcode opcode, std::size_t output, std::size_t operand) {
+  using R = BatchNormReads;
   switch (opcode) {
     case hlo::Opcode::kBatchNormInference: return operand == 0 ? R::kSameElement : R::kFeatureElement;
     case hlo::Opcode::kBatchNormTraining:
@@ -122,10 +122,10 @@ std::vector<MapSet> o2i_batch_norm(const OpContext& op, std::size_t output) {
   for (std::size_t j = 0; j < op.operand_count(); ++j) {
     const auto in = op.operand_dims(j);
     switch (batch_norm_reads(op.opcode(), output, j)) {
-      case Reads::kNothing: break;
-      case Reads::kSameElement: sets[j].push_back(IndexingMap::identity(out)); break;
-      case Reads::kFeatureElement: sets[j].push_back(feature_element(out, feature)); break;
-      case Reads::kFeatureSlice: sets[j].push_back(feature_slice(out, feature, in, f)); break;
+      case BatchNormReads::kNothing: break;
+      case BatchNormReads::kSameElement: sets[j].push_back(IndexingMap::identity(out)); break;
+      case BatchNormReads::kFeatureElement: sets[j].push_back(feature_element(out, feature)); break;
+      case BatchNormReads::kFeatureSlice: sets[j].push_back(feature_slice(out, feature, in, f)); break;
     }
   }
   return sets;
@@ -142,10 +142,10 @@ std::vector<MapSet> i2o_batch_norm(const OpContext& op, std::size_t operand) {
     const auto out = op.output_dims(k);
     const bool out_per_feature = out.size() != data.size();
     switch (batch_norm_reads(op.opcode(), k, operand)) {
-      case Reads::kNothing: break;
-      case Reads::kSameElement: sets[k].push_back(IndexingMap::identity(in)); break;
-      case Reads::kFeatureElement:
-      case Reads::kFeatureSlice:
+      case BatchNormReads::kNothing: break;
+      case BatchNormReads::kSameElement: sets[k].push_back(IndexingMap::identity(in)); break;
+      case BatchNormReads::kFeatureElement:
+      case BatchNormReads::kFeatureSlice:
         // An operand element (or feature) feeds the whole feature of the output.
         sets[k].push_back(out_per_feature ? feature_element(in, feature) : feature_slice(in, feature, out, f));
         break;

@@ -17,7 +17,7 @@ namespace hlo_index::indexing::detail {
 
 namespace {
 
-constexpr std::string_view k_reason = "a tridiagonal solve reads its whole system";
+constexpr std::string_view k_tridiagonal_reason = "a tridiagonal solve reads its whole system";
 
 }  // namespace
 
@@ -45,7 +45,7 @@ std::vector<MapSet> o2i_tridiagonal_solver(const OpContext& op, std::size_t outp
     results.push_back(Expr::range(0));
     results.push_back(Expr::range(1));
     IndexingMap map = build::map(out, std::move(results), {diagonal[rank - 2], m});
-    map.mark_approximate(k_reason);
+    map.mark_approximate(k_tridiagonal_reason);
     sets[k].push_back(std::move(map));
   }
   // The column of rhs: every equation at this right-hand side.
@@ -63,7 +63,7 @@ std::vector<MapSet> o2i_tridiagonal_solver(const OpContext& op, std::size_t outp
     }
   }
   IndexingMap map = build::map(out, std::move(results), ranges);
-  map.mark_approximate(k_reason);
+  map.mark_approximate(k_tridiagonal_reason);
   sets[n - 1].push_back(std::move(map));
   return sets;
 }

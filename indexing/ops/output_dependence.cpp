@@ -156,6 +156,10 @@ private:
           out.elements.insert({parameter, item.element});
         continue;
       }
+      if (c.has_missing_callee(instr)) {
+        every_operand(reason);  // a call into what a truncated dump lacks may read anything
+        continue;
+      }
       const hlo::MapFamily family = hlo::op_traits(instr.opcode).maps;
       if (instr.opcode == Opcode::kGetTupleElement && operands.size() == 1) {
         // The leaves of element index=: one, or all of them.
@@ -177,8 +181,6 @@ private:
           push(from->first, static_cast<std::int64_t>(from->second), reason);
         else
           every_operand(reason);
-      } else if (c.has_missing_callee(instr)) {
-        every_operand(reason);  // a call into what a truncated dump lacks may read anything
       } else if (family == hlo::MapFamily::kWhile && operands.size() == 1) {
         for (std::int64_t e : while_reads(c, instr, item.element)) push(operands[0], e, reason);
       } else if (family == hlo::MapFamily::kCall && c.callees_of(instr).size() == 1) {

@@ -15,17 +15,11 @@
 #include "indexing/verdicts/fusion_matching.hpp"
 #include "indexing/verdicts/lint_rules.hpp"
 #include "parser/canonical_names.hpp"
+#include "simplify/interval.hpp"
 
 namespace hlo_index::analysis {
 
 namespace {
-
-constexpr std::int64_t k_max = std::numeric_limits<std::int64_t>::max();
-
-std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
-  std::int64_t sum = 0;
-  return __builtin_add_overflow(a, b, &sum) ? k_max : sum;
-}
 
 hlo::Shape without_layout(hlo::Shape shape) {
   shape.layout.reset();
@@ -118,7 +112,7 @@ std::string optional_word(const std::optional<double>& v, bool multiplicity) {
   return fmt::format("{:.3f}", *v);
 }
 
-std::string percent(double fraction) { return fmt::format("{:.0f}%", fraction * 100); }
+std::string whole_percent(double fraction) { return fmt::format("{:.0f}%", fraction * 100); }
 
 // A time or byte count is a regression when it grows by more than the
 // threshold and by at least the floor (from nothing: by at least the floor).
@@ -131,7 +125,7 @@ void judge_increase(double before, double after, double floor, const DiffThresho
   const bool absolute_ok = grown >= floor;
   f.regression = relative_ok && absolute_ok;
   const std::string relative = before > 0 ? fmt::format("{:+.1f}% {} {}", 100 * grown / before,
-                                                        relative_ok ? ">" : "<=", percent(t.relative_increase))
+                                                        relative_ok ? ">" : "<=", whole_percent(t.relative_increase))
                                           : std::string("from nothing");
   f.why = fmt::format("{} {} +{} {} {}", relative, relative_ok && absolute_ok ? "and" : (relative_ok ? "but" : "and"),
                       word(grown), absolute_ok ? ">=" : "<", word(floor));
@@ -222,9 +216,9 @@ DiffTotals totals_of(const Entries& entries, double seconds = 0) {
         return entry;
       }
     }();
-    t.logical_read_bytes = saturating_add(t.logical_read_bytes, e.row.logical_read_bytes);
-    t.bytes_read = saturating_add(t.bytes_read, e.row.bytes_read);
-    t.bytes_written = saturating_add(t.bytes_written, written_over_runs(e.row));
+    t.logical_read_bytes = simplify::saturating_add(t.logical_read_bytes, e.row.logical_read_bytes);
+    t.bytes_read = simplify::saturating_add(t.bytes_read, e.row.bytes_read);
+    t.bytes_written = simplify::saturating_add(t.bytes_written, written_over_runs(e.row));
     t.lint_findings += e.row.lint_findings;
     t.counts_exact = t.counts_exact && e.row.counts_exact;
   }

@@ -16,6 +16,7 @@
 #include "indexing/analysis/source_position.hpp"
 #include "indexing/analysis/utilisation.hpp"
 #include "indexing/verdicts/linter.hpp"
+#include "simplify/interval.hpp"
 
 namespace hlo_index::analysis {
 
@@ -24,19 +25,12 @@ namespace {
 using indexing::IndexingMap;
 using indexing::InstructionIndexing;
 
-constexpr std::int64_t k_max = std::numeric_limits<std::int64_t>::max();
-
-std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
-  std::int64_t sum = 0;
-  return __builtin_add_overflow(a, b, &sum) ? k_max : sum;
-}
-
 void add_counts(const InstructionUtilisation& usage, SummaryRow& row) {
   row.output_bytes = usage.bytes_written;
   for (const OperandUtilisation& u : usage.operands) {
     if (!u.defined()) continue;
-    row.bytes_read = saturating_add(row.bytes_read, u.bytes_read());
-    row.logical_read_bytes = saturating_add(row.logical_read_bytes, u.read_traffic_bytes());
+    row.bytes_read = simplify::saturating_add(row.bytes_read, u.bytes_read());
+    row.logical_read_bytes = simplify::saturating_add(row.logical_read_bytes, u.read_traffic_bytes());
     row.counts_exact = row.counts_exact && u.distinct_read.exact && u.total_reads.exact && !u.depends_on_runtime;
     if (u.operand_elements == 0 || u.distinct_read.value == 0) continue;
     const double utilisation = u.utilisation(), multiplicity = u.multiplicity();

@@ -17,6 +17,9 @@
 #include "app/analyze_command.hpp"
 #include "golden.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_analyze_cli_cases {
+
 using namespace hlo_index;
 
 namespace {
@@ -132,3 +135,5 @@ TEST_CASE("hlo-index analyze: streamed JSON is the document's own dump") {
   several.computations = {"no_such_computation"};  // modules with no computation shown
   (void)check(several);
 }
+
+}  // namespace test_analyze_cli_cases

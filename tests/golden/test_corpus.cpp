@@ -7,6 +7,9 @@
 #include "parser/print.hpp"
 #include "tests/corpus.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_corpus_cases {
+
 using namespace hlo_index;
 
 namespace {
@@ -79,3 +82,5 @@ TEST_CASE("full corpus is there") {
 
 TEST_CASE("full corpus: every file parses and round-trips") { check_corpus_round_trips(HLO_INDEX_FULL_CORPUS_DIR); }
 #endif
+
+}  // namespace test_corpus_cases

@@ -8,6 +8,9 @@
 #include "app/analyze_command.hpp"
 #include "tests/corpus.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_corpus_analyze_cases {
+
 using namespace hlo_index;
 
 namespace {
@@ -44,3 +47,5 @@ TEST_CASE("hlo-index analyze: the full corpus analyses without an error exit") {
   check_corpus_analyses(HLO_INDEX_FULL_CORPUS_DIR, 58);
 }
 #endif
+
+}  // namespace test_corpus_analyze_cases

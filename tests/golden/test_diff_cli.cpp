@@ -18,6 +18,9 @@
 #include "app/diff_command.hpp"
 #include "golden.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_diff_cli_cases {
+
 using namespace hlo_index;
 using json = nlohmann::json;
 
@@ -207,3 +210,5 @@ TEST_CASE("hlo-index diff: a real dump against itself renumbered has no differen
   CHECK(run.code == 0);
   CHECK(run.out.find("no differences\n") != std::string::npos);
 }
+
+}  // namespace test_diff_cli_cases

@@ -18,6 +18,9 @@
 #include "app/golden_file.hpp"
 #include "golden.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_golden_file_cases {
+
 using namespace hlo_index;
 
 namespace {
@@ -215,7 +218,7 @@ TEST_CASE("unified diff: changes up to 6 unchanged lines apart share a hunk, as 
         "--- a\n+++ b\n@@ -1,5 +1,5 @@\n 1\n-2\n+X\n 3\n 4\n 5\n@@ -7,7 +7,7 @@\n 7\n 8\n 9\n-10\n+X\n 11\n 12\n 13\n");
   CHECK(diff(plain, numbers(1, 20)) ==
         "--- a\n+++ b\n@@ -1,4 +1,4 @@\n-1\n+X\n 2\n 3\n 4\n@@ -17,4 +17,4 @@\n 17\n 18\n 19\n-20\n+X\n");
-  app::DiffOptions options;
+  app::TextDiffOptions options;
   options.old_label = "GOLDEN";
   options.new_label = "actual";
   options.context = 0;
@@ -262,7 +265,7 @@ TEST_CASE("unified diff: fast on long outputs, correct when searches are cut sho
     c += std::string("old ") + std::to_string(k) + "\n";
     d += std::string("new ") + std::to_string(k) + "\n";
   }
-  app::DiffOptions small;
+  app::TextDiffOptions small;
   small.max_steps = 1000;
   changed = 0;
   CHECK(apply(c, app::unified_diff(c, d, small), changed) == d);
@@ -272,7 +275,7 @@ TEST_CASE("unified diff: fast on long outputs, correct when searches are cut sho
   std::mt19937 rng(7);
   for (int round = 0; round < 400; ++round) {
     const std::string x = random_text(rng, 60, 3), y = random_text(rng, 60, 3);
-    app::DiffOptions cut;
+    app::TextDiffOptions cut;
     if (round % 2 == 0)
       cut.max_steps = static_cast<std::uint64_t>(round);
     else
@@ -479,3 +482,5 @@ TEST_CASE("analyze --canonical-names: with other flags, and names on the command
   CHECK(unknown.code == 2);
   CHECK(unknown.err == "hlo-index: error: no instruction named 'fusion.206' (did you mean fusion?)\n");
 }
+
+}  // namespace test_golden_file_cases

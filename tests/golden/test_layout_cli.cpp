@@ -10,6 +10,9 @@
 #include "app/layout_command.hpp"
 #include "golden.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_layout_cli_cases {
+
 using namespace hlo_index;
 
 namespace {
@@ -103,3 +106,5 @@ TEST_CASE("wide tuples: layout of a 5,000-element tuple lays out every element")
   CHECK(arrays == static_cast<std::size_t>(5000));
   CHECK(text.find("\"{4999}\"") != std::string::npos);
 }
+
+}  // namespace test_layout_cli_cases

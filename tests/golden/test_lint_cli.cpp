@@ -18,6 +18,9 @@
 #include "app/sarif.hpp"
 #include "golden.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_lint_cli_cases {
+
 using namespace hlo_index;
 using json = nlohmann::json;
 
@@ -289,3 +292,5 @@ TEST_CASE("hlo-index lint: notes do not fail the run, warnings next to them do")
   CHECK(notes == 1);
   CHECK(doc["summary"]["notes"] == 1);
 }
+
+}  // namespace test_lint_cli_cases

@@ -17,6 +17,9 @@
 #include "app/map_command.hpp"
 #include "golden.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_map_cli_cases {
+
 using namespace hlo_index;
 
 namespace {
@@ -98,3 +101,5 @@ TEST_CASE("hlo-index map: --time-limit stops isl and says so") {
   CHECK(out.str().find("image points: <= ") != std::string::npos);
   CHECK(err.str().find("the time limit of 0.2 s was reached") != std::string::npos);
 }
+
+}  // namespace test_map_cli_cases

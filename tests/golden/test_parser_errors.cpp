@@ -5,6 +5,9 @@
 #include "golden.hpp"
 #include "parser/parse.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_parser_errors_cases {
+
 using namespace hlo_index;
 
 TEST_CASE("malformed inputs give exact diagnostics and exit code 2") {
@@ -24,3 +27,5 @@ TEST_CASE("malformed inputs give exact diagnostics and exit code 2") {
     }
   }
 }
+
+}  // namespace test_parser_errors_cases

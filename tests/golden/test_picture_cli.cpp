@@ -18,6 +18,9 @@
 #include "app/svg_writer.hpp"
 #include "golden.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_picture_cli_cases {
+
 using namespace hlo_index;
 
 namespace {
@@ -123,3 +126,5 @@ TEST_CASE("svg writer: every text escaped, control characters and bad UTF-8 repl
   CHECK(doc.find("<title>&lt;title&gt;</title>") != std::string::npos);
   CHECK(doc.find("<title>a &amp; b</title>") != std::string::npos);
 }
+
+}  // namespace test_picture_cli_cases

@@ -11,6 +11,9 @@
 #include "app/summary_command.hpp"
 #include "golden.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_summary_cli_cases {
+
 using namespace hlo_index;
 using json = nlohmann::json;
 
@@ -182,3 +185,5 @@ TEST_CASE("elide_middle keeps both ends and marks the cut with one ellipsis") {
     CHECK(columns(e) == std::min<std::size_t>(width, 11));
   }
 }
+
+}  // namespace test_summary_cli_cases

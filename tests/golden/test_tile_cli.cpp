@@ -10,6 +10,9 @@
 #include "app/tile_command.hpp"
 #include "golden.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_tile_cli_cases {
+
 using namespace hlo_index;
 using json = nlohmann::json;
 
@@ -78,3 +81,5 @@ TEST_CASE("hlo-index tile: the search is deterministic") {
   for (std::size_t k = 1; k < best.size(); ++k)
     CHECK(best[k - 1]["seconds"].get<double>() <= best[k]["seconds"].get<double>());
 }
+
+}  // namespace test_tile_cli_cases

@@ -56,7 +56,7 @@ struct Costed {
   }
 
   /// The cost model's cost of an instruction of a computation analysed on its own.
-  const cost::InstructionCost& cost(std::string_view name, std::string_view computation = {}) {
+  const cost::InstructionCost& cost(std::string_view name, std::string_view computation = {}) const {
     const auto [c, i] = find(name, computation);
     return model->cost(c, i);
   }

@@ -13,6 +13,9 @@
 #include "indexing/verdicts/dump_diff.hpp"
 #include "parse_helpers.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_analysis_dump_diff_cases {
+
 using namespace hlo_index;
 using analysis::ModuleDiff;
 
@@ -170,3 +173,5 @@ TEST_CASE("dump_diff: a fusion split in two and two merged into one") {
   CHECK(merged.regrouped[0].before.size() == 2);
   CHECK_FALSE(merged.regression());
 }
+
+}  // namespace test_analysis_dump_diff_cases

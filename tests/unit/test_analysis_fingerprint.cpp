@@ -13,6 +13,9 @@
 #include "indexing/analysis/source_info.hpp"
 #include "parse_helpers.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_analysis_fingerprint_cases {
+
 using namespace hlo_index;
 using analysis::ModuleFingerprints;
 
@@ -161,3 +164,5 @@ TEST_CASE("source info: metadata, stack frames, and a fusion's root or most comm
   CHECK(f3.location() == "a.py:3");
   CHECK(sources.of(e, 0).empty());
 }
+
+}  // namespace test_analysis_fingerprint_cases

@@ -4,6 +4,9 @@
 #include "indexing/analysis/map_interner.hpp"
 #include "indexing/maps/map_parser.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_analysis_map_interner_cases {
+
 using namespace hlo_index;
 using analysis::MapInterner;
 using indexing::IndexingMap;
@@ -55,3 +58,5 @@ TEST_CASE("MapInterner tells apart what printing may hide", "[analysis][interner
   CHECK(interner.intern(other_feasible) != id);
   CHECK(interner.intern(IndexingMap(with_runtime)) == id);
 }
+
+}  // namespace test_analysis_map_interner_cases

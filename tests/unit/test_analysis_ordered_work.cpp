@@ -16,6 +16,9 @@
 #include "indexing/verdicts/summary.hpp"
 #include "parse_helpers.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_analysis_ordered_work_cases {
+
 using namespace hlo_index;
 using analysis::WorkItem;
 
@@ -239,3 +242,5 @@ ENTRY main {
   CHECK(items[3].affinity != items[0].affinity);  // add
   CHECK(items[3].affinity != items[2].affinity);
 }
+
+}  // namespace test_analysis_ordered_work_cases

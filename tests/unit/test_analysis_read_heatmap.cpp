@@ -23,6 +23,9 @@
 #include "indexing/analysis/utilisation.hpp"
 #include "parse_helpers.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_analysis_read_heatmap_cases {
+
 using namespace hlo_index;
 using analysis::HeatmapOptions;
 using analysis::ReadHeatmap;
@@ -391,3 +394,5 @@ ENTRY main {
   CHECK(a.distinct_elements == 32);
   CHECK(a.reads_total == 32);
 }
+
+}  // namespace test_analysis_read_heatmap_cases

@@ -17,6 +17,9 @@
 #include "indexing/verdicts/summary.hpp"
 #include "parse_helpers.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_analysis_summary_cases {
+
 using namespace hlo_index;
 using analysis::InstructionFilter;
 using analysis::NamePattern;
@@ -533,3 +536,5 @@ ENTRY main {
   CHECK(rows[1].name == "add_fusion");
   CHECK(rows[1].access.text == "strided 256");
 }
+
+}  // namespace test_analysis_summary_cases

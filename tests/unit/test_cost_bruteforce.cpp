@@ -63,6 +63,9 @@
 #include "op_reference.hpp"
 #include "simplify/expr.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_cost_bruteforce_cases {
+
 using namespace hlo_index;
 using namespace hlo_index::test::ops;
 using test::Rng;
@@ -759,3 +762,5 @@ TEST_CASE("cost brute force: fusions with runtime offsets at the low end", "[cos
   check_coverage({"dynamic-slice parameter offset", "gather parameter indices"});
   report_stats("fusions with runtime offsets");
 }
+
+}  // namespace test_cost_bruteforce_cases

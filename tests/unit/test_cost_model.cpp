@@ -9,6 +9,9 @@
 
 #include "cost_helpers.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_cost_model_cases {
+
 using namespace hlo_index;
 using test::byte_device;
 using test::bytes_read;
@@ -256,3 +259,5 @@ ENTRY e {
   CHECK(c.transcendentals == 4);
   CHECK_FALSE(c.flops_exact);
 }
+
+}  // namespace test_cost_model_cases

@@ -17,6 +17,9 @@
 #include "indexing/cost/profile.hpp"
 #include "parse_helpers.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_cost_profile_cases {
+
 using namespace hlo_index;
 using cost::MeasuredTime;
 using cost::Profile;
@@ -401,3 +404,5 @@ TEST_CASE("profile: a byte order mark may come first", "[cost][profile]") {
       "not JSON: line 1, column 3 (byte 3): syntax error while parsing value - invalid BOM; must be 0xEF 0xBB 0xBF if "
       "given; last read: '<0xEF><0xBB>['");
 }
+
+}  // namespace test_cost_profile_cases

@@ -24,6 +24,9 @@
 
 #include "cost_helpers.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_cost_xla_cases {
+
 using namespace hlo_index;
 using test::byte_device;
 using test::bytes_read;
@@ -1686,3 +1689,5 @@ TEST_CASE("cost vs XLA: GpuIndexingPerformanceModelTest.Reduce, VariadicReduce (
   CHECK(std::abs(static_cast<double>(c.device_bytes_written) / a6000().memory_bandwidth * 1e9) <= 1);
   CHECK(c.device_bytes() == 5120 + 32 + 128);
 }
+
+}  // namespace test_cost_xla_cases

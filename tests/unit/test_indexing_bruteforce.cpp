@@ -48,6 +48,9 @@
 #include <unistd.h>
 #endif
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_indexing_bruteforce_cases {
+
 using namespace hlo_index;
 using indexing::IndexingMap;
 using simplify::Domain;
@@ -1018,3 +1021,5 @@ TEST_CASE("count: domains past 2^63 points are counted exactly in 128 bits") {
   CHECK(even.wide_exact);
   CHECK(simplify::to_string(even.wide) == "9223372036854775808");
 }
+
+}  // namespace test_indexing_bruteforce_cases

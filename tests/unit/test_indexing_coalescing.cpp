@@ -24,6 +24,9 @@
 #include "parser/parse.hpp"
 #include "test_rng.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_indexing_coalescing_cases {
+
 using namespace hlo_index;
 using analysis::AccessModel;
 using analysis::Coalescing;
@@ -292,9 +295,10 @@ struct Array {
 
   std::string text() const {
     std::string s = type + "[";
-    for (std::size_t k = 0; k < dims.size(); ++k) s += (k ? "," : "") + std::to_string(dims[k]);
+    for (std::size_t k = 0; k < dims.size(); ++k) s.append(k ? "," : "").append(std::to_string(dims[k]));
     s += "]{";
-    for (std::size_t k = 0; k < minor_to_major.size(); ++k) s += (k ? "," : "") + std::to_string(minor_to_major[k]);
+    for (std::size_t k = 0; k < minor_to_major.size(); ++k)
+      s.append(k ? "," : "").append(std::to_string(minor_to_major[k]));
     if (!tile.empty()) s += ":T(" + std::to_string(tile[0]) + "," + std::to_string(tile[1]) + ")";
     return s + "}";
   }
@@ -379,7 +383,7 @@ Case random_case(test::Rng& rng, bool tpu) {
     const Ints perm = rng.permutation(rank);
     for (std::size_t k = 0; k < rank; ++k) c.out.dims.push_back(dims[perm[k]]);
     std::string ps;
-    for (std::size_t k = 0; k < rank; ++k) ps += (k ? "," : "") + std::to_string(perm[k]);
+    for (std::size_t k = 0; k < rank; ++k) ps.append(k ? "," : "").append(std::to_string(perm[k]));
     c.name = "transpose";
     c.hlo = "transpose(p), dimensions={" + ps + "}";
     c.reads = [perm](const Ints& o) {
@@ -630,3 +634,5 @@ TEST_CASE("coalescing: every target's model equals a direct simulation on random
   }
   CHECK(compared == 240);
 }
+
+}  // namespace test_indexing_coalescing_cases

@@ -21,6 +21,9 @@
 #include "parser/parse.hpp"
 #include "test_rng.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_indexing_convolution_utilisation_cases {
+
 using namespace hlo_index;
 
 namespace {
@@ -300,3 +303,5 @@ TEST_CASE("utilisation of the deepseek3 weight-gradient convolution: each kernel
   // output position (XLA's map: by all 128 x 128 output positions).
   CHECK(u.operands[1].multiplicity() == Approx(static_cast<double>(c.out_batch())));
 }
+
+}  // namespace test_indexing_convolution_utilisation_cases

@@ -5,6 +5,9 @@
 #include "indexing/maps/count.hpp"
 #include "indexing/maps/map_parser.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_indexing_count_cases {
+
 using namespace hlo_index::indexing;
 
 namespace {
@@ -60,3 +63,5 @@ TEST_CASE("undefined maps have no exact count", "[indexing][count]") {
   CHECK_FALSE(count_domain(IndexingMap::undefined()).exact);
   CHECK_FALSE(count_image(IndexingMap::undefined()).exact);
 }
+
+}  // namespace test_indexing_count_cases

@@ -29,6 +29,9 @@
 #include "parse_helpers.hpp"
 #include "test_rng.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_indexing_custom_call_bruteforce_cases {
+
 using namespace hlo_index;
 using indexing::IndexingMap;
 using indexing::MapSet;
@@ -751,3 +754,5 @@ TEST_CASE("backend_config with proto3 JSON's lowerCamelCase names reads as with 
   CHECK_FALSE(gemm_camel.at({0, 0}).second);
   CHECK(gemm_camel.at({0, 0}).first.size() == 4 * 3 * 2);
 }
+
+}  // namespace test_indexing_custom_call_bruteforce_cases

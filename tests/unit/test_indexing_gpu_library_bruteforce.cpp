@@ -31,6 +31,9 @@
 #include "parse_helpers.hpp"
 #include "test_rng.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_indexing_gpu_library_bruteforce_cases {
+
 using namespace hlo_index;
 using indexing::IndexingMap;
 using indexing::MapSet;
@@ -481,3 +484,5 @@ TEST_CASE("cuDNN fused convolutions: bias per feature, the side input when scale
     check_custom_call(operands, result, shape_text("f32", c->output), call, expected);
   }
 }
+
+}  // namespace test_indexing_gpu_library_bruteforce_cases

@@ -21,6 +21,9 @@
 #include "parse_helpers.hpp"
 #include "simplify/expr.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_indexing_map_complexity_cases {
+
 using namespace hlo_index;
 using indexing::IndexingMap;
 using simplify::Expr;
@@ -230,3 +233,5 @@ TEST_CASE("composition caps: a short chain stays exact, a long one is the approx
     }
   }
 }
+
+}  // namespace test_indexing_map_complexity_cases

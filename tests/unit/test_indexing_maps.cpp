@@ -11,6 +11,9 @@
 #include "indexing/maps/map_printer.hpp"
 #include "indexing/maps/simplify_map.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_indexing_maps_cases {
+
 using namespace hlo_index::indexing;
 
 namespace {
@@ -221,3 +224,5 @@ TEST_CASE("the isl budget gives sound, marked over-approximations", "[indexing][
   simplify(s);
   CHECK(print_map(s) == "(d0) -> (d0), domain: d0 in [0, 14]");
 }
+
+}  // namespace test_indexing_maps_cases

@@ -27,6 +27,9 @@
 #include "parse_helpers.hpp"
 #include "test_rng.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_indexing_nested_tuple_bruteforce_cases {
+
 using namespace hlo_index;
 using indexing::IndexingMap;
 using indexing::MapSet;
@@ -210,3 +213,5 @@ TEST_CASE("nested tuples: a call's outputs are its result's leaves, each the lea
     }
   }
 }
+
+}  // namespace test_indexing_nested_tuple_bruteforce_cases

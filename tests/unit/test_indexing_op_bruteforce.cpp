@@ -81,6 +81,9 @@
 #include "simplify/expr.hpp"
 #include "test_rng.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_indexing_op_bruteforce_cases {
+
 using namespace hlo_index;
 using indexing::IndexingMap;
 using indexing::MapSet;
@@ -1252,3 +1255,5 @@ ENTRY %main {
   };
   CHECK(differs_with_values(set, raw, reads) == "");
 }
+
+}  // namespace test_indexing_op_bruteforce_cases

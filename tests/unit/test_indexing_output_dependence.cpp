@@ -20,6 +20,9 @@
 #include "parse_helpers.hpp"
 #include "simplify/expr.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_indexing_output_dependence_cases {
+
 using namespace hlo_index;
 using indexing::IndexingMap;
 using indexing::MapSet;
@@ -269,3 +272,5 @@ TEST_CASE("a while in a conditional's branch reading more state than a walk comp
     CHECK_FALSE(map.approximate());
   }
 }
+
+}  // namespace test_indexing_output_dependence_cases

@@ -29,6 +29,9 @@
 #include "parse_helpers.hpp"
 #include "test_rng.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_indexing_passthrough_bruteforce_cases {
+
 using namespace hlo_index;
 using indexing::IndexingMap;
 using indexing::MapSet;
@@ -823,3 +826,5 @@ TEST_CASE("all-to-all without replica groups: every group size's reads, on every
     for (const auto& [out, in] : reads) CHECK((in[1] >= 0 && in[1] < size && in[0] == out[0]));
   }
 }
+
+}  // namespace test_indexing_passthrough_bruteforce_cases

@@ -54,6 +54,9 @@
 #include "simplify/expr.hpp"
 #include "test_rng.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_indexing_physical_bruteforce_cases {
+
 using namespace hlo_index;
 using indexing::IndexingMap;
 using indexing::MapSet;
@@ -1010,3 +1013,5 @@ TEST_CASE("xla-compat mode: bitcast without tiles, equal widths: same relation (
   Coverage coverage;
   check_set(o2i[0], c.reads[0], "output -> operand (xla-compat)", element_named("output"), coverage);
 }
+
+}  // namespace test_indexing_physical_bruteforce_cases

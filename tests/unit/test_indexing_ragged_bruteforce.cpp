@@ -23,6 +23,9 @@
 #include "parse_helpers.hpp"
 #include "test_rng.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_indexing_ragged_bruteforce_cases {
+
 using namespace hlo_index;
 using indexing::MapSet;
 
@@ -202,3 +205,5 @@ TEST_CASE("ragged-dot: group sizes known at run time give a superset of every si
     }
   }
 }
+
+}  // namespace test_indexing_ragged_bruteforce_cases

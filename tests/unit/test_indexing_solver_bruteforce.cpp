@@ -34,6 +34,9 @@
 #include "parse_helpers.hpp"
 #include "test_rng.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_indexing_solver_bruteforce_cases {
+
 using namespace hlo_index;
 using indexing::MapSet;
 
@@ -666,3 +669,5 @@ TEST_CASE("custom-call xla_builder.matrix.Einsum: every assignment of the summed
     check_root(module_text("", operands, shape_text("f32", dims_of(output)), op, round % 3 == 2), reference);
   }
 }
+
+}  // namespace test_indexing_solver_bruteforce_cases

@@ -16,6 +16,9 @@
 #include "indexing/maps/map_printer.hpp"
 #include "indexing/maps/simplify_map.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_indexing_text_cases {
+
 using namespace hlo_index::indexing;
 
 namespace {
@@ -543,3 +546,5 @@ TEST_CASE("counts of large non-affine maps are sound upper bounds", "[indexing][
   CHECK(!relation_count.exact);
   CHECK(relation_count.value >= static_cast<std::int64_t>(relation.size()));
 }
+
+}  // namespace test_indexing_text_cases

@@ -12,6 +12,9 @@
 #include "indexing/maps/map_parser.hpp"
 #include "map_relation.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_indexing_tighten_domain_cases {
+
 using namespace hlo_index;
 using indexing::IndexingMap;
 using indexing::parse_map;
@@ -102,3 +105,5 @@ TEST_CASE("tighten_domain keeps the points of random domains", "[indexing][tight
   CHECK(changed > 50);
   CHECK(emptied > 5);
 }
+
+}  // namespace test_indexing_tighten_domain_cases

@@ -14,6 +14,9 @@
 #include "indexing/maps/simplify_map.hpp"
 #include "parser/parse.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_indexing_time_limit_cases {
+
 using namespace hlo_index;
 
 namespace {
@@ -170,3 +173,5 @@ TEST_CASE("work budget: ScopedWorkBudget sets the default of options made in its
   // No wall clock by default.
   CHECK(indexing::AnalysisOptions{}.time_limit_per_instruction == 0);
 }
+
+}  // namespace test_indexing_time_limit_cases

@@ -13,6 +13,9 @@
 #include "indexing/analysis/utilisation.hpp"
 #include "parser/parse.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_indexing_utilisation_cases {
+
 using namespace hlo_index;
 using analysis::InstructionUtilisation;
 using indexing::IndexingMap;
@@ -429,3 +432,5 @@ TEST_CASE("utilisation: byte figures past 2^63 are exact (128 bits), not saturat
   CHECK(op.bytes_read() == std::numeric_limits<std::int64_t>::max());
   CHECK(op.distinct_read.exact);  // 2^62 elements fit
 }
+
+}  // namespace test_indexing_utilisation_cases

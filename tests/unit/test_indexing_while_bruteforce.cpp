@@ -32,6 +32,9 @@
 #include "parse_helpers.hpp"
 #include "test_rng.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_indexing_while_bruteforce_cases {
+
 using namespace hlo_index;
 using indexing::IndexingMap;
 using indexing::MapSet;
@@ -378,3 +381,5 @@ TEST_CASE("while with a counter: maps are the loop's dependences, exactly") {
   CHECK(exact_loops > 80);
   CHECK(runtime_loops > 10);
 }
+
+}  // namespace test_indexing_while_bruteforce_cases

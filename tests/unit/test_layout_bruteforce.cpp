@@ -41,6 +41,9 @@
 #include "simplify/expr.hpp"
 #include "test_rng.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_layout_bruteforce_cases {
+
 using namespace hlo_index;
 using indexing::IndexingMap;
 using layout::LayoutError;
@@ -663,3 +666,5 @@ TEST_CASE("random layouts broken in one place throw LayoutError", "[layout][brut
     CHECK_THROWS_AS(PhysicalLayout::of(s), LayoutError);
   }
 }
+
+}  // namespace test_layout_bruteforce_cases

@@ -9,6 +9,9 @@
 #include "layout/physical_layout.hpp"
 #include "parser/parse.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_layout_physical_cases {
+
 namespace {
 
 using hlo_index::indexing::IndexingMap;
@@ -166,3 +169,5 @@ TEST_CASE("layout: layouts that cannot be laid out", "[layout]") {
   CHECK_THROWS_AS(layout_of("f32[4611686018427387904,4]{1,0}"), LayoutError);
   CHECK_NOTHROW(layout_of("f32[2,3]{1,0:T(2,-1,3)}"));  // a leading unit dimension, combined
 }
+
+}  // namespace test_layout_physical_cases

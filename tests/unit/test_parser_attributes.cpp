@@ -3,6 +3,9 @@
 
 #include "parser/attributes.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_parser_attributes_cases {
+
 using namespace hlo_index::parser;
 using V = std::vector<std::int64_t>;
 
@@ -90,3 +93,5 @@ TEST_CASE("dim_labels: '?' marks a dimension with no role (cuDNN's vectorized fe
   CHECK(c->output_spatial == V{1, 2});
   CHECK(parse_dim_labels("b01f_01io->b01f")->input_unlabelled.empty());
 }
+
+}  // namespace test_parser_attributes_cases

@@ -7,6 +7,9 @@
 #include "parser/print.hpp"
 #include "tests/corpus.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_parser_canonical_names_cases {
+
 using namespace hlo_index;
 
 namespace {
@@ -363,3 +366,5 @@ TEST_CASE("canonical names: every module of the full corpus, and a renumbered co
   check_canonical_names_of_corpus(HLO_INDEX_FULL_CORPUS_DIR);
 }
 #endif
+
+}  // namespace test_parser_canonical_names_cases

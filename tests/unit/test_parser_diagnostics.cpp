@@ -3,6 +3,9 @@
 
 #include "parser/diagnostics.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_parser_diagnostics_cases {
+
 using namespace hlo_index::parser;
 
 TEST_CASE("render gives file:line:col, the line and a caret") {
@@ -40,3 +43,5 @@ TEST_CASE("errors without a location (I/O)") {
   diagnostics.error("missing.hlo", "cannot open file");
   CHECK(render(diagnostics) == "missing.hlo: error: cannot open file\n");
 }
+
+}  // namespace test_parser_diagnostics_cases

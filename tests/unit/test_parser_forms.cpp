@@ -9,6 +9,9 @@
 #include "parser/print.hpp"
 #include "parser/result_shapes.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_parser_forms_cases {
+
 using namespace hlo_index;
 using test::first_error;
 using test::parse_ok;
@@ -213,3 +216,5 @@ TEST_CASE("a buffer is laid out as the array it holds", "[forms]") {
   CHECK(of_buffer.physical_order() == of_array.physical_order());
   CHECK(of_buffer.allocated_bytes() == of_array.allocated_bytes());
 }
+
+}  // namespace test_parser_forms_cases

@@ -5,6 +5,9 @@
 #include "parser/literal_check.hpp"
 #include "parser/parse.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_parser_literals_cases {
+
 using namespace hlo_index;
 
 namespace {
@@ -51,3 +54,5 @@ TEST_CASE("literals that do not fit their shape are rejected with a position") {
   CHECK(check("(1 0)", "c64[]") == "3: expected ',' in the literal");
   CHECK(check("{1, 2} x", "f32[2]") == "7: unexpected text after the literal");
 }
+
+}  // namespace test_parser_literals_cases

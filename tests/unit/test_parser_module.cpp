@@ -12,6 +12,9 @@
 #include "parser/parse.hpp"
 #include "parser/print.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_parser_module_cases {
+
 using namespace hlo_index;
 using test::first_error;
 using test::parse_ok;
@@ -306,3 +309,5 @@ TEST_CASE("hlo_regions finds the marker lines wherever they fall, as a line-by-l
     CHECK(parser::hlo_regions(text) == regions_line_by_line(text));
   }
 }
+
+}  // namespace test_parser_module_cases

@@ -9,6 +9,9 @@
 
 #include "parser/op_traits.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_parser_op_traits_cases {
+
 using namespace hlo_index;
 using hlo::MapFamily;
 using hlo::Opcode;
@@ -103,3 +106,5 @@ TEST_CASE("opcode_from_string finds every opcode by its spelling, and nothing el
   CHECK(hlo::opcode_from_string("") == Opcode::kUnknown);
   CHECK(hlo::opcode_from_string("unknown") == Opcode::kUnknown);
 }
+
+}  // namespace test_parser_op_traits_cases

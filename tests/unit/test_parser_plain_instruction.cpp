@@ -17,6 +17,9 @@
 #include "test_rng.hpp"
 #include "tests/corpus.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_parser_plain_instruction_cases {
+
 using namespace hlo_index;
 using namespace hlo_index::parser;
 
@@ -181,3 +184,5 @@ TEST_CASE("plain instructions: every line of the full corpus, and mutations of i
   check_lines_of(HLO_INDEX_FULL_CORPUS_DIR, true, 4);
 }
 #endif
+
+}  // namespace test_parser_plain_instruction_cases

@@ -12,6 +12,9 @@
 #include "parser/parse.hpp"
 #include "parser/result_shapes.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_parser_result_shapes_cases {
+
 using namespace hlo_index;
 
 namespace {
@@ -455,3 +458,5 @@ TEST_CASE("errors in inline operand instructions point into the source", "[resul
         "  ROOT r = f32[] negate(f32[2] negate(p))\n"
         "                        ^\n");
 }
+
+}  // namespace test_parser_result_shapes_cases

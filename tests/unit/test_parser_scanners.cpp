@@ -6,6 +6,9 @@
 
 #include "parser/scanners.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_parser_scanners_cases {
+
 using namespace hlo_index::parser;
 
 namespace {
@@ -78,3 +81,5 @@ TEST_CASE("integers: signs, int64 limits, overflow is an error") {
   CHECK_THROWS_AS(scan_int("9223372036854775808"), SyntaxError);
   CHECK_THROWS_AS(scan_int("-9223372036854775809"), SyntaxError);
 }
+
+}  // namespace test_parser_scanners_cases

@@ -5,6 +5,9 @@
 #include "parser/parse.hpp"
 #include "parser/shape.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_parser_shapes_cases {
+
 using namespace hlo_index;
 
 namespace {
@@ -99,3 +102,5 @@ TEST_CASE("shape errors name the column and the problem") {
   CHECK(error_of("f32[2]{1,0:T(8,x)}") == "16: expected tile dimension");
   CHECK(error_of("f32[2] x") == "8: unexpected text after the shape");
 }
+
+}  // namespace test_parser_shapes_cases

@@ -15,6 +15,9 @@
 #include "parser/op_traits.hpp"
 #include "parser/parse.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_parser_verifier_cases {
+
 using namespace hlo_index;
 
 namespace {
@@ -632,3 +635,5 @@ fused {
         position(text, {"b = f32[4] parameter(2)", "2)"}) +
             ": 'fused' has parameter(2) but no parameter(1): parameters are numbered from 0 without gaps\n");
 }
+
+}  // namespace test_parser_verifier_cases

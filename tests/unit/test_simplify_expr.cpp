@@ -5,6 +5,9 @@
 #include "simplify/expr.hpp"
 #include "simplify/expr_print.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_simplify_expr_cases {
+
 using namespace hlo_index::simplify;
 
 namespace {
@@ -77,3 +80,5 @@ TEST_CASE("printing follows XLA's conventions", "[simplify][expr]") {
         "((s0 * 64) mod 715) * 715 + (s0 * 128) mod 715");
   CHECK(to_string(Expr::runtime(0) + d(0)) == "d0 + rt0");
 }
+
+}  // namespace test_simplify_expr_cases

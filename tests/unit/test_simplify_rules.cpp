@@ -8,6 +8,9 @@
 #include "simplify/expr_rules.hpp"
 #include "simplify/simplifier.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_simplify_rules_cases {
+
 using namespace hlo_index::simplify;
 
 namespace {
@@ -317,3 +320,5 @@ TEST_CASE("solve_range_equality keeps the relation and its number of points (enu
     }
   }
 }
+
+}  // namespace test_simplify_rules_cases

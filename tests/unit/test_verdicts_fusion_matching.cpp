@@ -7,6 +7,9 @@
 
 #include "indexing/verdicts/fusion_matching.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_verdicts_fusion_matching_cases {
+
 using hlo_index::analysis::match_regroupings;
 using Ops = std::vector<std::vector<std::string>>;
 
@@ -50,3 +53,5 @@ TEST_CASE("fusion matching: the fewest parts win, op_names keep look-alikes apar
   REQUIRE(groups.size() == 1);
   CHECK(groups[0].new_entries == std::vector<std::size_t>{0, 2});
 }
+
+}  // namespace test_verdicts_fusion_matching_cases

@@ -11,6 +11,9 @@
 #include "indexing/maps/map_printer.hpp"
 #include "parser/parse.hpp"
 
+// Its own namespace: the test files are compiled together (CMake unity build).
+namespace test_wide_tuples_cases {
+
 using namespace hlo_index;
 
 namespace {
@@ -66,3 +69,5 @@ TEST_CASE("wide tuples: every output of a fusion whose root is a tuple of 5,000 
     CHECK(back[0][0].is_defined());
   }
 }
+
+}  // namespace test_wide_tuples_cases
