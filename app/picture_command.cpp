@@ -27,33 +27,6 @@ using Found = analysis::FoundInstruction;
 using analysis::find_instructions;
 
 // Where a name that is not analysed on its own lives (a fusion body, a reducer).
-std::string not_found_hint(const std::vector<hlo::Module>& modules, const std::string& name) {
-  for (const hlo::Module& module : modules) {
-    for (const hlo::Computation& c : module.computations) {
-      for (const hlo::Instruction& i : c.instructions) {
-        if (i.name == name)
-          return fmt::format(
-              "; '{}' is in computation {}, which is analysed through the instruction that calls it (a fusion "
-              "body, a reducer): picture that instruction",
-              name, c.name);
-      }
-    }
-  }
-  return "; `hlo-index summary FILE --all-instructions` lists the names";
-}
-
-std::string instruction_list(const std::vector<hlo::Module>& modules, const std::vector<Found>& found) {
-  std::vector<std::string> names;
-  for (std::size_t k = 0; k < found.size() && k < 5; ++k) {
-    const hlo::Module& m = modules[found[k].module];
-    names.push_back(fmt::format("%{} (module {}, computation {})",
-                                m.computations[found[k].computation].instructions[found[k].instruction].name, m.name,
-                                m.computations[found[k].computation].name));
-  }
-  if (found.size() > 5) names.push_back(fmt::format("{} more", found.size() - 5));
-  return fmt::format("{}", fmt::join(names, ", "));
-}
-
 std::optional<analysis::SliceChoice> slice_choice(const std::string& text) {
   if (text == "auto") return analysis::SliceChoice::kAuto;
   if (text == "grid") return analysis::SliceChoice::kGrid;
@@ -219,33 +192,27 @@ int run_picture_command(const PictureOptions& options, std::ostream& out, std::o
   const std::optional<std::vector<hlo::Module>> modules =
       analysis::load_modules(options.files, options.allow_truncated, *filter, err);
   if (!modules) return k_exit_input_error;
-  const std::vector<Found> found = find_instructions(*modules, *filter, name);
   const std::string asked = name.empty() ? fmt::format("--match '{}'", options.match) : fmt::format("'{}'", name);
-  if (found.empty()) {
-    err << fmt::format("hlo-index: error: no instruction {}{}\n", name.empty() ? "matches " + asked : "named " + asked,
-                       name.empty() ? "" : not_found_hint(*modules, name));
+  const analysis::OneInstruction one = analysis::find_one_instruction(*modules, *filter, name, asked);
+  if (!one.found) {
+    err << "hlo-index: error: " << one.error << "\n";
     return k_exit_input_error;
   }
-  if (found.size() > 1) {
-    err << fmt::format(
-        "hlo-index: error: {} instructions match {}: {}; narrow it with --module or an anchored --match\n",
-        found.size(), asked, instruction_list(*modules, found));
-    return k_exit_input_error;
-  }
+  const Found& chosen = *one.found;
   ScopedAnalysisLimits limits(options.isl_max_operations, options.time_limit_per_instruction,
                               options.work_budget_per_instruction);
   indexing::AnalysisOptions analysis_options;
   analysis_options.time_limit_per_instruction = options.time_limit_per_instruction;
   analysis_options.work_budget_per_instruction = options.work_budget_per_instruction;
-  analysis::ModuleAnalysis analysis((*modules)[found[0].module], analysis_options);
+  analysis::ModuleAnalysis analysis((*modules)[chosen.module], analysis_options);
   analysis.patterns().set_target(analysis::parse_target(options.target));
-  const std::optional<std::size_t> operand = chosen_operand(analysis, found[0], options, err);
+  const std::optional<std::size_t> operand = chosen_operand(analysis, chosen, options, err);
   if (!operand) return k_exit_input_error;
   analysis::HeatmapOptions heat;
   heat.max_rows = heat.max_columns = options.max_cells;
   heat.slices = *slices;
   heat.time_limit_seconds = options.time_limit_per_instruction;
-  const Picture picture = draw_operand(analysis, found[0].computation, found[0].instruction, *operand, heat);
+  const Picture picture = draw_operand(analysis, chosen.computation, chosen.instruction, *operand, heat);
   if (!write_output(options.output, picture.svg, out, err)) return k_exit_input_error;
   (options.output == "-" ? err : out) << fmt::format(
       "wrote {}: {}\n", options.output == "-" ? "stdout" : options.output, picture.summary);

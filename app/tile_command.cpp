@@ -309,22 +309,15 @@ int run_tile_command(const TileOptions& options, std::ostream& out, std::ostream
   const std::optional<std::vector<hlo::Module>> modules =
       analysis::load_modules(options.files, options.allow_truncated, *filter, err);
   if (!modules) return k_exit_input_error;
-  const std::vector<Found> found = find_instructions(*modules, *filter, name);
   const std::string asked = name.empty() ? fmt::format("--match '{}'", options.match) : fmt::format("'{}'", name);
-  if (found.empty()) {
-    err << fmt::format(
-        "hlo-index: error: no instruction {} (of a computation that is not a fusion body); "
-        "`hlo-index summary FILE --all-instructions` lists the names\n",
-        name.empty() ? "matches " + asked : "named " + asked);
+  const analysis::OneInstruction one = analysis::find_one_instruction(*modules, *filter, name, asked);
+  if (!one.found) {
+    err << "hlo-index: error: " << one.error << "\n";
     return k_exit_input_error;
   }
-  if (found.size() > 1) {
-    err << fmt::format("hlo-index: error: {} instructions match {}; narrow it with --module or an anchored --match\n",
-                       found.size(), asked);
-    return k_exit_input_error;
-  }
-  const hlo::Module& module = (*modules)[found[0].module];
-  const hlo::Instruction& instr = module.computations[found[0].computation].instructions[found[0].instruction];
+  const Found& chosen = *one.found;
+  const hlo::Module& module = (*modules)[chosen.module];
+  const hlo::Instruction& instr = module.computations[chosen.computation].instructions[chosen.instruction];
   const hlo::Shape& shape = module.shape_of(instr);
   const hlo::Shape* root = shape.is_tuple && !shape.elements.empty() ? &shape.elements[0] : &shape;
   if (!options.tile.empty()) {
@@ -346,7 +339,7 @@ int run_tile_command(const TileOptions& options, std::ostream& out, std::ostream
   indexing::AnalysisOptions analysis_options;
   analysis_options.time_limit_per_instruction = options.time_limit_per_instruction;
   analysis::ModuleAnalysis analysis(module, analysis_options);
-  print(options, module, found[0], analysis, cost::device_for(module, device->get()), out);
+  print(options, module, chosen, analysis, cost::device_for(module, device->get()), out);
   return k_exit_ok;
 }
 

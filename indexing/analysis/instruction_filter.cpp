@@ -228,4 +228,51 @@ std::vector<FoundInstruction> find_instructions(const std::vector<hlo::Module>& 
   return out;
 }
 
+namespace {
+
+// Why a name found nowhere a command looks is not there: it is in a computation
+// analysed through its caller, or not in the input at all.
+std::string not_found_hint(const std::vector<hlo::Module>& modules, const std::string& name) {
+  for (const hlo::Module& module : modules) {
+    for (const hlo::Computation& c : module.computations) {
+      for (const hlo::Instruction& i : c.instructions) {
+        if (i.name == name)
+          return fmt::format(
+              "; '{}' is in computation {}, which is analysed through the instruction that calls it (a fusion "
+              "body, a reducer): name that instruction",
+              name, c.name);
+      }
+    }
+  }
+  return "; `hlo-index summary FILE --all-instructions` lists the names";
+}
+
+std::string instruction_list(const std::vector<hlo::Module>& modules, const std::vector<FoundInstruction>& found) {
+  std::vector<std::string> names;
+  for (std::size_t k = 0; k < found.size() && k < 5; ++k) {
+    const hlo::Module& m = modules[found[k].module];
+    const hlo::Computation& c = m.computations[found[k].computation];
+    names.push_back(
+        fmt::format("%{} (module {}, computation {})", c.instructions[found[k].instruction].name, m.name, c.name));
+  }
+  if (found.size() > 5) names.push_back(fmt::format("{} more", found.size() - 5));
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+}  // namespace
+
+OneInstruction find_one_instruction(const std::vector<hlo::Module>& modules, const InstructionFilter& filter,
+                                    const std::string& name, const std::string& asked) {
+  const std::vector<FoundInstruction> found = find_instructions(modules, filter, name);
+  if (found.empty()) {
+    return {std::nullopt, fmt::format("no instruction {}{}", name.empty() ? "matches " + asked : "named " + asked,
+                                      name.empty() ? "" : not_found_hint(modules, name))};
+  }
+  if (found.size() > 1) {
+    return {std::nullopt, fmt::format("{} instructions match {}: {}; narrow it with --module or an anchored --match",
+                                      found.size(), asked, instruction_list(modules, found))};
+  }
+  return {found[0], {}};
+}
+
 }  // namespace hlo_index::analysis

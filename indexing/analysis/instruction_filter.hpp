@@ -86,6 +86,17 @@ struct FoundInstruction {
 std::vector<FoundInstruction> find_instructions(const std::vector<hlo::Module>& modules,
                                                 const InstructionFilter& filter, const std::string& name);
 
+/// The one instruction a command draws or tiles: named `name`, or (name empty)
+/// matched by the filter's `--match`, described in errors as `asked`. Holds it,
+/// or the error that says why not: none (with where a name of a fusion body or
+/// reducer is analysed instead) or several (the first five listed).
+struct OneInstruction {
+  std::optional<FoundInstruction> found;
+  std::string error;  // without the `hlo-index: error: ` prefix and the newline
+};
+OneInstruction find_one_instruction(const std::vector<hlo::Module>& modules, const InstructionFilter& filter,
+                                    const std::string& name, const std::string& asked);
+
 /// `%name` -> `name`.
 std::string without_sigil(std::string name);
 

@@ -50,6 +50,15 @@ std::string percent(double fraction) {
   return p >= 1 || p == 0 ? fmt::format("{:.1f}%", p) : fmt::format("{:.2g}%", p);
 }
 
+// The figures every finding stated in time ends with: the time a fix saves
+// (over all runs), the runs, the module's estimated time and the device.
+void put_saving(LintFinding& f, double saved, const cost::Executions& runs, double module, const std::string& device) {
+  f.values["saved_seconds"] = saved;
+  f.values["runs"] = runs.count;
+  f.values["module_seconds"] = module;
+  f.values["device"] = device;
+}
+
 // Where an instruction is written: its name, or for an inline operand
 // instruction (whose made-up name is not in the text) the instruction using it.
 const hlo::Instruction* located(const hlo::Module& module, const hlo::Computation& c, std::uint32_t index) {
@@ -416,10 +425,7 @@ void Linter::recomputation_rule(std::uint32_t computation, std::uint32_t instruc
   f.values["intermediate_bytes"] = d->intermediate_bytes;
   f.values["fused_seconds"] = d->fused_seconds;
   f.values["materialised_seconds"] = d->materialised_seconds;
-  f.values["saved_seconds"] = saved;
-  f.values["runs"] = runs.count;
-  f.values["module_seconds"] = module;
-  f.values["device"] = costs().device().name;
+  put_saving(f, saved, runs, module, costs().device().name);
   out.push_back(std::move(f));
 }
 
@@ -456,10 +462,7 @@ void Linter::missed_fusion_rule(std::uint32_t computation, std::uint32_t instruc
   f.values["recomputed_flops"] = d->recomputed_flops;
   f.values["unfused_seconds"] = d->unfused_seconds;
   f.values["fused_seconds"] = d->fused_seconds;
-  f.values["saved_seconds"] = saved;
-  f.values["runs"] = runs.count;
-  f.values["module_seconds"] = module;
-  f.values["device"] = costs().device().name;
+  put_saving(f, saved, runs, module, costs().device().name);
   out.push_back(std::move(f));
 }
 

@@ -76,7 +76,7 @@ def main() -> int:
     binary, testdata, outdir = sys.argv[1], sys.argv[2], sys.argv[3]
     browser = chromium()
     if not browser:
-        print("SKIP: no chromium in PATH (install the Debian package `chromium`: bash scripts/setup.sh)")
+        print("SKIP: no chromium in PATH (install the Debian package `chromium`: bash scripts/setup.sh --test)")
         return SKIP
     try:
         probe = run_browser(browser, ["--dump-dom", "about:blank"], timeout=120)
