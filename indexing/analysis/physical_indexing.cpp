@@ -59,6 +59,26 @@ MapSet PhysicalIndexing::convert(const MapSet& set, const hlo::Shape& from, cons
   return result;
 }
 
+MapSet PhysicalIndexing::to_offsets(const MapSet& set, const hlo::Shape& to) {
+  if (set.empty()) return {};
+  const LayoutOrReason& to_layout = layout_of(to);
+  MapSet result;
+  for (const IndexingMap& map : set) {
+    if (!map.is_defined()) {
+      result.push_back(map);
+    } else if (!to_layout.layout) {
+      result.push_back(IndexingMap::undefined(to_layout.reason));
+    } else {
+      const auto key = std::make_pair(m_maps.intern(map), to_layout.shape_id);
+      auto it = m_results_converted.find(key);
+      if (it == m_results_converted.end())
+        it = m_results_converted.emplace(key, indexing::to_physical_offsets(map, *to_layout.layout, m_simplify)).first;
+      result.push_back(it->second);
+    }
+  }
+  return result;
+}
+
 InstructionIndexing PhysicalIndexing::apply(const hlo::Computation& computation, const hlo::Instruction& instruction,
                                             InstructionIndexing logical) {
   const hlo::Shape& shape = m_module.shape_of(instruction);

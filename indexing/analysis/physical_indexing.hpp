@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <tuple>
+#include <utility>
 
 #include "indexing/analysis/map_interner.hpp"
 #include "indexing/compose/instruction_indexing.hpp"
@@ -36,6 +37,10 @@ public:
   /// restated in offsets (memoised by map and layouts; UNDEFINED with the
   /// reason when a side cannot be laid out).
   indexing::MapSet convert(const indexing::MapSet& set, const hlo::Shape& from, const hlo::Shape& to);
+  /// One set of maps to an array of shape `to` with their results restated as
+  /// offsets in its buffer, domains unchanged (memoised; UNDEFINED with the
+  /// reason when `to` cannot be laid out).
+  indexing::MapSet to_offsets(const indexing::MapSet& set, const hlo::Shape& to);
   /// The layout of a shape of the module, or null (a tuple, an unbounded dimension).
   const layout::PhysicalLayout* layout(const hlo::Shape& shape);
   /// For a shape with a layout: an id equal for shapes that print the same.
@@ -63,6 +68,8 @@ private:
   MapInterner& m_maps;
   // By map id and the two shapes' ids.
   std::map<std::tuple<MapInterner::Id, std::uint32_t, std::uint32_t>, indexing::IndexingMap> m_converted;
+  // By map id and the target shape's id.
+  std::map<std::pair<MapInterner::Id, std::uint32_t>, indexing::IndexingMap> m_results_converted;
 };
 
 }  // namespace hlo_index::analysis

@@ -452,7 +452,7 @@ void CostModel::add_traffic(std::uint32_t computation, std::uint32_t instruction
       std::vector<indexing::MapSet> maps(indexing.output_to_input.size());
       for (std::size_t k = 0; k < indexing.output_to_input.size(); ++k)
         if (j < indexing.output_to_input[k].size()) maps[k] = indexing.output_to_input[k][j];
-      t = m_traffic.units_reached(operand, leaves, maps, u->distinct_read.value,
+      t = m_traffic.units_reached(operand, maps, u->distinct_read.value,
                                   u->distinct_read.exact && !u->depends_on_runtime);
     }
     out.operand_reads.push_back(t);
@@ -470,7 +470,7 @@ void CostModel::add_traffic(std::uint32_t computation, std::uint32_t instruction
     const bool fixed = !depends_on_runtime(to_output[p.result]);
     const std::int64_t updated = updates_shape.element_count().value_or(0);
     const ArrayTraffic written =
-        m_traffic.units_reached(*leaves[p.output], {&updates_shape}, {to_output[p.result]}, updated, fixed);
+        m_traffic.units_reached(*leaves[p.output], {to_output[p.result]}, updated, fixed);
     out.output_writes[p.output] = written;
     // Not copied: of the aliased operand, only what a scatter combines with, and what other uses in a
     // fusion read (a read-modify-write of a slice).
@@ -479,7 +479,7 @@ void CostModel::add_traffic(std::uint32_t computation, std::uint32_t instruction
     read.units = 0;
     read.exact = true;
     if (update.opcode == Opcode::kScatter)
-      read = m_traffic.units_reached(aliased, {&updates_shape}, {to_output[p.result]}, updated, fixed);
+      read = m_traffic.units_reached(aliased, {to_output[p.result]}, updated, fixed);
     if (p.computation != computation) {
       const analysis::FusedBody body = analysis::fused_body(module, m_analysis.maps(), computation, instruction);
       std::vector<indexing::MapSet> others(leaves.size());
@@ -499,7 +499,7 @@ void CostModel::add_traffic(std::uint32_t computation, std::uint32_t instruction
       } else if (any) {
         bool others_fixed = true;
         for (const indexing::MapSet& maps : others) others_fixed = others_fixed && !depends_on_runtime(maps);
-        const ArrayTraffic rest = m_traffic.units_reached(aliased, leaves, others, -1, others_fixed);
+        const ArrayTraffic rest = m_traffic.units_reached(aliased, others, -1, others_fixed);
         read.units += rest.units;
         read.exact = read.exact && rest.exact;
       }

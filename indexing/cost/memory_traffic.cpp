@@ -102,7 +102,7 @@ ArrayTraffic TrafficCounter::whole(const hlo::Shape& array) {
   const indexing::MapSet identity{indexing::IndexingMap::identity(l->logical_dims())};
   indexing::MapSet units;
   bool exact = true;
-  if (append_units(m_analysis.offsets().convert(identity, array, array), bits, unit_bits, units, exact) &&
+  if (append_units(m_analysis.offsets().to_offsets(identity, array), bits, unit_bits, units, exact) &&
       !units.empty()) {
     const indexing::Count counted = indexing::count_union_image(units);
     out.units = counted.value;
@@ -115,9 +115,8 @@ ArrayTraffic TrafficCounter::whole(const hlo::Shape& array) {
   return out;
 }
 
-ArrayTraffic TrafficCounter::units_reached(const hlo::Shape& array, const std::vector<const hlo::Shape*>& from_shapes,
-                                           const std::vector<indexing::MapSet>& maps, std::int64_t distinct,
-                                           bool distinct_exact) {
+ArrayTraffic TrafficCounter::units_reached(const hlo::Shape& array, const std::vector<indexing::MapSet>& maps,
+                                           std::int64_t distinct, bool distinct_exact) {
   ArrayTraffic out = whole(array);
   const layout::PhysicalLayout* l = m_analysis.offsets().layout(array);
   if (l == nullptr || out.unit_bytes == 0) return out;
@@ -133,24 +132,17 @@ ArrayTraffic TrafficCounter::units_reached(const hlo::Shape& array, const std::v
   if (distinct >= 0 && distinct <= total / units_per_element(bits, unit_bits))
     upper = distinct * units_per_element(bits, unit_bits);
   std::vector<std::uint32_t> key{m_analysis.offsets().shape_id(array)};
-  for (std::size_t k = 0; k < maps.size() && k < from_shapes.size(); ++k) {
+  for (std::size_t k = 0; k < maps.size(); ++k) {
     if (maps[k].empty()) continue;
-    const layout::PhysicalLayout* from = m_analysis.offsets().layout(*from_shapes[k]);
-    if (from == nullptr) {
-      out.units = upper;
-      out.exact = false;
-      return out;
-    }
     key.push_back(static_cast<std::uint32_t>(k));
-    key.push_back(m_analysis.offsets().shape_id(*from_shapes[k]));
     for (const indexing::IndexingMap& m : maps[k]) key.push_back(m_analysis.interned_maps().intern(m));
   }
   if (auto it = m_memo.find(key); it != m_memo.end()) return it->second;
   indexing::MapSet units;
   bool exact = distinct_exact;
-  for (std::size_t k = 0; k < maps.size() && k < from_shapes.size(); ++k) {
-    if (maps[k].empty()) continue;
-    if (!append_units(m_analysis.offsets().convert(maps[k], *from_shapes[k], array), bits, unit_bits, units, exact)) {
+  for (const indexing::MapSet& set : maps) {
+    if (set.empty()) continue;
+    if (!append_units(m_analysis.offsets().to_offsets(set, array), bits, unit_bits, units, exact)) {
       exact = false;
       units.clear();
       break;

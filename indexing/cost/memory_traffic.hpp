@@ -2,8 +2,8 @@
 // units of its buffer that hold an element some output element reads (32-byte
 // sectors on a GPU, 64-byte cache lines on a CPU, the tiles of its tiled
 // layout with their padding on a TPU); for each output, the units it writes.
-// The elements read come from the exact output -> operand maps, restated in
-// physical offsets through the array's layout; a unit read twice is moved
+// The elements read come from the exact output -> operand maps, their results
+// restated in physical offsets through the array's layout; a unit read twice is moved
 // once (re-reads hit a cache). Arrays are counted by memory space: device
 // memory (HBM, S(0)), on-chip spaces (S(1): VMEM on a TPU; others), host
 // memory (S(5)).
@@ -44,12 +44,12 @@ public:
   TrafficCounter(analysis::ModuleAnalysis& analysis, const Device& device) : m_analysis(analysis), m_device(device) {}
 
   /// The units of array `array` (an operand, or an output leaf being
-  /// written) that `maps` reach, each map from an array of shape
-  /// `from_shapes[k]` (an output leaf) — `maps[k]` holds the maps of output
-  /// leaf k. `distinct` is the number of elements they reach (utilisation's
-  /// count), for the shortcuts: every element (the whole buffer) or none.
-  ArrayTraffic units_reached(const hlo::Shape& array, const std::vector<const hlo::Shape*>& from_shapes,
-                             const std::vector<indexing::MapSet>& maps, std::int64_t distinct, bool distinct_exact);
+  /// written) that `maps` reach (`maps[k]`: those from output leaf k, or
+  /// from an update). `distinct` is the number of elements they reach
+  /// (utilisation's count), for the shortcuts: every element (the whole
+  /// buffer) or none.
+  ArrayTraffic units_reached(const hlo::Shape& array, const std::vector<indexing::MapSet>& maps,
+                             std::int64_t distinct, bool distinct_exact);
 
   /// Every unit of `array` (a whole write or read).
   ArrayTraffic whole(const hlo::Shape& array);

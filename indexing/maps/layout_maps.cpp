@@ -47,4 +47,11 @@ IndexingMap in_physical_offsets(const IndexingMap& map, const layout::PhysicalLa
   return physical;
 }
 
+IndexingMap to_physical_offsets(const IndexingMap& map, const layout::PhysicalLayout& to, bool simplify_map) {
+  if (!map.is_defined()) return map;
+  IndexingMap physical = compose(map, logical_to_physical(to, false));
+  if (simplify_map) simplify(physical, SimplifyPolicy::kRulesThenExactDomain);
+  return physical;
+}
+
 }  // namespace hlo_index::indexing

@@ -24,4 +24,10 @@ IndexingMap physical_to_logical(const layout::PhysicalLayout& layout, bool simpl
 IndexingMap in_physical_offsets(const IndexingMap& map, const layout::PhysicalLayout& from,
                                 const layout::PhysicalLayout& to, bool simplify = true);
 
+/// `map` (to the logical index of an array with layout `to`) with its results
+/// restated as the element offset in to's buffer; its domain stays as it is.
+/// What counting the offsets a map reaches needs: an offset domain would
+/// bring floordiv and mod chains that isl projects slowly.
+IndexingMap to_physical_offsets(const IndexingMap& map, const layout::PhysicalLayout& to, bool simplify = true);
+
 }  // namespace hlo_index::indexing
