@@ -102,8 +102,7 @@ ArrayTraffic TrafficCounter::whole(const hlo::Shape& array) {
   const indexing::MapSet identity{indexing::IndexingMap::identity(l->logical_dims())};
   indexing::MapSet units;
   bool exact = true;
-  if (append_units(m_analysis.offsets().to_offsets(identity, array), bits, unit_bits, units, exact) &&
-      !units.empty()) {
+  if (append_units(m_analysis.offsets().to_offsets(identity, array), bits, unit_bits, units, exact) && !units.empty()) {
     const indexing::Count counted = indexing::count_union_image(units);
     out.units = counted.value;
     out.exact = exact && counted.exact;

@@ -48,8 +48,8 @@ public:
   /// from an update). `distinct` is the number of elements they reach
   /// (utilisation's count), for the shortcuts: every element (the whole
   /// buffer) or none.
-  ArrayTraffic units_reached(const hlo::Shape& array, const std::vector<indexing::MapSet>& maps,
-                             std::int64_t distinct, bool distinct_exact);
+  ArrayTraffic units_reached(const hlo::Shape& array, const std::vector<indexing::MapSet>& maps, std::int64_t distinct,
+                             bool distinct_exact);
 
   /// Every unit of `array` (a whole write or read).
   ArrayTraffic whole(const hlo::Shape& array);
