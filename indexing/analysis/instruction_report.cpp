@@ -73,8 +73,7 @@ InstructionUtilisation instruction_utilisation(ModuleAnalysis& analysis, std::ui
   const hlo::Instruction& instr = c.instructions[instruction];
   if (counted_through_body(module, instr)) {
     // Not memoised: the shared loop is not in the key.
-    const FusedBody body = fused_body(module, analysis.maps(), computation, instruction);
-    return utilisation(module, c, instr, indexing, &body);
+    return utilisation(module, c, instr, indexing, analysis.fused_body(computation, instruction).get());
   }
   // Each operand is counted once per distinct (operand shape, maps) over the module.
   auto& memo = analysis.operand_counts();

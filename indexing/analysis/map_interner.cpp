@@ -12,34 +12,10 @@ void hash_combine(std::size_t& seed, std::size_t value) {
   seed ^= value + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2);
 }
 
-void mix_interval(std::size_t& seed, const simplify::Interval& interval) {
-  hash_combine(seed, std::hash<std::int64_t>()(interval.lo));
-  hash_combine(seed, std::hash<std::int64_t>()(interval.hi));
-}
-
-std::size_t domain_hash(const simplify::Domain& domain) {
-  std::size_t seed = 0;
-  for (simplify::VarKind kind : {simplify::VarKind::kDim, simplify::VarKind::kRange, simplify::VarKind::kRuntime}) {
-    hash_combine(seed, domain.count(kind));
-    for (const simplify::Variable& v : domain.variables(kind)) mix_interval(seed, v.bounds);
-  }
-  for (const simplify::Constraint& c : domain.constraints()) {
-    hash_combine(seed, c.expr.hash());
-    mix_interval(seed, c.interval);
-  }
-  return seed;
-}
-
 }  // namespace
 
 std::size_t MapInterner::Hash::operator()(const IndexingMap* map) const {
-  std::size_t seed = static_cast<std::size_t>(map->state());
-  hash_combine(seed, map->approximate());
-  hash_combine(seed, domain_hash(map->domain()));
-  for (const simplify::Expr& e : map->results()) hash_combine(seed, e.hash());
-  for (const simplify::Expr& e : map->replica_id()) hash_combine(seed, e.hash());
-  for (const indexing::RuntimeSource& s : map->runtime_sources())
-    hash_combine(seed, std::hash<std::string>()(s.source));
+  std::size_t seed = map->hash();
   hash_combine(seed, std::hash<std::string>()(map->undefined_reason()));
   hash_combine(seed, std::hash<std::string>()(map->approximation_reason()));
   return seed;

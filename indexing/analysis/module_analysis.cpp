@@ -32,6 +32,18 @@ indexing::InstructionIndexing ModuleAnalysis::indexing(std::uint32_t computation
   }
 }
 
+std::shared_ptr<const FusedBody> ModuleAnalysis::fused_body(std::uint32_t computation, std::uint32_t instruction) {
+  // A few: a fusion and the fusions nested in it.
+  constexpr std::size_t k_kept = 4;
+  const std::pair key{computation, instruction};
+  for (const auto& [k, body] : m_recent_bodies)
+    if (k == key) return body;
+  auto body = std::make_shared<const FusedBody>(analysis::fused_body(m_module, m_indexing, computation, instruction));
+  if (m_recent_bodies.size() == k_kept) m_recent_bodies.pop_front();
+  m_recent_bodies.emplace_back(key, body);
+  return body;
+}
+
 PhysicalIndexing& ModuleAnalysis::physical() {
   if (m_simplify) return m_offsets;
   if (!m_unsimplified) m_unsimplified.emplace(m_module, m_maps, false);

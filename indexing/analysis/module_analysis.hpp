@@ -4,10 +4,14 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
+#include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
+#include "indexing/analysis/fused_reads.hpp"
 #include "indexing/analysis/map_interner.hpp"
 #include "indexing/analysis/physical_indexing.hpp"
 #include "indexing/analysis/read_patterns.hpp"
@@ -39,6 +43,10 @@ public:
   /// the expensive part of utilisation.
   std::map<std::vector<std::uint32_t>, OperandUtilisation>& operand_counts() { return m_operand_counts; }
   MapInterner& interned_maps() { return m_maps; }
+  /// The body of fusion (or call) `instruction` (fused_reads.hpp), the last
+  /// few memoised: lint, the cost model and the fusion decisions each ask for
+  /// the one a summary row is about, and composing it is most of their work.
+  std::shared_ptr<const FusedBody> fused_body(std::uint32_t computation, std::uint32_t instruction);
 
 private:
   const hlo::Module& m_module;
@@ -49,6 +57,7 @@ private:
   std::optional<PhysicalIndexing> m_unsimplified;  // made when first asked for
   ReadPatternMemo m_patterns;
   std::map<std::vector<std::uint32_t>, OperandUtilisation> m_operand_counts;
+  std::deque<std::pair<std::pair<std::uint32_t, std::uint32_t>, std::shared_ptr<const FusedBody>>> m_recent_bodies;
 };
 
 }  // namespace hlo_index::analysis

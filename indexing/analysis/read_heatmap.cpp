@@ -399,8 +399,8 @@ MapSet operand_read_maps(ModuleAnalysis& analysis, std::uint32_t computation, st
   const indexing::InstructionIndexing indexing = analysis.indexing(computation, instruction, true, false);
   // A multi-output fusion reads over its shared loop (fused_reads.hpp), as utilisation counts it.
   if (instr.opcode == hlo::Opcode::kFusion && module.shape_of(instr).is_tuple) {
-    const FusedBody body = fused_body(module, analysis.maps(), computation, instruction);
-    if (body.defined() && body.outputs > 1) return shared_loop_reads(body, operand);
+    const auto body = analysis.fused_body(computation, instruction);
+    if (body->defined() && body->outputs > 1) return shared_loop_reads(*body, operand);
   }
   MapSet out;
   for (const auto& per_output : indexing.output_to_input) {

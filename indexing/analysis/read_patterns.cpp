@@ -1,16 +1,55 @@
 #include "indexing/analysis/read_patterns.hpp"
+
+#include <functional>
+#include <unordered_map>
+
 #include "indexing/ops/tuple_leaves.hpp"
 
 namespace hlo_index::analysis {
 
 using indexing::IndexingMap;
 
+namespace {
+
+struct SharedPatternKey {
+  IndexingMap map;
+  AccessModel model;
+  std::int64_t output_slots, operand_bits, unit_bits, group_outputs;
+  std::vector<std::int64_t> output_steps;
+  bool operator==(const SharedPatternKey& other) const = default;
+};
+
+struct SharedPatternKeyHash {
+  std::size_t operator()(const SharedPatternKey& key) const {
+    std::size_t seed = indexing::MapHash()(key.map);
+    auto mix = [&](std::int64_t v) {
+      seed ^= std::hash<std::int64_t>()(v) + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2);
+    };
+    mix(static_cast<std::int64_t>(key.model));
+    mix(key.output_slots);
+    mix(key.operand_bits);
+    mix(key.unit_bits);
+    mix(key.group_outputs);
+    for (std::int64_t s : key.output_steps) mix(s);
+    return seed;
+  }
+};
+
+}  // namespace
+
 const Coalescing& ReadPatternMemo::of(const IndexingMap& physical, const AccessSetup& setup) {
   Key key{m_maps.intern(physical), setup.model,     setup.output_slots,
           setup.operand_bits,      setup.unit_bits, setup.output_steps};
   auto it = m_patterns.find(key);
-  if (it == m_patterns.end()) it = m_patterns.emplace(std::move(key), coalescing({physical}, setup)).first;
-  return it->second;
+  if (it != m_patterns.end()) return *it->second;
+  // Node-based: an element stays where it is as others are added.
+  thread_local std::unordered_map<SharedPatternKey, Coalescing, SharedPatternKeyHash> shared;
+  SharedPatternKey shared_key{physical,        setup.model,         setup.output_slots, setup.operand_bits,
+                              setup.unit_bits, setup.group_outputs, setup.output_steps};
+  auto found = shared.find(shared_key);
+  if (found == shared.end()) found = shared.emplace(std::move(shared_key), coalescing({physical}, setup)).first;
+  m_patterns.emplace(std::move(key), &found->second);
+  return found->second;
 }
 
 Target ReadPatternMemo::target(const hlo::Module& module) {

@@ -21,21 +21,8 @@ void mix_interval(std::size_t& seed, const Interval& interval) {
 }  // namespace
 
 std::size_t MapIdentityHash::operator()(const IndexingMap& map) const {
-  std::size_t seed = static_cast<std::size_t>(map.state());
-  mix(seed, static_cast<std::size_t>(map.approximate()));
-  const Domain& domain = map.domain();
-  for (VarKind kind : {VarKind::kDim, VarKind::kRange, VarKind::kRuntime}) {
-    mix(seed, domain.count(kind));
-    for (const Variable& v : domain.variables(kind)) mix_interval(seed, v.bounds);
-  }
-  for (const Constraint& c : domain.constraints()) {
-    mix(seed, c.expr.hash());
-    mix_interval(seed, c.interval);
-  }
-  for (const Expr& e : map.results()) mix(seed, e.hash());
-  for (const Expr& e : map.replica_id()) mix(seed, e.hash());
+  std::size_t seed = map.hash();
   for (const RuntimeSource& s : map.runtime_sources()) {
-    mix(seed, std::hash<std::string>()(s.source));
     mix(seed, std::hash<std::int64_t>()(s.operand));
     mix(seed, std::hash<std::int64_t>()(s.instruction));
     mix_interval(seed, s.feasible);

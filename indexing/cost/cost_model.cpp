@@ -290,8 +290,7 @@ std::vector<FusedOpCost> CostModel::fused_op_costs(std::uint32_t computation, st
     const hlo::Instruction& fused = callee->instructions[k];
     InstructionCost part;
     if (fused.opcode == Opcode::kFusion) {
-      const analysis::FusedBody nested = analysis::fused_body(module, m_analysis.maps(), body_index, k);
-      fused_op_costs(body_index, k, nested, part);
+      fused_op_costs(body_index, k, *m_analysis.fused_body(body_index, k), part);
     } else {
       const CostRule rule = cost_rule(fused.opcode);
       if (rule == CostRule::kBookkeeping || rule == CostRule::kDataMovement) continue;
@@ -337,9 +336,7 @@ std::vector<FusedOpCost> CostModel::fused_op_costs(std::uint32_t computation, st
 }
 
 void CostModel::add_fusion_flops(std::uint32_t computation, std::uint32_t instruction, InstructionCost& out) {
-  const analysis::FusedBody body =
-      analysis::fused_body(m_analysis.module(), m_analysis.maps(), computation, instruction);
-  fused_op_costs(computation, instruction, body, out);
+  fused_op_costs(computation, instruction, *m_analysis.fused_body(computation, instruction), out);
 }
 
 namespace {
@@ -469,8 +466,7 @@ void CostModel::add_traffic(std::uint32_t computation, std::uint32_t instruction
     // Runtime offsets or indices: one execution's position, not known here.
     const bool fixed = !depends_on_runtime(to_output[p.result]);
     const std::int64_t updated = updates_shape.element_count().value_or(0);
-    const ArrayTraffic written =
-        m_traffic.units_reached(*leaves[p.output], {to_output[p.result]}, updated, fixed);
+    const ArrayTraffic written = m_traffic.units_reached(*leaves[p.output], {to_output[p.result]}, updated, fixed);
     out.output_writes[p.output] = written;
     // Not copied: of the aliased operand, only what a scatter combines with, and what other uses in a
     // fusion read (a read-modify-write of a slice).
@@ -481,7 +477,8 @@ void CostModel::add_traffic(std::uint32_t computation, std::uint32_t instruction
     if (update.opcode == Opcode::kScatter)
       read = m_traffic.units_reached(aliased, {to_output[p.result]}, updated, fixed);
     if (p.computation != computation) {
-      const analysis::FusedBody body = analysis::fused_body(module, m_analysis.maps(), computation, instruction);
+      const auto body_memo = m_analysis.fused_body(computation, instruction);
+      const analysis::FusedBody& body = *body_memo;
       std::vector<indexing::MapSet> others(leaves.size());
       bool any = false;
       if (body.defined() && p.operand < body.parameter_uses.size()) {

@@ -157,7 +157,8 @@ std::optional<RecomputeDecision> best_recompute_decision(CostModel& costs, std::
   if (fusion.opcode != Opcode::kFusion || body_c == nullptr) return std::nullopt;
   const InstructionCost& whole = costs.cost(computation, instruction);
   if (!whole.runs || !whole.flops_known || !whole.flops_exact) return std::nullopt;
-  const analysis::FusedBody body = analysis::fused_body(module, analysis.maps(), computation, instruction);
+  const auto body_memo = analysis.fused_body(computation, instruction);
+  const analysis::FusedBody& body = *body_memo;
   if (!body.defined()) return std::nullopt;
   InstructionCost scratch;
   const std::vector<FusedOpCost> ops = costs.fused_op_costs(computation, instruction, body, scratch);

@@ -6,6 +6,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "indexing/maps/count_memo.hpp"
 #include "indexing/maps/isl_bridge.hpp"
 #include "indexing/maps/non_affine.hpp"
 #include "simplify/range.hpp"
@@ -357,7 +358,9 @@ Count count_image(const IndexingMap& map) {
   } else if (map.range_count() + map.runtime_count() > k_max_exact_image_symbols) {
     out = upper_bound_image(map);
   } else {
-    out = within_isl_budget([&] { return image_count_within_budget(map); }, [&] { return upper_bound_image(map); });
+    out = memoised_count(std::span(&map, 1), [&] {
+      return within_isl_budget([&] { return image_count_within_budget(map); }, [&] { return upper_bound_image(map); });
+    });
   }
   out.exact = out.exact && !map.approximate();
   out.wide_exact = out.wide_exact && !map.approximate();
@@ -386,26 +389,28 @@ Count count_union_image(std::span<const IndexingMap> maps) {
     return Count::of(sum, false);
   };
   if (rank == 0) return Count::of(1, !approximate);
-  Count out = within_isl_budget(
-      [&] {
-        std::optional<isl::set> all;
-        for (const IndexingMap* m : defined) {
-          const auto n_vars = static_cast<unsigned>(m->domain().variable_count());
-          isl::set image = project_out(graph_set(m->domain(), m->results()), 0, n_vars);
-          all = all ? all->unite(image) : image;
-        }
-        std::vector<Var> vars;
-        for (std::uint32_t k = 0; k < rank; ++k) vars.push_back({VarKind::kDim, k});
-        Wide sum = 0;
-        bool exact = true;
-        for (const Domain& piece : symbolic_pieces(all->coalesce(), vars)) {
-          Count c = count_points(piece);
-          exact = exact && c.wide_exact;
-          sum = add_bound(sum, c.wide, exact);
-        }
-        return Count::of(sum, exact);
-      },
-      upper_bound);
+  Count out = memoised_count(maps, [&] {
+    return within_isl_budget(
+        [&] {
+          std::optional<isl::set> all;
+          for (const IndexingMap* m : defined) {
+            const auto n_vars = static_cast<unsigned>(m->domain().variable_count());
+            isl::set image = project_out(graph_set(m->domain(), m->results()), 0, n_vars);
+            all = all ? all->unite(image) : image;
+          }
+          std::vector<Var> vars;
+          for (std::uint32_t k = 0; k < rank; ++k) vars.push_back({VarKind::kDim, k});
+          Wide sum = 0;
+          bool exact = true;
+          for (const Domain& piece : symbolic_pieces(all->coalesce(), vars)) {
+            Count c = count_points(piece);
+            exact = exact && c.wide_exact;
+            sum = add_bound(sum, c.wide, exact);
+          }
+          return Count::of(sum, exact);
+        },
+        upper_bound);
+  });
   out.exact = out.exact && !approximate;
   out.wide_exact = out.wide_exact && !approximate;
   return out;

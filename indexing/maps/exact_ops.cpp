@@ -4,8 +4,10 @@
 #include <array>
 #include <optional>
 #include <set>
+#include <unordered_map>
 
 #include "indexing/maps/isl_bridge.hpp"
+#include "indexing/maps/isl_context.hpp"
 #include "indexing/maps/map_ops.hpp"
 #include "indexing/maps/non_affine.hpp"
 #include "simplify/range.hpp"
@@ -154,6 +156,9 @@ std::optional<bool> are_equal(const IndexingMap& a, const IndexingMap& b) {
 
 namespace {
 
+// Bounded: past it the memo starts over.
+constexpr std::size_t k_max_memoised_tightenings = 1 << 14;
+
 // `v mod c in [a, b]` on a bare variable: the rules already keep v's
 // interval exact for it (merge_mod_constraints aligns the bounds), and
 // interval evaluation already drops it when it is implied.
@@ -222,7 +227,38 @@ bool tighten_domain_within_budget(IndexingMap& map) {
 
 bool tighten_domain(IndexingMap& map) {
   if (!map.is_defined() || map.domain().constraints().empty()) return false;
-  return within_isl_budget([&] { return tighten_domain_within_budget(map); }, [] { return false; });
+  auto tighten = [&] {
+    return within_isl_budget([&] { return tighten_domain_within_budget(map); }, [] { return false; });
+  };
+  // Memoised per thread: a file of many modules (82 in one PyTorch/XLA dump, most alike) and the
+  // layers of one module ask for the same maps again, and isl is the cost of simplifying them.
+  IslContext& context = IslContext::get();
+  if (context.deadline()) return tighten();  // a result cut short by the clock depends on the machine
+  struct Tightened {
+    bool empty;
+    Domain domain;
+    bool changed;
+  };
+  thread_local std::unordered_map<IndexingMap, Tightened, MapHash> memo;
+  thread_local unsigned long memo_limit = 0;
+  if (memo_limit != context.operation_limit()) {
+    memo.clear();
+    memo_limit = context.operation_limit();
+  }
+  if (auto it = memo.find(map); it != memo.end()) {
+    // The domain only: equal maps may differ in what operator== leaves out (a runtime source's instruction).
+    if (it->second.empty) {
+      map.set_known_empty();
+    } else {
+      map.domain() = it->second.domain;
+    }
+    return it->second.changed;
+  }
+  IndexingMap before = map;
+  const bool changed = tighten();
+  if (memo.size() >= k_max_memoised_tightenings) memo.clear();
+  memo.emplace(std::move(before), Tightened{map.is_known_empty(), map.domain(), changed});
+  return changed;
 }
 
 namespace {

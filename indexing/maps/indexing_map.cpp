@@ -1,5 +1,6 @@
 #include "indexing/maps/indexing_map.hpp"
 
+#include <functional>
 #include <mutex>
 #include <stdexcept>
 #include <unordered_set>
@@ -112,6 +113,36 @@ bool IndexingMap::operator==(const IndexingMap& other) const {
   return m_state == other.m_state && m_approximate == other.m_approximate && m_results == other.m_results &&
          m_domain == other.m_domain && m_runtime_sources == other.m_runtime_sources &&
          m_replica_id == other.m_replica_id;
+}
+
+namespace {
+
+void hash_combine(std::size_t& seed, std::size_t value) {
+  seed ^= value + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2);
+}
+
+void mix_interval(std::size_t& seed, const Interval& interval) {
+  hash_combine(seed, std::hash<std::int64_t>()(interval.lo));
+  hash_combine(seed, std::hash<std::int64_t>()(interval.hi));
+}
+
+}  // namespace
+
+std::size_t IndexingMap::hash() const {
+  std::size_t seed = static_cast<std::size_t>(m_state);
+  hash_combine(seed, m_approximate);
+  for (simplify::VarKind kind : {simplify::VarKind::kDim, simplify::VarKind::kRange, simplify::VarKind::kRuntime}) {
+    hash_combine(seed, m_domain.count(kind));
+    for (const simplify::Variable& v : m_domain.variables(kind)) mix_interval(seed, v.bounds);
+  }
+  for (const simplify::Constraint& c : m_domain.constraints()) {
+    hash_combine(seed, c.expr.hash());
+    mix_interval(seed, c.interval);
+  }
+  for (const Expr& e : m_results) hash_combine(seed, e.hash());
+  for (const Expr& e : m_replica_id) hash_combine(seed, e.hash());
+  for (const RuntimeSource& s : m_runtime_sources) hash_combine(seed, std::hash<std::string>()(s.source));
+  return seed;
 }
 
 }  // namespace hlo_index::indexing

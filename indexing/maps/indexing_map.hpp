@@ -131,6 +131,8 @@ public:
   /// runtime sources and replica id).
   /// Semantic equality is are_equal() in exact_ops.hpp.
   bool operator==(const IndexingMap& other) const;
+  /// A hash of what operator== compares (equal maps, equal hashes).
+  std::size_t hash() const;
 
 private:
   static const std::string& no_reason();
@@ -145,6 +147,11 @@ private:
   std::vector<Expr> m_results;
   std::vector<RuntimeSource> m_runtime_sources;
   std::vector<Expr> m_replica_id;
+};
+
+/// For unordered containers keyed by maps (operator== as the equality).
+struct MapHash {
+  std::size_t operator()(const IndexingMap& map) const { return map.hash(); }
 };
 
 /// The maps between an output and an operand: their union is the relation

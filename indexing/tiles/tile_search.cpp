@@ -44,8 +44,8 @@ Pricing pricing(const TiledFusion& fusion, cost::CostModel& costs) {
   const hlo::Instruction& instr = module.computations[fusion.computation].instructions[fusion.instruction];
   if (instr.opcode == hlo::Opcode::kFusion) {
     p.fusion = true;
-    const analysis::FusedBody body =
-        analysis::fused_body(module, costs.analysis().maps(), fusion.computation, fusion.instruction);
+    const auto body_memo = costs.analysis().fused_body(fusion.computation, fusion.instruction);
+    const analysis::FusedBody& body = *body_memo;
     if (!body.defined()) return p;
     cost::InstructionCost totals;
     for (const cost::FusedOpCost& op : costs.fused_op_costs(fusion.computation, fusion.instruction, body, totals)) {

@@ -273,7 +273,8 @@ TiledFusion tile_instruction(analysis::ModuleAnalysis& analysis, std::uint32_t c
     out.notes.push_back(fmt::format(
         "tiles of output 0 of {}: XLA tiles a multi-output fusion only when one root is the real root", leaves.size()));
   if (instr.opcode == hlo::Opcode::kFusion) {
-    const analysis::FusedBody body = analysis::fused_body(module, analysis.maps(), computation, instruction);
+    const auto body_memo = analysis.fused_body(computation, instruction);
+    const analysis::FusedBody& body = *body_memo;
     if (!body.defined()) {
       out.undefined_reason = body.undefined_reason;
       return out;

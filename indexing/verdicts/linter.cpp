@@ -207,11 +207,11 @@ std::vector<LintFinding> Linter::lint(std::uint32_t computation, std::uint32_t i
   whole_instruction_rules(c, instruction, logical, out);
   const std::vector<OperandFacts> facts = operand_facts(c, c.instructions[instruction], logical);
   // The rules about fusion decisions look inside the fused body.
-  std::optional<FusedBody> body;
+  std::shared_ptr<const FusedBody> body;
   const bool undefined = std::any_of(facts.begin(), facts.end(), [](const OperandFacts& f) { return !f.defined; });
   if (c.instructions[instruction].opcode == hlo::Opcode::kFusion && !undefined)
-    body = fused_body(m_module, m_analysis.maps(), computation, instruction);
-  const FusedBody* fused = body && body->defined() ? &*body : nullptr;
+    body = m_analysis.fused_body(computation, instruction);
+  const FusedBody* fused = body && body->defined() ? body.get() : nullptr;
   if (fused != nullptr) {
     duplicated_read_rule(c, instruction, *fused, facts, out);
     recomputation_rule(computation, instruction, facts, out);
