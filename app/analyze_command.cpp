@@ -6,12 +6,15 @@
 #include <iostream>
 #include <memory>
 #include <sstream>
+#include <string_view>
+#include <unordered_map>
 
 #include "app/analyze_render.hpp"
 #include "app/common_options.hpp"
 #include "app/exit_codes.hpp"
 #include "app/golden_file.hpp"
 #include "app/isl_limit.hpp"
+#include "app/profile_option.hpp"
 #include "app/progress.hpp"
 #include "indexing/analysis/computation_walk.hpp"
 #include "indexing/analysis/instruction_filter.hpp"
@@ -246,6 +249,9 @@ void setup_analyze_command(CLI::App& app, int& exit_code) {
                 "the bytes it moves from and to device memory in transfer units of the layouts, and the time a "
                 "roofline model estimates on the device; per module the totals over how often each computation "
                 "runs (docs/cost-model.md)");
+  add_profile_option(
+      *cmd, options->profile,
+      "with --cost (which it implies), each instruction's measured time per execution beside the estimate");
   add_device_options(*cmd, options->device);
   cmd->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
   add_analysis_run_options(*cmd, *options, " and the rest of the module is analysed");
@@ -341,6 +347,24 @@ struct WorkerState {
   cost::CostModel costs;
 };
 
+// How many runs of `module` (the `index`th) the profile holds, as its fusions that run once per
+// run say (summary counts them the same way).
+std::size_t runs_in_trace(const hlo::Module& module, std::size_t index, const cost::ProfileJoin& join,
+                          const cost::Device& device) {
+  analysis::ModuleAnalysis analysis(module, indexing::AnalysisOptions{});
+  cost::CostModel costs(analysis, device);
+  std::unordered_map<std::string_view, std::uint32_t> fusion_computation;
+  for (std::uint32_t ci = 0; ci < module.computations.size(); ++ci)
+    for (const hlo::Instruction& i : module.computations[ci].instructions)
+      if (i.opcode == hlo::Opcode::kFusion) fusion_computation.emplace(i.name, ci);
+  return join.runs_of_module(index, [&](std::string_view name) {
+    const auto it = fusion_computation.find(name);
+    if (it == fusion_computation.end()) return false;
+    const cost::Executions runs = costs.executions(it->second);
+    return runs.exact && runs.count == 1;
+  });
+}
+
 // One instruction's report, with its cost when asked for.
 struct AnalysedInstruction {
   analysis::InstructionReport report;
@@ -354,14 +378,16 @@ class ReportSequence {
 public:
   // `several`: the input had several modules (before --module), so each is named.
   ReportSequence(const std::vector<hlo::Module>& modules, bool several, const AnalyzeOptions& options,
-                 AnalyzeRenderer& renderer, analysis::MapTotals& totals, Progress& progress, const cost::Device* device)
+                 AnalyzeRenderer& renderer, analysis::MapTotals& totals, Progress& progress, const cost::Device* device,
+                 const cost::ProfileJoin* profile)
       : m_modules(modules),
         m_several(several),
         m_options(options),
         m_renderer(renderer),
         m_totals(totals),
         m_progress(progress),
-        m_device(device) {}
+        m_device(device),
+        m_profile(profile) {}
 
   void add(const analysis::WorkItem& item, const AnalysedInstruction& result) {
     const analysis::InstructionReport& report = result.report;
@@ -378,7 +404,14 @@ public:
     if (report.utilisation) m_summary.add(*report.utilisation);
     if (result.cost) m_costs.add(*result.cost, result.runs);
     m_totals.add(report);
-    m_renderer.instruction(m_modules[m_module], report, result.cost ? &*result.cost : nullptr);
+    std::optional<MeasuredExecution> measured;
+    if (m_profile != nullptr) {
+      const hlo::Computation& c = m_modules[m_module].computations[item.computation];
+      if (auto time = m_profile->measured(m_module, c.instructions[item.instruction].name))
+        measured = MeasuredExecution{*time, m_module_runs, result.runs};
+    }
+    m_renderer.instruction(m_modules[m_module], report, result.cost ? &*result.cost : nullptr,
+                           measured ? &*measured : nullptr);
     m_progress.instruction_done();
   }
 
@@ -402,6 +435,7 @@ private:
       m_renderer.target(module, given ? *given : analysis::detect_target(module), !given.has_value());
     }
     if (m_options.cost) m_renderer.device(module, cost::device_for(module, m_device), m_device != nullptr);
+    if (m_profile != nullptr) m_module_runs = runs_in_trace(module, k, *m_profile, cost::device_for(module, m_device));
     m_module = k;
     m_next_module = k + 1;
     m_module_open = true;
@@ -429,6 +463,8 @@ private:
   UtilisationSummary m_summary;
   cost::CostTotals m_costs;
   const cost::Device* m_device = nullptr;  // --device or --device-file; else per module by its target
+  const cost::ProfileJoin* m_profile = nullptr;
+  std::size_t m_module_runs = 1;  // of the open module, in the profile
   std::size_t m_module = 0, m_next_module = 0;
   std::uint32_t m_computation = 0;
   bool m_module_open = false, m_computation_open = false;
@@ -436,11 +472,11 @@ private:
 
 void analyze_modules(const std::vector<hlo::Module>& modules, bool several, const AnalyzeOptions& options,
                      const analysis::InstructionFilter& filter, AnalyzeRenderer& renderer, Progress& progress,
-                     const cost::Device* device) {
+                     const cost::Device* device, const cost::ProfileJoin* profile) {
   const analysis::ReportRequest request = report_request(options);
   const std::optional<analysis::Target> target = analysis::parse_target(options.target);
   analysis::MapTotals totals;
-  ReportSequence sequence(modules, several, options, renderer, totals, progress, device);
+  ReportSequence sequence(modules, several, options, renderer, totals, progress, device, profile);
   const std::vector<analysis::WorkItem> items = shown_items(modules, options, filter);
   analysis::run_in_program_order(
       items, analysis::resolve_jobs(options.jobs),
@@ -484,6 +520,7 @@ int analyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err)
   ScopedAnalysisLimits limits(options.isl_max_operations, options.time_limit_per_instruction,
                               options.work_budget_per_instruction);
   AnalyzeOptions opts = options;
+  opts.cost = opts.cost || !opts.profile.empty();
   for (std::string& n : opts.computations) n = strip_sigil(n);
   for (std::string& n : opts.instructions) n = strip_sigil(n);
   const std::optional<analysis::InstructionFilter> filter =
@@ -502,10 +539,14 @@ int analyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err)
     return k_exit_input_error;
   const std::optional<ChosenDevice> device = choose_device(opts.device, err);
   if (!device) return k_exit_input_error;
+  std::optional<cost::Profile> profile;
+  if (!read_profile_option(opts.profile, profile, err)) return k_exit_input_error;
+  // Joined to the modules shown (the measured times of modules --module leaves out do not count).
+  const std::optional<cost::ProfileJoin> join = profile ? std::optional(profile->join(*modules)) : std::nullopt;
   const std::unique_ptr<AnalyzeRenderer> renderer =
       opts.format == "text" ? make_text_renderer(opts, out) : make_json_renderer(opts, out);
   Progress progress(err, "hlo-index analyze", progress_wanted(opts.format) && opts.expect.empty());
-  analyze_modules(*modules, several, opts, *filter, *renderer, progress, device->get());
+  analyze_modules(*modules, several, opts, *filter, *renderer, progress, device->get(), join ? &*join : nullptr);
   return exit_code_after_input(some_input_failed, k_exit_ok, err);
 }
 

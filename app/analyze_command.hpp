@@ -28,6 +28,7 @@ struct AnalyzeOptions {
   bool utilisation = false;     // per-operand counts: elements read, reads, bytes (indexing/analysis/utilisation.hpp)
   bool coalescing = false;      // per-operand read pattern across threads (indexing/analysis/coalescing.hpp)
   bool cost = false;            // FLOPs, bytes moved and estimated time (indexing/cost/cost_model.hpp)
+  std::string profile;          // a trace file (--profile, implies cost); empty: none
   DeviceOptions device;         // the device of the estimated times
   std::string target;           // gpu | tpu | cpu; empty: detected from the module
   std::string format = "text";  // text | json

@@ -186,8 +186,8 @@ public:
     m_instructions = 0;
   }
 
-  void instruction(const hlo::Module& module, const InstructionReport& report,
-                   const cost::InstructionCost* cost) override {
+  void instruction(const hlo::Module& module, const InstructionReport& report, const cost::InstructionCost* cost,
+                   const MeasuredExecution* measured) override {
     const hlo::Computation& c = module.computations[report.computation];
     const hlo::Instruction& i = c.instructions[report.instruction];
     json j;
@@ -218,6 +218,7 @@ public:
     m_out << (report.outputs.empty() ? "]" : "\n              ]");
     if (report.utilisation) m_out << ",\n              \"utilisation\": " << nested_dump(utilisation_json(report), 14);
     if (cost != nullptr) m_out << ",\n              \"cost\": " << nested_dump(cost_json(*cost), 14);
+    if (measured != nullptr) m_out << ",\n              \"measured\": " << nested_dump(measured_json(*measured), 14);
     m_out << "\n            }";
     ++m_instructions;
   }

@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include "app/analyze_command.hpp"
+#include "app/cost_render.hpp"
 #include "app/utilisation_report.hpp"
 #include "indexing/analysis/instruction_report.hpp"
 #include "indexing/cost/cost_model.hpp"
@@ -25,9 +26,9 @@ public:
   virtual void target(const hlo::Module& module, analysis::Target target, bool detected) = 0;
   /// With --cost, before the module's first instruction: the device its costs are for.
   virtual void device(const hlo::Module& module, const cost::Device& device, bool chosen) = 0;
-  /// `cost`: with --cost.
+  /// `cost`: with --cost; `measured`: with --profile, when events of the trace joined the instruction.
   virtual void instruction(const hlo::Module& module, const analysis::InstructionReport& report,
-                           const cost::InstructionCost* cost) = 0;
+                           const cost::InstructionCost* cost, const MeasuredExecution* measured) = 0;
   /// After the last instruction shown of a computation (only if some was).
   virtual void end_computation(const hlo::Computation& computation) = 0;
   /// `summary`: with --utilisation; `costs`: with --cost, the module's totals on `device`.

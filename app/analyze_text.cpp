@@ -79,8 +79,8 @@ public:
     m_out << fmt::format("computation {}{}\n", c.name, c.is_entry ? " (entry)" : "");
   }
 
-  void instruction(const hlo::Module& module, const InstructionReport& report,
-                   const cost::InstructionCost* cost) override {
+  void instruction(const hlo::Module& module, const InstructionReport& report, const cost::InstructionCost* cost,
+                   const MeasuredExecution* measured) override {
     const hlo::Computation& c = module.computations[report.computation];
     const hlo::Instruction& i = c.instructions[report.instruction];
     const hlo::Shape& shape = module.shape_of(i);
@@ -98,6 +98,7 @@ public:
     }
     if (report.utilisation) utilisation(report);
     if (cost != nullptr) m_out << cost_text(*cost, report.operand_names, "  ");
+    if (measured != nullptr) m_out << "  " << measured_text(*measured) << "\n";
   }
 
   void device(const hlo::Module& module, const cost::Device& device, bool chosen) override {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "indexing/cost/units.hpp"
 
 namespace hlo_index::app {
@@ -106,6 +108,25 @@ nlohmann::ordered_json cost_json(const cost::InstructionCost& c) {
   j["operand_reads"] = reads;
   j["output_writes"] = writes;
   return j;
+}
+
+double MeasuredExecution::seconds() const {
+  double per_run = time.seconds / static_cast<double>(std::max<std::size_t>(1, time.devices)) /
+                   static_cast<double>(std::max<std::size_t>(1, module_runs));
+  return runs.exact && runs.count > 0 ? per_run / runs.count : per_run;
+}
+
+std::string measured_text(const MeasuredExecution& m) {
+  return fmt::format("measured: {} per {} ({} on {}, {} in the trace of {})", human_seconds(m.seconds()),
+                     m.runs.exact ? "execution" : "run of the module", cost::plural(m.time.events, "event"),
+                     cost::plural(m.time.devices, "device"), human_seconds(m.time.seconds),
+                     cost::plural(m.module_runs, "run") + " of the module");
+}
+
+nlohmann::ordered_json measured_json(const MeasuredExecution& m) {
+  return {{"seconds", m.seconds()},          {"per", m.runs.exact ? "execution" : "run of the module"},
+          {"trace_seconds", m.time.seconds}, {"events", m.time.events},
+          {"devices", m.time.devices},       {"module_runs", m.module_runs}};
 }
 
 std::string totals_text(const std::string& module, const cost::Device& device, const cost::CostTotals& t) {

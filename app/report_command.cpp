@@ -96,6 +96,8 @@ constexpr const char* k_report_help =
     "  - the lint findings (every rule at its default thresholds, as hlo-index lint);\n"
     "  - the pictures (as hlo-index picture) of the first --top rows: for each, its operand with the most\n"
     "    read traffic.\n"
+    "With --profile TRACE (as in summary) a `measured` column follows `time`, rows go by it unless --sort is\n"
+    "given, and each module says its measured time against the estimate.\n"
     "--match, --module and --all-instructions select rows as in summary. The page's bytes depend on the\n"
     "input only (no date), so two reports diff cleanly. -o - writes the page to standard output.\n"
     "Bad input (exit code 2): a file that cannot be read or parsed, a bad --sort column, a --match selecting\n"
@@ -118,8 +120,12 @@ void add_report_options(CLI::App& cmd, ReportOptions& options) {
       ->type_name("N")
       ->capture_default_str();
   cmd.add_option("--sort", options.sort, "Order rows (and choose the pictures) by this summary column")
+      ->each([&options](const std::string&) { options.sort_given = true; })
       ->type_name("COLUMN")
       ->capture_default_str();
+  add_profile_option(cmd, options.profile,
+                     "a `measured` column per run of the module and device beside the estimates, rows sorted by "
+                     "it, and per module the measured time against the estimate");
   cmd.add_flag("--all-instructions", options.all_instructions,
                "A row per instruction of the non-fused computations, not only per fusion");
   cmd.add_option("--module", options.modules, "Only this module (repeatable)");
@@ -141,7 +147,10 @@ void setup_report_command(CLI::App& app, int& exit_code) {
 }
 
 int run_report_command(const ReportOptions& options, std::ostream& out, std::ostream& err) {
-  const std::optional<analysis::SummaryColumn> sort = analysis::find_summary_column(options.sort);
+  // With a profile, rows go by measured time unless --sort says otherwise (as in summary).
+  const std::string sort_name =
+      !options.profile.empty() && !options.sort_given ? std::string("measured") : options.sort;
+  const std::optional<analysis::SummaryColumn> sort = analysis::find_summary_column(sort_name);
   if (!sort) {
     err << fmt::format("hlo-index: error: unknown column '{}' for --sort (columns: {})\n", options.sort,
                        fmt::join(analysis::summary_column_names(), ", "));
@@ -156,18 +165,22 @@ int run_report_command(const ReportOptions& options, std::ostream& out, std::ost
   const std::optional<std::vector<hlo::Module>> modules =
       analysis::load_modules(options.files, options.allow_truncated, *filter, err, &some_input_failed);
   if (!modules) return k_exit_input_error;
+  std::optional<cost::Profile> profile;
+  if (!read_profile_option(options.profile, profile, err)) return k_exit_input_error;
 
   ScopedAnalysisLimits limits(options.isl_max_operations, options.time_limit_per_instruction,
                               options.work_budget_per_instruction);
   ReportPage page;
   page.files = options.files;
   page.target = options.target.empty() ? "detected from each module" : options.target;
-  page.sort = options.sort;
+  page.sort = sort_name;
   page.all_instructions = options.all_instructions;
+  page.profile = profile.has_value();
   std::size_t rows = 0, findings = 0, pictures = 0;
   {
     Progress progress(err, "hlo-index report", progress_wanted("text"));  // erased before the summary line
-    const analysis::SummaryRequest request = summary_request(options, *filter, progress, *modules, device->get());
+    analysis::SummaryRequest request = summary_request(options, *filter, progress, *modules, device->get());
+    if (profile) request.profile = &*profile;
     std::vector<analysis::ModuleSummary> by_module = analysis::summarise_modules(*modules, request);
     for (std::size_t k = 0; k < modules->size(); ++k) {
       const hlo::Module& module = (*modules)[k];
@@ -177,6 +190,9 @@ int run_report_command(const ReportOptions& options, std::ostream& out, std::ost
       m.file = module.source ? module.source->name() : std::string();
       m.totals = by_module[k].totals;
       m.device = by_module[k].device != nullptr ? by_module[k].device->name : std::string();
+      m.measured_seconds = by_module[k].measured_seconds;
+      m.estimated_seconds_measured = by_module[k].estimated_seconds_measured;
+      m.profile_steps = by_module[k].profile_steps;
       std::vector<SummaryRow> all = std::move(by_module[k].rows);
       analysis::sort_rows(all, *sort);
       m.total_rows = all.size();

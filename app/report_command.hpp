@@ -20,6 +20,8 @@ struct ReportOptions {
   std::size_t top = 5;               // pictures per module
   std::size_t max_rows = 500;        // table rows per module
   std::string sort = "time";         // a summary column
+  bool sort_given = false;           // --sort was given (else a profile sorts by measured time)
+  std::string profile;               // a trace file (--profile); empty: none
   bool all_instructions = false;     // rows for every instruction of the analysed computations
   std::vector<std::string> modules;  // --module
   std::string match;                 // --match

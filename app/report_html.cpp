@@ -99,20 +99,31 @@ std::vector<std::string> sort_keys(const SummaryRow& r) {
 
 constexpr bool k_numeric[] = {true, true, false, true, true, true, true, true, true, true, true, false, false, false};
 
-std::string table_html(const std::vector<SummaryRow>& rows) {
+// With a profile, a `measured` column follows `time` (summary's order).
+std::string table_html(const std::vector<SummaryRow>& rows, bool profile) {
   std::string out = R"(<table class="summary"><thead><tr>)";
-  const auto& headers = summary_headers();
+  std::vector<std::string> headers = summary_headers();
+  std::vector<bool> numeric(std::begin(k_numeric), std::end(k_numeric));
+  if (profile) {
+    headers.insert(headers.begin() + 1, "measured");
+    numeric.insert(numeric.begin() + 1, true);
+  }
+  const std::size_t shift = profile ? 1 : 0, access = 8 + shift, lint = 9 + shift;
   for (std::size_t k = 0; k < headers.size(); ++k)
     out += fmt::format(R"(<th data-key="{0}" data-type="{1}" title="sort by {0}">{0}</th>)", xml_escape(headers[k]),
-                       k_numeric[k] ? "num" : "text");
+                       numeric[k] ? "num" : "text");
   out += "</tr></thead>\n<tbody>\n";
   for (const SummaryRow& r : rows) {
-    const std::vector<std::string> cells = summary_cells(r), keys = sort_keys(r);
+    std::vector<std::string> cells = summary_cells(r), keys = sort_keys(r);
+    if (profile) {
+      cells.insert(cells.begin() + 1, measured_cell(r));
+      keys.insert(keys.begin() + 1, r.measured_seconds ? fmt::format("{:.12e}", *r.measured_seconds) : std::string());
+    }
     out += "<tr>";
     for (std::size_t k = 0; k < cells.size(); ++k) {
-      // Columns of summary_headers(): 8 access, 9 lint.
-      const bool bad = (k == 8 && r.access.rank >= 3) || (k == 9 && r.lint_findings > 0);
-      const std::string cls = fmt::format("{}{}", k_numeric[k] && k != 8 ? "num" : "", bad ? " bad" : "");
+      // Columns of summary_headers(): 8 access, 9 lint (one further with a profile).
+      const bool bad = (k == access && r.access.rank >= 3) || (k == lint && r.lint_findings > 0);
+      const std::string cls = fmt::format("{}{}", numeric[k] && k != access ? "num" : "", bad ? " bad" : "");
       out += fmt::format(R"(<td{} data-v="{}">{}</td>)", cls.empty() ? "" : fmt::format(R"( class="{}")", cls),
                          xml_escape(keys[k]), xml_escape(cells[k]));
     }
@@ -156,8 +167,12 @@ std::string module_html(const ReportModule& m, const ReportPage& page) {
                        "\n",
                        what, page.all_instructions ? "" : " (a dump from before fusion: --all-instructions)");
   } else {
-    out += table_html(m.rows);
+    out += table_html(m.rows, page.profile);
   }
+  if (page.profile)
+    out += fmt::format(R"(<p class="profile">{}</p>)"
+                       "\n",
+                       xml_escape(measured_line(m.measured_seconds, m.estimated_seconds_measured, m.profile_steps)));
   out += "<h3>Lint findings</h3>\n" + findings_html(m.findings);
   if (!m.pictures.empty())
     out += m.pictures.size() == 1 ? fmt::format("<h3>Picture of the heaviest {}</h3>\n", what)

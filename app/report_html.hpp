@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,9 @@ struct ReportModule {
   std::string device;                           // the device the times are for
   std::vector<analysis::LintFinding> findings;  // sorted
   std::vector<ReportPicture> pictures;          // in row order
+  std::optional<double> measured_seconds;       // with a profile (analysis::ModuleSummary)
+  double estimated_seconds_measured = 0;
+  std::size_t profile_steps = 0;
 };
 
 struct ReportPage {
@@ -37,6 +41,7 @@ struct ReportPage {
   std::string target;  // as given, or "detected"
   std::string sort;    // the column rows are sorted by
   bool all_instructions = false;
+  bool profile = false;  // a `measured` column after `time`
   std::vector<ReportModule> modules;
 };
 

@@ -242,21 +242,6 @@ std::string sort_column(const SummaryOptions& options) {
   return !options.profile.empty() && !options.sort_given ? std::string("measured") : options.sort;
 }
 
-std::string measured_cell(const SummaryRow& r) {
-  return r.measured_seconds ? cost::human_seconds(*r.measured_seconds) : std::string("-");
-}
-
-// The profile's time against the estimates, for the instructions it measured.
-std::string measured_text(const ModuleRows& m) {
-  if (!m.measured_seconds) return "profile: no event of it joined an instruction of this module\n";
-  const double ratio = m.estimated_seconds_measured > 0 ? *m.measured_seconds / m.estimated_seconds_measured : 0;
-  return fmt::format(
-      "profile: {} measured per run of the module ({} in the trace, per device), {} estimated for the "
-      "instructions measured (measured/estimated {:.2f})\n",
-      cost::human_seconds(*m.measured_seconds), cost::plural(m.profile_steps, "run"),
-      cost::human_seconds(m.estimated_seconds_measured), ratio);
-}
-
 void render_text(const std::vector<ModuleRows>& modules, const SummaryOptions& options, std::ostream& out) {
   for (std::size_t n = 0; n < modules.size(); ++n) {
     const ModuleRows& m = modules[n];
@@ -281,7 +266,7 @@ void render_text(const std::vector<ModuleRows>& modules, const SummaryOptions& o
     if (!table.empty()) out << table_line(headers, widths, shift);
     for (const auto& row : table) out << table_line(row, widths, shift);
     out << total_text(m, options.all_instructions || m.stage.before_optimisation);
-    if (shift != 0) out << measured_text(m);
+    if (shift != 0) out << measured_line(m.measured_seconds, m.estimated_seconds_measured, m.profile_steps);
     if (m.total_rows == 0 && m.cut_off > 0)
       out << fmt::format(
           "no row: the input is cut off and {} of its computations are reached only by callers it "
@@ -479,6 +464,21 @@ constexpr const char* k_summary_help =
     "  hlo-index summary model.hlo --sort lint --kind kLoop --match 'transpose'\n"
     "  hlo-index summary dumps/ --format csv > fusions.csv";
 
+std::string measured_cell(const SummaryRow& row) {
+  return row.measured_seconds ? cost::human_seconds(*row.measured_seconds) : std::string("-");
+}
+
+std::string measured_line(std::optional<double> measured_seconds, double estimated_seconds_measured,
+                          std::size_t profile_steps) {
+  if (!measured_seconds) return "profile: no event of it joined an instruction of this module\n";
+  const double ratio = estimated_seconds_measured > 0 ? *measured_seconds / estimated_seconds_measured : 0;
+  return fmt::format(
+      "profile: {} measured per run of the module ({} in the trace, per device), {} estimated for the "
+      "instructions measured (measured/estimated {:.2f})\n",
+      cost::human_seconds(*measured_seconds), cost::plural(profile_steps, "run"),
+      cost::human_seconds(estimated_seconds_measured), ratio);
+}
+
 void add_summary_options(CLI::App& cmd, SummaryOptions& options) {
   cmd.add_option("files", options.files,
                  "HLO text files ('-' reads standard input) or directories (their .hlo, .txt and .hlotxt files, at any "
@@ -495,11 +495,9 @@ void add_summary_options(CLI::App& cmd, SummaryOptions& options) {
       ->each([&options](const std::string&) { options.sort_given = true; })
       ->type_name("COLUMN")
       ->capture_default_str();
-  cmd.add_option("--profile", options.profile,
-                 "A profiler's trace of the module's runs (Chrome trace event JSON as JAX, TensorFlow and xprof "
-                 "write it, plain or .gz): a `measured` column per run of the module and device beside the "
-                 "estimates, and rows sorted by it")
-      ->type_name("TRACE");
+  add_profile_option(cmd, options.profile,
+                     "a `measured` column per run of the module and device beside the estimates, and rows sorted by "
+                     "it");
   cmd.add_option("--top", options.top, "Only the first N rows of each module (after sorting)")->type_name("N");
   cmd.add_option("--kind", options.kinds, "Only fusions of this kind, e.g. kLoop, kInput (repeatable)");
   cmd.add_option("--opcode", options.opcodes, "Only instructions with this opcode (repeatable)");
@@ -543,14 +541,7 @@ int run_summary_command(const SummaryOptions& options, std::ostream& out, std::o
   if (!modules) return k_exit_input_error;
 
   std::optional<cost::Profile> profile;
-  if (!options.profile.empty()) {
-    try {
-      profile = cost::read_profile(options.profile);
-    } catch (const cost::ProfileError& e) {
-      err << fmt::format("{}: error: {}\n", options.profile, e.what());
-      return k_exit_input_error;
-    }
-  }
+  if (!read_profile_option(options.profile, profile, err)) return k_exit_input_error;
   ScopedAnalysisLimits limit(options.isl_max_operations, options.time_limit_per_instruction,
                              options.work_budget_per_instruction);
   std::vector<ModuleRows> shown;

@@ -13,6 +13,7 @@
 
 #include "app/common_options.hpp"
 #include "app/device_options.hpp"
+#include "app/profile_option.hpp"
 #include "app/progress.hpp"
 #include "indexing/verdicts/summary.hpp"
 
@@ -65,6 +66,13 @@ analysis::SummaryRequest summary_request(const Options& options, analysis::Instr
   };
   return request;
 }
+
+/// A row's measured time per run of the module ("-": the profile has none for it).
+std::string measured_cell(const analysis::SummaryRow& row);
+/// One line: the profile's time against the estimates, for the instructions
+/// it measured (ModuleSummary's measured_seconds, estimated_seconds_measured, profile_steps).
+std::string measured_line(std::optional<double> measured_seconds, double estimated_seconds_measured,
+                          std::size_t profile_steps);
 
 /// The table's cells of one row, in column order (as the text table prints
 /// them; `hlo-index report` shows the same), and the column headers.

@@ -105,6 +105,24 @@ std::optional<MeasuredTime> ProfileJoin::measured(std::size_t module, std::strin
   return it->second;
 }
 
+std::size_t ProfileJoin::runs_of_module(std::size_t module,
+                                        const std::function<bool(std::string_view)>& runs_once) const {
+  if (module >= times.size()) return 1;
+  std::map<std::size_t, std::size_t> votes;
+  for (const auto& [name, time] : times[module]) {
+    if (time.devices == 0 || !runs_once(name)) continue;
+    ++votes[std::max<std::size_t>(1, time.events / time.devices)];
+  }
+  std::size_t steps = 1, most = 0;
+  for (const auto& [count, instructions] : votes) {
+    if (instructions > most) {
+      most = instructions;
+      steps = count;
+    }
+  }
+  return steps;
+}
+
 ProfileJoin Profile::join(std::span<const hlo::Module> modules) const {
   std::vector<ModuleNames> names(modules.size());
   std::map<const parser::SourceFile*, std::size_t> modules_per_file;

@@ -117,6 +117,10 @@ struct ProfileJoin {
   /// The measured time of instruction `instruction` of module `module` (an
   /// index into the modules joined), or none when no event joined it.
   std::optional<MeasuredTime> measured(std::size_t module, std::string_view instruction) const;
+  /// How many runs of module `module` the trace holds, as the instructions that run once per run
+  /// (`runs_once(name)`) say by their events per device: the count most of them show; 1 when none
+  /// does. Measured times per run of the module divide by it.
+  std::size_t runs_of_module(std::size_t module, const std::function<bool(std::string_view)>& runs_once) const;
   /// matched_seconds / total_seconds: how much of the measured time joined (0 without events).
   double matched_share() const { return total_seconds > 0 ? matched_seconds / total_seconds : 0; }
 };

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <set>
 #include <tuple>
 #include <utility>
 
@@ -205,38 +206,17 @@ struct SummaryItem {
   cost::Executions runs;
 };
 
-}  // namespace
-
-namespace {
-
-// Measured time beside the estimates, like for like: per device (the estimates are for one) and
-// per run of the module. A trace holds some number of steps; the instructions that run once per
-// run of the module say how many: the count most of them show.
-std::size_t steps_in_profile(const ModuleSummary& summary, std::size_t module, const cost::ProfileJoin& join) {
-  std::map<std::size_t, std::size_t> votes;
-  for (const SummaryRow& row : summary.rows) {
-    if (!row.runs.exact || row.runs.count != 1) continue;
-    const std::optional<cost::MeasuredTime> time = join.measured(module, row.name);
-    if (!time || time->devices == 0) continue;
-    ++votes[std::max<std::size_t>(1, time->events / time->devices)];
-  }
-  std::size_t steps = 1, most = 0;
-  for (const auto& [count, rows] : votes) {
-    if (rows > most) {
-      most = rows;
-      steps = count;
-    }
-  }
-  return steps;
-}
-
 void add_measured(std::span<const hlo::Module> modules, const cost::Profile& profile, std::vector<ModuleSummary>& out,
                   cost::ProfileJoin* keep) {
   cost::ProfileJoin join = profile.join(modules);
   for (std::size_t m = 0; m < out.size() && m < join.times.size(); ++m) {
     ModuleSummary& summary = out[m];
     if (join.times[m].empty()) continue;
-    summary.profile_steps = steps_in_profile(summary, m, join);
+    // Like for like: per device (the estimates are for one) and per run of the module.
+    std::set<std::string_view> once;
+    for (const SummaryRow& row : summary.rows)
+      if (row.runs.exact && row.runs.count == 1) once.insert(row.name);
+    summary.profile_steps = join.runs_of_module(m, [&](std::string_view name) { return once.count(name) > 0; });
     auto per_run = [&](const cost::MeasuredTime& time) {
       return time.seconds / static_cast<double>(std::max<std::size_t>(1, time.devices)) /
              static_cast<double>(summary.profile_steps);
