@@ -112,6 +112,10 @@ std::vector<std::string> heat_caption(const ReadHeatmap& h) {
                                                           h.rows.per_cell, h.columns.per_cell);
   lines.push_back(fmt::format("{}; {} x {} cells, {}{}", axes, h.rows.cells, h.columns.cells, binning,
                               h.coarsened ? " (coarser than asked: finer cells would cost too many counts)" : ""));
+  if (h.may_read_boxed)
+    lines.push_back(
+        "may read: the bounding box of where the runtime offsets can reach (a map of too many runtime "
+        "variables to count cell by cell)");
   if (rank > 2) {
     std::vector<std::string> leading;
     for (std::size_t k = 0; k + 2 < rank; ++k) leading.push_back(std::to_string(h.dims[k]));

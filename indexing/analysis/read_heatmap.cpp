@@ -10,6 +10,7 @@
 #include "indexing/analysis/utilisation.hpp"
 #include "indexing/maps/count.hpp"
 #include "indexing/maps/exact_ops.hpp"
+#include "simplify/range.hpp"
 
 namespace hlo_index::analysis {
 
@@ -46,6 +47,19 @@ struct TimeUp {};
 // Thrown when a heat map needs more counts than options.max_counts.
 struct OverBudget {};
 
+// What one count of a block of `map` takes from max_counts: isl's work grows with the square of
+// the variables (a chain of 200 dynamic-slices reads through 400 runtime variables, and each
+// count of its map took milliseconds: the whole budget, minutes). 1 up to 16 variables.
+std::int64_t count_weight(const IndexingMap& map) {
+  const auto n = static_cast<std::int64_t>(map.domain().variable_count()) / 16;
+  return std::max<std::int64_t>(1, n * n);
+}
+
+// Maps of more variables than this are not counted per block of cells for where their runtime
+// offsets may read: isl's emptiness test grows steeply with them (0.4 s a test at 202 variables,
+// a chain of 100 dynamic-slices; a picture needs hundreds), so their bounding box stands in.
+constexpr std::size_t k_max_counted_variables = 64;
+
 // Points of the map's domain box (its variables' intervals).
 std::int64_t box_points(const IndexingMap& map) {
   std::int64_t n = 1;
@@ -76,6 +90,8 @@ public:
     // Where other values of the runtime offsets read: the union over their feasible values.
     if (box_points(map) <= m_options.max_enumerated_points) {
       enumerate(map, [this](std::size_t slice, std::size_t cell) { m_map.slices[slice].cells[cell].may_read = true; });
+    } else if (map.domain().variable_count() > k_max_counted_variables) {
+      may_read_in_box(map);
     } else {
       for (std::size_t s = 0; s < m_map.slices.size(); ++s)
         count_block(map, s, {0, m_map.rows.cells - 1}, {0, m_map.columns.cells - 1}, true);
@@ -87,6 +103,28 @@ private:
   struct Span {
     std::int64_t lo, hi;
   };
+
+  // Every cell of the box the results can reach (their intervals over the domain) may be read:
+  // sound, and instant where counting per block would not be.
+  void may_read_in_box(const IndexingMap& map) {
+    m_map.may_read_boxed = true;
+    simplify::RangeEvaluator ranges(map.domain(), true);
+    std::vector<simplify::Interval> box;
+    for (const simplify::Expr& r : map.results()) box.push_back(ranges(r));
+    auto cells = [&](const HeatAxis& axis) -> std::optional<Span> {
+      if (!axis.dim) return Span{0, axis.cells - 1};
+      const simplify::Interval i = box[*axis.dim];
+      const std::int64_t lo = std::max<std::int64_t>(0, i.lo), hi = std::min(axis.size - 1, i.hi);
+      if (lo > hi) return std::nullopt;
+      return Span{lo / axis.per_cell, hi / axis.per_cell};
+    };
+    const std::optional<Span> rows = cells(m_map.rows), columns = cells(m_map.columns);
+    if (!rows || !columns) return;
+    for (std::size_t s = 0; s < m_map.slices.size(); ++s)
+      for (std::int64_t r = rows->lo; r <= rows->hi; ++r)
+        for (std::int64_t c = columns->lo; c <= columns->hi; ++c)
+          m_map.slices[s].cells[static_cast<std::size_t>(r * m_map.columns.cells + c)].may_read = true;
+  }
 
   void check_time() const {
     if (m_options.time_limit_seconds <= 0) return;
@@ -205,7 +243,8 @@ private:
   // nothing or is one cell. `reached`: only whether anything is read (may_read).
   void count_block(const IndexingMap& map, std::size_t slice, Span rows, Span columns, bool reached) {
     check_time();
-    if (m_options.max_counts > 0 && ++m_counts > m_options.max_counts) throw OverBudget{};
+    m_counts = saturating_add(m_counts, count_weight(map));
+    if (m_options.max_counts > 0 && m_counts > m_options.max_counts) throw OverBudget{};
     const IndexingMap part = restricted(map, slice, rows, columns);
     if (!part.is_defined()) return;  // known empty
     std::int64_t n = 0;
@@ -348,8 +387,10 @@ ReadHeatmap read_heatmap(const MapSet& maps, const std::vector<std::int64_t>& di
   const bool counted = std::any_of(maps.begin(), maps.end(), [&](const IndexingMap& m) {
     return m.is_defined() && box_points(pinned_runtime(m)) > options.max_enumerated_points;
   });
-  const auto defined = static_cast<std::int64_t>(
-      std::count_if(maps.begin(), maps.end(), [](const IndexingMap& m) { return m.is_defined(); }));
+  // The maps' counts together, each by its weight.
+  std::int64_t defined = 0;
+  for (const IndexingMap& m : maps)
+    if (m.is_defined()) defined = saturating_add(defined, count_weight(m));
   while (counted && o.max_counts > 0 && (o.max_rows > 1 || o.max_columns > 1)) {
     ReadHeatmap planned;
     planned.dims = dims;

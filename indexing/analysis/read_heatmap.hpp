@@ -85,6 +85,7 @@ struct ReadHeatmap {
   bool runtime_offsets = false;   // some map has runtime offsets (pinned for reads, free for may_read)
   bool replicas_merged = false;   // an all-gather's reads of several replicas drawn on one element
   bool coarsened = false;         // binned more coarsely than asked, to bound the counting
+  bool may_read_boxed = false;    // may_read of some map: its results' bounding box (too many variables to count)
   std::string undefined_reason;   // non-empty: no heat map (no maps, or the time limit)
 
   bool defined() const { return undefined_reason.empty(); }
