@@ -1,8 +1,8 @@
 #include "indexing/analysis/read_patterns.hpp"
 
 #include <functional>
-#include <unordered_map>
 
+#include "indexing/maps/shared_memo.hpp"
 #include "indexing/ops/tuple_leaves.hpp"
 
 namespace hlo_index::analysis {
@@ -42,14 +42,14 @@ const Coalescing& ReadPatternMemo::of(const IndexingMap& physical, const AccessS
           setup.operand_bits,      setup.unit_bits, setup.output_steps};
   auto it = m_patterns.find(key);
   if (it != m_patterns.end()) return *it->second;
-  // Node-based: an element stays where it is as others are added.
-  thread_local std::unordered_map<SharedPatternKey, Coalescing, SharedPatternKeyHash> shared;
+  // Never dropped, so entries stay where they are (node-based) and pointers to them stay valid.
+  static indexing::SharedMemo<SharedPatternKey, Coalescing, SharedPatternKeyHash> shared(0);
   SharedPatternKey shared_key{physical,        setup.model,         setup.output_slots, setup.operand_bits,
                               setup.unit_bits, setup.group_outputs, setup.output_steps};
-  auto found = shared.find(shared_key);
-  if (found == shared.end()) found = shared.emplace(std::move(shared_key), coalescing({physical}, setup)).first;
-  m_patterns.emplace(std::move(key), &found->second);
-  return found->second;
+  const Coalescing* found = shared.find_stable(shared_key);
+  if (found == nullptr) found = &shared.insert(std::move(shared_key), coalescing({physical}, setup));
+  m_patterns.emplace(std::move(key), found);
+  return *found;
 }
 
 Target ReadPatternMemo::target(const hlo::Module& module) {

@@ -20,13 +20,14 @@ namespace hlo_index::analysis {
 
 /// The read pattern of output offset -> operand offset maps, by map and
 /// access setup; sampled with the default CoalescingOptions. The patterns are
-/// shared by every memo of the thread: a file of many modules (82 in one
-/// PyTorch/XLA dump, most alike) samples the same maps again, and sampling is
-/// most of a summary's time there. Also holds the target the module is judged for.
+/// shared by every memo of the process (shared_memo.hpp): a file of many
+/// modules (82 in one PyTorch/XLA dump, most alike) samples the same maps
+/// again, and sampling is most of a summary's time there. Also holds the
+/// target the module is judged for.
 class ReadPatternMemo {
 public:
   explicit ReadPatternMemo(MapInterner& maps) : m_maps(maps) {}
-  /// Valid for the thread's lifetime (patterns are never dropped).
+  /// Valid for the process's lifetime (patterns are never dropped).
   const Coalescing& of(const indexing::IndexingMap& physical, const AccessSetup& setup);
 
   /// The target given (`--target`), else the one detected from `module`.
@@ -38,7 +39,7 @@ private:
   std::optional<Target> m_target;
   using Key =
       std::tuple<MapInterner::Id, AccessModel, std::int64_t, std::int64_t, std::int64_t, std::vector<std::int64_t>>;
-  std::map<Key, const Coalescing*> m_patterns;  // into the thread's shared patterns
+  std::map<Key, const Coalescing*> m_patterns;  // into the shared patterns
 };
 
 /// Per output and operand: the read pattern of each map, each map being its

@@ -1,9 +1,9 @@
 #include "indexing/maps/count_memo.hpp"
 
-#include <unordered_map>
 #include <vector>
 
 #include "indexing/maps/isl_context.hpp"
+#include "indexing/maps/shared_memo.hpp"
 
 namespace hlo_index::indexing {
 
@@ -24,7 +24,7 @@ struct CountKeyHash {
   }
 };
 
-// Bounded: past it the memo starts over (a module of many distinct maps keeps the recent ones).
+// Past it the memo starts over.
 constexpr std::size_t k_max_memoised_counts = 1 << 14;
 
 }  // namespace
@@ -32,13 +32,10 @@ constexpr std::size_t k_max_memoised_counts = 1 << 14;
 Count memoised_count(std::span<const IndexingMap> maps, const std::function<Count()>& count) {
   IslContext& context = IslContext::get();
   if (context.deadline()) return count();
-  thread_local std::unordered_map<CountKey, Count, CountKeyHash> memo;
+  static SharedMemo<CountKey, Count, CountKeyHash> memo(k_max_memoised_counts);
   CountKey key{std::vector<IndexingMap>(maps.begin(), maps.end()), context.operation_limit()};
-  if (auto it = memo.find(key); it != memo.end()) return it->second;
-  const Count counted = count();
-  if (memo.size() >= k_max_memoised_counts) memo.clear();
-  memo.emplace(std::move(key), counted);
-  return counted;
+  if (std::optional<Count> known = memo.find(key)) return *known;
+  return memo.insert(std::move(key), count());
 }
 
 }  // namespace hlo_index::indexing

@@ -1,4 +1,4 @@
-// Counts isl made, memoised per thread by the maps counted. Real modules
+// Counts isl made, memoised for the process by the maps counted (shared_memo.hpp). Real modules
 // count the same map many times (layers repeat; a union past its budget
 // counts its members one by one), and isl counting is most of the time of
 // utilisation and memory bytes on such modules (fsdp_mnist: 180 counts of

@@ -4,12 +4,12 @@
 #include <array>
 #include <optional>
 #include <set>
-#include <unordered_map>
 
 #include "indexing/maps/isl_bridge.hpp"
 #include "indexing/maps/isl_context.hpp"
 #include "indexing/maps/map_ops.hpp"
 #include "indexing/maps/non_affine.hpp"
+#include "indexing/maps/shared_memo.hpp"
 #include "simplify/range.hpp"
 
 namespace hlo_index::indexing {
@@ -230,8 +230,8 @@ bool tighten_domain(IndexingMap& map) {
   auto tighten = [&] {
     return within_isl_budget([&] { return tighten_domain_within_budget(map); }, [] { return false; });
   };
-  // Memoised per thread: a file of many modules (82 in one PyTorch/XLA dump, most alike) and the
-  // layers of one module ask for the same maps again, and isl is the cost of simplifying them.
+  // Memoised for the process (shared_memo.hpp): a file of many modules and the layers of one
+  // module ask for the same maps again, and isl is the cost of simplifying them.
   IslContext& context = IslContext::get();
   if (context.deadline()) return tighten();  // a result cut short by the clock depends on the machine
   struct Tightened {
@@ -239,25 +239,27 @@ bool tighten_domain(IndexingMap& map) {
     Domain domain;
     bool changed;
   };
-  thread_local std::unordered_map<IndexingMap, Tightened, MapHash> memo;
-  thread_local unsigned long memo_limit = 0;
-  if (memo_limit != context.operation_limit()) {
-    memo.clear();
-    memo_limit = context.operation_limit();
-  }
-  if (auto it = memo.find(map); it != memo.end()) {
+  struct Key {
+    IndexingMap map;
+    unsigned long operation_limit;  // a smaller budget may stop where a larger one tightens
+    bool operator==(const Key& other) const = default;
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key& key) const { return MapHash()(key.map) ^ key.operation_limit; }
+  };
+  static SharedMemo<Key, Tightened, KeyHash> memo(k_max_memoised_tightenings);
+  Key key{map, context.operation_limit()};
+  if (std::optional<Tightened> known = memo.find(key)) {
     // The domain only: equal maps may differ in what operator== leaves out (a runtime source's instruction).
-    if (it->second.empty) {
+    if (known->empty) {
       map.set_known_empty();
     } else {
-      map.domain() = it->second.domain;
+      map.domain() = known->domain;
     }
-    return it->second.changed;
+    return known->changed;
   }
-  IndexingMap before = map;
   const bool changed = tighten();
-  if (memo.size() >= k_max_memoised_tightenings) memo.clear();
-  memo.emplace(std::move(before), Tightened{map.is_known_empty(), map.domain(), changed});
+  memo.insert(std::move(key), Tightened{map.is_known_empty(), map.domain(), changed});
   return changed;
 }
 
