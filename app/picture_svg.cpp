@@ -113,7 +113,7 @@ std::vector<std::string> heat_caption(const ReadHeatmap& h) {
   lines.push_back(fmt::format("{}; {} x {} cells, {}{}", axes, h.rows.cells, h.columns.cells, binning,
                               h.coarsened ? " (coarser than asked: finer cells would cost too many counts)" : ""));
   if (h.may_read_boxed)
-    lines.push_back(
+    lines.emplace_back(
         "may read: the bounding box of where the runtime offsets can reach (a map of too many runtime "
         "variables to count cell by cell)");
   if (rank > 2) {
