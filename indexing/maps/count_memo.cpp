@@ -35,7 +35,10 @@ Count memoised_count(std::span<const IndexingMap> maps, const std::function<Coun
   static SharedMemo<CountKey, Count, CountKeyHash> memo(k_max_memoised_counts);
   CountKey key{std::vector<IndexingMap>(maps.begin(), maps.end()), context.operation_limit()};
   if (std::optional<Count> known = memo.find(key)) return *known;
-  return memo.insert(std::move(key), count());
+  // Returned from here, not from the memo: another thread may clear the memo once the lock is gone.
+  const Count counted = count();
+  memo.insert(std::move(key), counted);
+  return counted;
 }
 
 }  // namespace hlo_index::indexing

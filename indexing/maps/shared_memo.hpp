@@ -28,7 +28,8 @@ public:
     return it->second;
   }
 
-  /// The entry of `key`: the one present, else `value` inserted.
+  /// The entry of `key`: the one present, else `value` inserted. The reference outlives the lock
+  /// only when max_entries is 0 (nothing is ever cleared); otherwise do not keep it.
   const Value& insert(Key key, Value value) {
     std::lock_guard lock(m_mutex);
     if (m_max_entries > 0 && m_entries.size() >= m_max_entries) m_entries.clear();
