@@ -421,7 +421,7 @@ constexpr std::string_view k_defs =
 
 std::string access_words(const GroupAccess& a) {
   if (!a.reason.empty() && a.units.empty()) return "-";
-  return analysis::access_verdict({{{a.verdict}}}).text;
+  return analysis::access_verdict(a.verdict).text;
 }
 
 std::string picture_svg(const PictureSubject& s, const ReadHeatmap& heatmap, const GroupAccess& access) {

@@ -25,18 +25,22 @@ int compare_access(const AccessVerdict& a, const AccessVerdict& b) {
   return b.used_fraction < a.used_fraction ? 1 : 0;
 }
 
+AccessVerdict access_verdict(const Coalescing& pattern) {
+  AccessVerdict v;
+  v.rank = pattern_rank(pattern.pattern);
+  v.used_fraction = pattern.used_fraction;
+  v.text = pattern.pattern == ReadPattern::kStrided ? fmt::format("strided {}", pattern.stride)
+                                                    : std::string(pattern_name(pattern.pattern));
+  return v;
+}
+
 AccessVerdict access_verdict(const ReadPatternTable& patterns) {
   AccessVerdict worst;
   for (const auto& per_output : patterns) {
-    for (const auto& per_operand : per_output) {
+    for (const auto& [operand, per_operand] : per_output) {
       for (const Coalescing& c : per_operand) {
-        AccessVerdict v;
-        v.rank = pattern_rank(c.pattern);
-        v.used_fraction = c.used_fraction;
-        if (compare_access(v, worst) >= 0) continue;
-        v.text = c.pattern == ReadPattern::kStrided ? fmt::format("strided {}", c.stride)
-                                                    : std::string(pattern_name(c.pattern));
-        worst = std::move(v);
+        AccessVerdict v = access_verdict(c);
+        if (compare_access(v, worst) < 0) worst = std::move(v);
       }
     }
   }

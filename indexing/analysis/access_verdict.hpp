@@ -23,6 +23,8 @@ struct AccessVerdict {
 /// The one place that turns read patterns into a verdict, so the model can
 /// be swapped.
 AccessVerdict access_verdict(const ReadPatternTable& patterns);
+/// The verdict of one map's read pattern.
+AccessVerdict access_verdict(const Coalescing& pattern);
 
 /// Orders verdicts worse first: negative when `a` is worse than `b` (higher
 /// rank, then the smaller share of transferred bytes used), 0 when equal.

@@ -13,7 +13,7 @@ namespace {
 
 // Worse first: the verdict's rank, then the smaller share of bytes used.
 bool worse(const Coalescing& a, const Coalescing& b) {
-  const AccessVerdict va = access_verdict({{{a}}}), vb = access_verdict({{{b}}});
+  const AccessVerdict va = access_verdict(a), vb = access_verdict(b);
   if (va.rank != vb.rank) return va.rank > vb.rank;
   return va.used_fraction < vb.used_fraction;
 }

@@ -24,15 +24,31 @@ void arrange(InstructionIndexing indexing, ReadPatternTable patterns, bool tuple
   report.input_to_output = !indexing.input_to_output.empty();
   const std::size_t outputs = std::max(indexing.output_to_input.size(), indexing.input_to_output.size());
   report.outputs.resize(outputs);
+  std::vector<std::size_t> shown;
   for (std::size_t k = 0; k < outputs; ++k) {
-    for (std::size_t j = 0; j < report.operand_names.size(); ++j) {
-      if (request.operand && *request.operand != j) continue;
+    // A tuple's output shows the operands it reads (one of thousands in a wide tuple), any other
+    // instruction's every operand.
+    shown.clear();
+    if (tuple) {
+      for (const auto* rows : {&indexing.output_to_input, &indexing.input_to_output})
+        if (k < rows->size())
+          for (const auto& [j, maps] : (*rows)[k].stored())
+            if (!maps.empty()) shown.push_back(j);
+      std::sort(shown.begin(), shown.end());
+      shown.erase(std::unique(shown.begin(), shown.end()), shown.end());
+    } else {
+      for (std::size_t j = 0; j < report.operand_names.size(); ++j) shown.push_back(j);
+    }
+    for (const std::size_t j : shown) {
+      if (j >= report.operand_names.size() || (request.operand && *request.operand != j)) continue;
       OperandReport op{j, {}, {}, {}};
-      if (report.output_to_input) op.output_to_input = std::move(indexing.output_to_input[k][j]);
+      if (report.output_to_input) op.output_to_input = indexing.output_to_input[k].take(j);
       if (report.input_to_output && j < indexing.input_to_output[k].size())
-        op.input_to_output = std::move(indexing.input_to_output[k][j]);
-      if (tuple && op.output_to_input.empty() && op.input_to_output.empty()) continue;
-      if (k < patterns.size() && j < patterns[k].size()) op.read_patterns = std::move(patterns[k][j]);
+        op.input_to_output = indexing.input_to_output[k].take(j);
+      if (k < patterns.size()) {
+        const auto it = patterns[k].find(j);
+        if (it != patterns[k].end()) op.read_patterns = std::move(it->second);
+      }
       report.outputs[k].operands.push_back(std::move(op));
     }
   }
@@ -45,9 +61,8 @@ InstructionIndexing only_operands(const InstructionIndexing& indexing, const std
   for (std::size_t k = 0; k < indexing.output_to_input.size(); ++k) {
     const auto& row = indexing.output_to_input[k];
     out.output_to_input[k].resize(row.size());
-    for (std::size_t j = 0; j < row.size() && j < kept.size(); ++j) {
-      if (kept[j]) out.output_to_input[k][j] = row[j];
-    }
+    for (const auto& [j, maps] : row.stored())
+      if (j < kept.size() && kept[j]) out.output_to_input[k].set(j, maps);
   }
   return out;
 }

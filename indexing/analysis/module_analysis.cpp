@@ -26,8 +26,8 @@ indexing::InstructionIndexing ModuleAnalysis::indexing(std::uint32_t computation
     const std::size_t outputs = indexing::leaf_count(m_module.shape_of(instr));
     const std::vector<MapSet> sets(instr.operand_count, MapSet{IndexingMap::undefined(e.what())});
     indexing::InstructionIndexing result;
-    if (output_to_input) result.output_to_input.assign(outputs, sets);
-    if (input_to_output) result.input_to_output.assign(outputs, sets);
+    if (output_to_input) result.output_to_input.assign(outputs, indexing::MapRow(sets));
+    if (input_to_output) result.input_to_output.assign(outputs, indexing::MapRow(sets));
     return result;
   }
 }

@@ -91,13 +91,13 @@ InstructionIndexing PhysicalIndexing::apply(const hlo::Computation& computation,
   };
   // A wide tuple's output reads one operand of thousands: the empty sets stay empty.
   for (std::size_t k = 0; k < logical.output_to_input.size(); ++k)
-    for (std::size_t j = 0; j < logical.output_to_input[k].size() && j < operands.size(); ++j)
-      if (!logical.output_to_input[k][j].empty())
-        logical.output_to_input[k][j] = convert(logical.output_to_input[k][j], output_shape(k), operand_shape(j));
+    logical.output_to_input[k].for_each_stored([&](std::size_t j, MapSet& maps) {
+      if (j < operands.size() && !maps.empty()) maps = convert(maps, output_shape(k), operand_shape(j));
+    });
   for (std::size_t k = 0; k < logical.input_to_output.size(); ++k)
-    for (std::size_t j = 0; j < logical.input_to_output[k].size() && j < operands.size(); ++j)
-      if (!logical.input_to_output[k][j].empty())
-        logical.input_to_output[k][j] = convert(logical.input_to_output[k][j], operand_shape(j), output_shape(k));
+    logical.input_to_output[k].for_each_stored([&](std::size_t j, MapSet& maps) {
+      if (j < operands.size() && !maps.empty()) maps = convert(maps, operand_shape(j), output_shape(k));
+    });
   return logical;
 }
 

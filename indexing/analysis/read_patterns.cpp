@@ -113,14 +113,14 @@ ReadPatternTable read_patterns(const hlo::Module& module, const hlo::Computation
   for (std::size_t k = 0; k < logical.output_to_input.size() && k < leaves.size(); ++k) {
     const hlo::Shape& out = *leaves[k];
     const layout::PhysicalLayout* out_layout = offsets.layout(out);
-    table[k].resize(logical.output_to_input[k].size());
-    for (std::size_t j = 0; j < logical.output_to_input[k].size() && j < operands.size(); ++j) {
-      if (logical.output_to_input[k][j].empty()) continue;  // not read (a wide tuple: all operands but one)
+    // Operands the output does not read (a wide tuple: all but one) get no entry.
+    for (const auto& [j, maps] : logical.output_to_input[k].stored()) {
+      if (j >= operands.size() || maps.empty()) continue;
       const hlo::Shape& operand = module.shape_of(computation.instructions[operands[j]]);
       if (out_layout == nullptr || offsets.layout(operand) == nullptr) continue;
       const AccessSetup setup = operand_access(model, *out_layout, operand);
-      for (const IndexingMap& m : offsets.convert(logical.output_to_input[k][j], out, operand))
-        table[k][j].push_back(memo.of(m, setup));
+      std::vector<Coalescing>& patterns = table[k][j];
+      for (const IndexingMap& m : offsets.convert(maps, out, operand)) patterns.push_back(memo.of(m, setup));
     }
   }
   return table;

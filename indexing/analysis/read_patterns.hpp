@@ -43,8 +43,9 @@ private:
 };
 
 /// Per output and operand: the read pattern of each map, each map being its
-/// own load (empty: the output or operand cannot be laid out).
-using ReadPatternTable = std::vector<std::vector<std::vector<Coalescing>>>;
+/// own load (empty: the output or operand cannot be laid out). A row holds
+/// the operands its output reads (a wide tuple's output: one of thousands).
+using ReadPatternTable = std::vector<std::map<std::size_t, std::vector<Coalescing>>>;
 
 /// The access model of `instruction` on `target`.
 AccessModel access_model(Target target, const hlo::Module& module, const hlo::Computation& computation,

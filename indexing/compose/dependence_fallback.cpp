@@ -109,7 +109,7 @@ std::optional<InstructionIndexing> dependence_maps(const hlo::Module& module, Ou
   const std::size_t outputs = leaf_count(shape);
   const auto operands = c.operands_of(instr);
   InstructionIndexing out;
-  if (i2o) out.input_to_output.assign(outputs, {});
+  if (i2o) out.input_to_output.assign(outputs, MapRow{});
   try {
     for (std::size_t k = 0; k < outputs; ++k) {
       const hlo::Shape& out_shape = leaf_shape(shape, k);
@@ -126,7 +126,7 @@ std::optional<InstructionIndexing> dependence_maps(const hlo::Module& module, Ou
           MapSet set = operand_to_output(out_dims, module.shape_of(c.instructions[operands[j]]), reads[j], why);
           if (set.empty()) continue;
           if (out.input_to_output[k].empty()) out.input_to_output[k].resize(operands.size());
-          out.input_to_output[k][j] = std::move(set);
+          out.input_to_output[k].set(j, std::move(set));
         }
       }
     }

@@ -836,8 +836,8 @@ InstructionIndexing IndexingAnalysis::analyze(std::uint32_t computation, std::ui
     const std::size_t outputs = leaf_count(shape);
     const std::vector<MapSet> sets(instr.operand_count, undefined_set(e.what()));
     InstructionIndexing out;
-    if (o2i) out.output_to_input.assign(outputs, sets);
-    if (i2o) out.input_to_output.assign(outputs, sets);
+    if (o2i) out.output_to_input.assign(outputs, MapRow(sets));
+    if (i2o) out.input_to_output.assign(outputs, MapRow(sets));
     return out;
   } catch (...) {
     m_deadline.reset();
@@ -869,13 +869,14 @@ InstructionIndexing IndexingAnalysis::analyze_maps(std::uint32_t computation, st
     for (std::size_t k = 0; k < outputs; ++k) {
       auto sets = output_to_input(computation, instruction, k);
       sets.resize(operands);
-      for (MapSet& s : sets) name_sources(s);
-      out.output_to_input.push_back(std::move(sets));
+      MapRow row(std::move(sets));
+      row.for_each_stored([&](std::size_t, MapSet& s) { name_sources(s); });
+      out.output_to_input.push_back(std::move(row));
     }
   }
   if (i2o) {
     // Filled lazily: a wide tuple reads each operand into one output only.
-    out.input_to_output.assign(outputs, {});
+    out.input_to_output.assign(outputs, MapRow{});
     for (std::size_t j = 0; j < operands; ++j) {
       auto sets = input_to_output(computation, instruction, j);
       // Operand -> output maps that could not be composed: the dependence fallback (approximate)
@@ -888,7 +889,7 @@ InstructionIndexing IndexingAnalysis::analyze_maps(std::uint32_t computation, st
         if (sets[k].empty()) continue;
         name_sources(sets[k]);
         if (out.input_to_output[k].empty()) out.input_to_output[k].resize(operands);
-        out.input_to_output[k][j] = std::move(sets[k]);
+        out.input_to_output[k].set(j, std::move(sets[k]));
       }
     }
   }

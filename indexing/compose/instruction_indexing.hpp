@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "indexing/compose/map_memo.hpp"
+#include "indexing/compose/map_row.hpp"
 #include "indexing/maps/simplify_map.hpp"
 #include "indexing/ops/loop_counter.hpp"
 #include "indexing/ops/loop_dataflow.hpp"
@@ -136,11 +137,12 @@ struct AnalysisOptions {
   std::uint64_t work_budget_per_instruction = default_work_budget_per_instruction();
 };
 
-/// The maps of one instruction: [output][operand] -> set of maps. An
-/// input_to_output row may be empty: no operand feeds that output.
+/// The maps of one instruction: [output][operand] -> set of maps, each row
+/// sparse (map_row.hpp). An input_to_output row may be empty: no operand
+/// feeds that output.
 struct InstructionIndexing {
-  std::vector<std::vector<MapSet>> output_to_input;
-  std::vector<std::vector<MapSet>> input_to_output;
+  std::vector<MapRow> output_to_input;
+  std::vector<MapRow> input_to_output;
 };
 
 class IndexingAnalysis {

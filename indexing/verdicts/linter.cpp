@@ -118,7 +118,7 @@ InstructionIndexing judged_maps(const InstructionIndexing& logical, const std::v
       const auto& row = logical.output_to_input[k];
       if (j >= row.size() || row[j].empty()) continue;
       counted.output_to_input[k].resize(j + 1);
-      counted.output_to_input[k][j] = row[j];
+      counted.output_to_input[k].set(j, row[j]);
     }
   }
   return counted;
@@ -477,8 +477,8 @@ void Linter::whole_instruction_rules(const hlo::Computation& c, std::uint32_t in
   std::set<std::size_t> undefined_operands, approximate_operands;
   std::string reason, approximation;
   for (const auto& per_output : logical.output_to_input) {
-    for (std::size_t j = 0; j < per_output.size(); ++j) {
-      for (const IndexingMap& m : per_output[j]) {
+    for (const auto& [j, set] : per_output.stored()) {
+      for (const IndexingMap& m : set) {
         if (m.is_undefined()) {
           if (undefined_operands.empty() || j < *undefined_operands.begin())
             reason = m.undefined_reason().empty() ? "unknown" : m.undefined_reason();

@@ -42,7 +42,7 @@ void add_counts(const InstructionUtilisation& usage, SummaryRow& row) {
 
 void note_maps(const InstructionIndexing& indexing, SummaryRow& row) {
   for (const auto& per_output : indexing.output_to_input) {
-    for (const auto& set : per_output) {
+    for (const auto& [j, set] : per_output.stored()) {
       for (const IndexingMap& m : set) {
         row.undefined = row.undefined || m.is_undefined();
         row.approximate = row.approximate || m.approximate();
@@ -82,12 +82,11 @@ public:
     std::vector<std::uint32_t> ids{instr.shape};
     for (std::uint32_t operand : c.operands_of(instr)) ids.push_back(c.instructions[operand].shape);
     for (std::size_t k = 0; k < indexing.output_to_input.size(); ++k) {
-      const auto& per_output = indexing.output_to_input[k];
-      for (std::size_t j = 0; j < per_output.size(); ++j) {
-        if (per_output[j].empty()) continue;
+      for (const auto& [j, set] : indexing.output_to_input[k].stored()) {
+        if (set.empty()) continue;
         ids.insert(ids.end(), {static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(j),
-                               static_cast<std::uint32_t>(per_output[j].size())});
-        for (const IndexingMap& m : per_output[j]) ids.push_back(m_maps.intern(m));
+                               static_cast<std::uint32_t>(set.size())});
+        for (const IndexingMap& m : set) ids.push_back(m_maps.intern(m));
       }
     }
     auto [it, inserted] = m_lint.try_emplace({std::move(head), std::move(ids)}, 0);

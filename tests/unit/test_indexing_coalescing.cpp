@@ -67,8 +67,8 @@ std::vector<Coalescing> root_patterns(const std::string& body, std::optional<Tar
   const auto table =
       analysis::read_patterns(m, c, c.instructions[c.root], logical, analysis.offsets(), analysis.patterns());
   REQUIRE(output < table.size());
-  REQUIRE(operand < table[output].size());
-  return table[output][operand];
+  const auto it = table[output].find(operand);
+  return it == table[output].end() ? std::vector<Coalescing>{} : it->second;
 }
 
 Coalescing root_pattern(const std::string& body, std::optional<Target> target = Target::kGpu, std::size_t operand = 0) {

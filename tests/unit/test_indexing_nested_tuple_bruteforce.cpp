@@ -196,8 +196,8 @@ TEST_CASE("nested tuples: a call's outputs are its result's leaves, each the lea
       CHECK(union_of(maps.output_to_input[k][1 - out.parameter]).empty());
       // Operand -> output: the inverse from the array parameter; from the tuple, the dependence
       // fallback (the leaf in the first dimension), approximate and holding every true pair.
-      const std::vector<MapSet> no_sets(2);
-      const std::vector<MapSet>& forward =
+      const indexing::MapRow no_sets(2);
+      const indexing::MapRow& forward =
           k < maps.input_to_output.size() && !maps.input_to_output[k].empty() ? maps.input_to_output[k] : no_sets;
       if (out.parameter == 1) {
         CHECK(union_of(forward[1]) == test::inverse(expected));
