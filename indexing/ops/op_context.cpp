@@ -15,6 +15,14 @@ std::vector<std::int64_t> dimension_sizes(const hlo::Shape& shape) {
 
 std::size_t OpContext::output_count() const { return leaf_count(shape()); }
 
+std::uint32_t OpContext::operand_index(std::size_t k) const {
+  const auto operands = computation.operands_of(instruction());
+  if (k >= operands.size())
+    throw Unsupported("operand " + std::to_string(k) + " of an instruction with " + std::to_string(operands.size()) +
+                      (operands.size() == 1 ? " operand" : " operands"));
+  return operands[k];
+}
+
 const hlo::Shape& OpContext::output_shape(std::size_t k) const {
   const hlo::Shape& s = shape();
   if (!s.is_tuple) return s;

@@ -37,7 +37,10 @@ struct OpContext {
   hlo::Opcode opcode() const { return instruction().opcode; }
   const hlo::Shape& shape() const { return result != nullptr ? *result : module.shape_of(instruction()); }
   std::size_t operand_count() const { return instruction().operand_count; }
-  std::uint32_t operand_index(std::size_t k) const { return computation.operands_of(instruction())[k]; }
+  /// Throws Unsupported past the operands: an op whose shapes imply more
+  /// operands than it has gets UNDEFINED maps with the reason, never a read
+  /// past the operand list.
+  std::uint32_t operand_index(std::size_t k) const;
   const hlo::Instruction& operand(std::size_t k) const { return computation.instructions[operand_index(k)]; }
   const hlo::Shape& operand_shape(std::size_t k) const { return module.shape_of(operand(k)); }
 

@@ -54,20 +54,25 @@ std::size_t gathered_dimension(const OpContext& op, std::size_t output, std::siz
   return g;
 }
 
-// all-gather-start's result is the gathered array, or the pair (operand, gathered).
+// all-gather-start's result is the gathered arrays, or the pair (operands, gathered): for N
+// operands, leaves 0..N-1 are the operands themselves and leaves N..2N-1 the gathered arrays
+// (one operand: `(f32[2], f32[4])`; two: `((f32[2], f32[3]), (f32[4], f32[6]))`).
 bool start_pair(const OpContext& op) {
-  return op.opcode() == hlo::Opcode::kAllGatherStart && op.output_count() == 2 && op.operand_count() == 1;
+  return op.opcode() == hlo::Opcode::kAllGatherStart && op.operand_count() > 0 &&
+         op.output_count() == 2 * op.operand_count();
 }
 
 }  // namespace
 
 std::vector<MapSet> o2i_all_gather(const OpContext& op, std::size_t output) {
   std::vector<MapSet> sets(op.operand_count());
-  if (start_pair(op) && output == 0) {
-    sets[0].push_back(IndexingMap::identity(op.operand_dims(0)));
+  const std::size_t n = op.operand_count();
+  if (start_pair(op) && output < n) {
+    sets[output].push_back(IndexingMap::identity(op.operand_dims(output)));
     return sets;
   }
-  const std::size_t j = start_pair(op) ? 0 : output;
+  const std::size_t j = start_pair(op) ? output - n : output;
+  if (j >= n) throw Unsupported("all-gather output " + std::to_string(output) + " has no operand");
   const auto out = op.output_dims(output);
   const auto in = op.operand_dims(j);
   const std::size_t g = gathered_dimension(op, output, j);
@@ -84,8 +89,9 @@ std::vector<MapSet> o2i_all_gather(const OpContext& op, std::size_t output) {
 // replica the operand element is on.
 std::vector<MapSet> i2o_all_gather(const OpContext& op, std::size_t operand) {
   std::vector<MapSet> sets(op.output_count());
-  const std::size_t k = start_pair(op) ? 1 : operand;
-  if (start_pair(op)) sets[0].push_back(IndexingMap::identity(op.operand_dims(0)));
+  const std::size_t k = start_pair(op) ? op.operand_count() + operand : operand;
+  if (k >= sets.size()) throw Unsupported("all-gather operand " + std::to_string(operand) + " has no output");
+  if (start_pair(op)) sets[operand].push_back(IndexingMap::identity(op.operand_dims(operand)));
   const auto out = op.output_dims(k);
   const auto in = op.operand_dims(operand);
   const std::size_t g = gathered_dimension(op, k, operand);
