@@ -30,6 +30,9 @@ std::vector<Constraint> constraints_except(const Domain& d, const Constraint& sk
   return out;
 }
 
+// Bounded: past it the memo starts over.
+constexpr std::size_t k_max_memoised_emptiness = 1 << 15;
+
 unsigned count_of(const IndexingMap& m, VarKind k) { return static_cast<unsigned>(m.domain().count(k)); }
 
 // { (d, rt, r) } with the range variables projected out.
@@ -45,8 +48,36 @@ std::optional<bool> is_empty(const IndexingMap& map) {
   if (map.is_undefined()) return std::nullopt;
   if (map.domain().has_empty_bounds()) return true;
   if (map.domain().constraints().empty()) return false;
-  return within_isl_budget([&] { return std::optional<bool>(graph_set(map.domain(), {}).is_empty()); },
-                           [] { return std::optional<bool>(); });
+  auto ask_isl = [&] {
+    return within_isl_budget([&] { return std::optional<bool>(graph_set(map.domain(), {}).is_empty()); },
+                             [] { return std::optional<bool>(); });
+  };
+  // Memoised for the process like are_equal: the simplification of every composition step asks
+  // whether a domain is empty, and the steps of a wide call's outputs share their domains.
+  IslContext& context = IslContext::get();
+  if (context.deadline()) return ask_isl();  // an answer cut short by the clock
+  struct Verdict {
+    std::optional<bool> empty;
+    std::uint64_t isl_computations;  // replayed on a hit: the work counted is the same either way
+  };
+  struct Key {
+    IndexingMap domain_only;  // the question is about the domain alone
+    unsigned long operation_limit;
+    bool operator==(const Key& other) const = default;
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key& key) const { return MapHash()(key.domain_only) ^ key.operation_limit; }
+  };
+  static SharedMemo<Key, Verdict, KeyHash> memo(k_max_memoised_emptiness);
+  Key key{IndexingMap(map.domain(), {}), context.operation_limit()};
+  if (std::optional<Verdict> known = memo.find(key)) {
+    for (std::uint64_t k = 0; k < known->isl_computations; ++k) context.count_computation();
+    return known->empty;
+  }
+  const std::uint64_t before = context.computations();
+  const std::optional<bool> empty = ask_isl();
+  memo.insert(std::move(key), Verdict{empty, context.computations() - before});
+  return empty;
 }
 
 namespace {
