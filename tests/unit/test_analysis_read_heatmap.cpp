@@ -21,6 +21,7 @@
 #include "indexing/analysis/module_analysis.hpp"
 #include "indexing/analysis/read_heatmap.hpp"
 #include "indexing/analysis/utilisation.hpp"
+#include "indexing/maps/map_parser.hpp"
 #include "parse_helpers.hpp"
 
 // Its own namespace: the test files are compiled together (CMake unity build).
@@ -393,6 +394,44 @@ ENTRY main {
   }
   CHECK(a.distinct_elements == 32);
   CHECK(a.reads_total == 32);
+}
+
+TEST_CASE("read heat maps: a map of more than 64 variables may read its results' bounding box", "[read_heatmap]") {
+  // 65 runtime offsets of 0 or 1 added to d0: row d0 + rt0 + ... + rt64 of an 80 x 8 operand.
+  // Pinned (one value of the offsets) its reads are enumerated; where other values may read,
+  // counting per block is too slow at 67 variables, so the box of its results stands in: rows 0
+  // to 3 + 65 = 68, here exactly the rows some value reaches.
+  constexpr int k_offsets = 65;
+  std::string runtime, sum, bounds;
+  for (int k = 0; k < k_offsets; ++k) {
+    runtime += fmt::format("{}rt{}", k > 0 ? ", " : "", k);
+    sum += fmt::format(" + rt{}", k);
+    bounds += fmt::format(", rt{} in [0, 1]", k);
+  }
+  const IndexingMap map = indexing::parse_map(
+      fmt::format("(d0, d1){{{}}} -> (d0{}, d1), domain: d0 in [0, 3], d1 in [0, 7]{}", runtime, sum, bounds));
+  REQUIRE(map.runtime_count() == k_offsets);
+  const ReadHeatmap h = analysis::read_heatmap({map}, {80, 8}, {});
+  REQUIRE(h.defined());
+  CHECK(h.may_read_boxed);
+  CHECK(h.runtime_offsets);
+  REQUIRE(h.rows.per_cell == 1);
+  REQUIRE(h.columns.per_cell == 1);
+  std::int64_t reads = 0;
+  for (std::int64_t r = 0; r < 80; ++r) {
+    for (std::int64_t c = 0; c < 8; ++c) {
+      const auto& cell = h.slices[0].cells[static_cast<std::size_t>(r * 8 + c)];
+      if (cell.may_read != (r <= 3 + k_offsets)) FAIL("row " << r << ", column " << c);
+      if (cell.reads > 0 && !cell.may_read) FAIL("read but not may_read: row " << r << ", column " << c);
+      reads += cell.reads;
+    }
+  }
+  CHECK(reads == 4 * 8);  // one value of the offsets: the 4 x 8 block it reads, once each
+  CHECK(h.total_reads == 4 * 8);
+  // The same map with two offsets is enumerated point by point: no box.
+  const IndexingMap few = indexing::parse_map(
+      "(d0, d1){rt0, rt1} -> (d0 + rt0 + rt1, d1), domain: d0 in [0, 3], d1 in [0, 7], rt0 in [0, 1], rt1 in [0, 1]");
+  CHECK_FALSE(analysis::read_heatmap({few}, {80, 8}, {}).may_read_boxed);
 }
 
 }  // namespace test_analysis_read_heatmap_cases
