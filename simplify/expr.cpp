@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <stdexcept>
 
 namespace hlo_index::simplify {
 
@@ -365,12 +366,13 @@ std::int64_t apply_non_affine(Expr::NonAffineOp op, std::int64_t a, std::int64_t
 }
 
 std::int64_t VarValues::operator[](Var v) const {
-  switch (v.kind) {
-    case VarKind::kDim: return dims[v.index];
-    case VarKind::kRange: return ranges[v.index];
-    case VarKind::kRuntime: return runtimes[v.index];
-  }
-  return 0;
+  // A caller that gives no value for a variable of the expression: an error, not a read past
+  // the values (a lint rule once passed no runtime values for a gather's map).
+  const std::span<const std::int64_t> values = v.kind == VarKind::kDim     ? dims
+                                               : v.kind == VarKind::kRange ? ranges
+                                                                           : runtimes;
+  if (v.index >= values.size()) throw std::out_of_range("evaluate: no value for a variable of the expression");
+  return values[v.index];
 }
 
 std::int64_t evaluate(const Expr& e, const VarValues& values) {

@@ -313,6 +313,27 @@ std::optional<Count> count_projection_image(const IndexingMap& map) {
 // operations, so no budget stops them.
 constexpr std::size_t k_max_exact_image_symbols = 64;
 
+// Images whose results divide (floordiv, mod: a layout's offsets, the units they fall in) over a
+// domain of at most this many points are counted point by point: exact, and a few milliseconds,
+// where isl's projection of their divisions can take minutes within its operation budget (a
+// bitcast-copy-bitcast-slice fusion of a real GPU dump: 60,000 offsets, 100 s at 2,000,000
+// operations).
+constexpr std::int64_t k_max_enumerated_division_points = std::int64_t{1} << 17;
+
+bool results_divide(const IndexingMap& map) {
+  return std::any_of(map.results().begin(), map.results().end(),
+                     [](const Expr& r) { return simplify::has_division(r); });
+}
+
+// Points of the box of the map's variable intervals, or nullopt past `limit`.
+std::optional<std::int64_t> box_points_within(const IndexingMap& map, std::int64_t limit) {
+  std::int64_t n = 1;
+  for (Var v : map.domain().all_variables()) {
+    if (__builtin_mul_overflow(n, map.domain().bounds(v).size(), &n) || n > limit) return std::nullopt;
+  }
+  return n;
+}
+
 Count upper_bound_image(const IndexingMap& map) {
   simplify::RangeEvaluator ranges(map.domain(), true);
   Wide n = 1;
@@ -357,6 +378,10 @@ Count count_image(const IndexingMap& map) {
     out = image ? Count::of(image->size(), true) : upper_bound_image(map);
   } else if (map.range_count() + map.runtime_count() > k_max_exact_image_symbols) {
     out = upper_bound_image(map);
+  } else if (auto image = results_divide(map) && box_points_within(map, k_max_enumerated_division_points)
+                              ? enumerate_relation(map, /*with_inputs=*/false)
+                              : std::nullopt) {
+    out = Count::of(static_cast<std::int64_t>(image->size()), true);
   } else {
     out = memoised_count(std::span(&map, 1), [&] {
       return within_isl_budget([&] { return image_count_within_budget(map); }, [&] { return upper_bound_image(map); });

@@ -91,14 +91,19 @@ bool walks_consecutively(const MapSet& physical) {
     std::vector<std::int64_t> ranges(m.range_count());
     for (std::size_t k = 0; k < ranges.size(); ++k)
       ranges[k] = d.bounds({simplify::VarKind::kRange, static_cast<std::uint32_t>(k)}).lo;
+    // Runtime offsets (a gather's, a dynamic-slice's) at one of their values: the step between
+    // consecutive range values is the same at every value of an offset that only shifts the read.
+    std::vector<std::int64_t> runtime(m.runtime_count());
+    for (std::size_t k = 0; k < runtime.size(); ++k)
+      runtime[k] = d.bounds({simplify::VarKind::kRuntime, static_cast<std::uint32_t>(k)}).lo;
     bool found = false;
     for (std::size_t k = 0; k < ranges.size() && !found; ++k) {
       const simplify::Interval b = d.bounds({simplify::VarKind::kRange, static_cast<std::uint32_t>(k)});
       if (b.hi <= b.lo) continue;
       std::vector<std::int64_t> next = ranges;
       ++next[k];
-      const std::int64_t a = simplify::evaluate(m.results()[0], {dims, ranges, {}});
-      const std::int64_t c = simplify::evaluate(m.results()[0], {dims, next, {}});
+      const std::int64_t a = simplify::evaluate(m.results()[0], {dims, ranges, runtime});
+      const std::int64_t c = simplify::evaluate(m.results()[0], {dims, next, runtime});
       found = c - a == 1 || a - c == 1;
     }
     if (!found) return false;
