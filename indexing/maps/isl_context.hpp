@@ -83,6 +83,20 @@ private:
   IslContext::Deadline m_saved;
 };
 
+/// The isl operation limit of the calling thread for the scope's lifetime.
+class ScopedIslOperationLimit {
+public:
+  explicit ScopedIslOperationLimit(unsigned long limit) : m_saved(IslContext::get().operation_limit()) {
+    IslContext::get().set_operation_limit(limit);
+  }
+  ~ScopedIslOperationLimit() { IslContext::get().set_operation_limit(m_saved); }
+  ScopedIslOperationLimit(const ScopedIslOperationLimit&) = delete;
+  ScopedIslOperationLimit& operator=(const ScopedIslOperationLimit&) = delete;
+
+private:
+  unsigned long m_saved;
+};
+
 /// Scope of one budgeted isl computation: resets the operation counter and
 /// applies the thread's limit and deadline; nested scopes share the outer budget.
 class IslBudget {

@@ -91,7 +91,7 @@ TEST_CASE("hlo-index map: --time-limit stops isl and says so") {
   for (int k = 0; k < 6; ++k) chain = fmt::format("(({}) ceildiv 2 * 3 + d0) mod 7", chain);
   app::MapOptions options;
   options.operation = "count";
-  options.maps = {fmt::format("(d0) -> ({}), domain: d0 in [0, 1000000]", chain)};
+  options.maps = {fmt::format("(d0) -> ({}), domain: d0 in [0, 2000000]", chain)};
   options.time_limit = 0.2;
   std::istringstream in;
   std::ostringstream out, err;
