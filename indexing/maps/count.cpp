@@ -314,17 +314,12 @@ std::optional<Count> count_projection_image(const IndexingMap& map) {
 // operations, so no budget stops them.
 constexpr std::size_t k_max_exact_image_symbols = 64;
 
-// Images whose results divide (floordiv, mod: a layout's offsets, the units they fall in) over a
-// domain of at most this many points are counted point by point: exact, and a few milliseconds,
-// where isl's projection of their divisions can take minutes within its operation budget (a
-// bitcast-copy-bitcast-slice fusion of a real GPU dump: 60,000 offsets, 100 s at 2,000,000
-// operations).
-constexpr std::int64_t k_max_enumerated_division_points = k_max_enumerated_points;
-
-// Past that many points, the operations isl may spend on such an image: a tenth of the budget.
-// Its time grows faster than its operations on these projections (0.4 s at 100,000, 29 s at
-// 1,000,000), and the answer past it is the sound upper bound.
-constexpr unsigned long k_division_image_budget_share = 10;
+// Images whose results divide (floordiv, mod: a layout's offsets, the units they fall in) can
+// take isl minutes to project within its operation budget (a bitcast-copy-bitcast-slice fusion of
+// a real GPU dump: 60,000 offsets, 100 s at 2,000,000 operations; time grows faster than the
+// operations on them: 0.4 s at 100,000). They get a twentieth of the budget; past it, those over
+// at most k_max_enumerated_points points are counted point by point (exact), larger ones bounded.
+constexpr unsigned long k_division_image_budget_share = 20;
 
 bool results_divide(const IndexingMap& map) {
   return std::any_of(map.results().begin(), map.results().end(),
@@ -384,16 +379,19 @@ Count count_image(const IndexingMap& map) {
     out = image ? Count::of(image->size(), true) : upper_bound_image(map);
   } else if (map.range_count() + map.runtime_count() > k_max_exact_image_symbols) {
     out = upper_bound_image(map);
-  } else if (auto image = results_divide(map) && box_points_within(map, k_max_enumerated_division_points)
-                              ? enumerate_relation(map, /*with_inputs=*/false)
-                              : std::nullopt) {
-    out = Count::of(static_cast<std::int64_t>(image->size()), true);
   } else {
+    const bool divides = results_divide(map);
     const unsigned long limit = IslContext::get().operation_limit();
-    const ScopedIslOperationLimit share(results_divide(map) ? std::max(1UL, limit / k_division_image_budget_share)
-                                                            : limit);
+    const ScopedIslOperationLimit share(divides ? std::max(1UL, limit / k_division_image_budget_share) : limit);
+    auto past_budget = [&] {
+      if (divides && box_points_within(map, k_max_enumerated_points)) {
+        if (auto image = enumerate_relation(map, /*with_inputs=*/false))
+          return Count::of(static_cast<std::int64_t>(image->size()), true);
+      }
+      return upper_bound_image(map);
+    };
     out = memoised_count(std::span(&map, 1), [&] {
-      return within_isl_budget([&] { return image_count_within_budget(map); }, [&] { return upper_bound_image(map); });
+      return within_isl_budget([&] { return image_count_within_budget(map); }, past_budget);
     });
   }
   out.exact = out.exact && !map.approximate();
