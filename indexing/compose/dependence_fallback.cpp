@@ -119,7 +119,7 @@ std::optional<InstructionIndexing> dependence_maps(const hlo::Module& module, Ou
         std::vector<MapSet> sets(operands.size());
         for (std::size_t j = 0; j < operands.size() && j < reads.size(); ++j)
           sets[j] = output_to_operand(out_dims, module.shape_of(c.instructions[operands[j]]), reads[j], why);
-        out.output_to_input.push_back(std::move(sets));
+        out.output_to_input.emplace_back(std::move(sets));
       }
       if (i2o) {
         for (std::size_t j = 0; j < operands.size() && j < reads.size(); ++j) {
