@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <optional>
+#include <unordered_set>
 
 #include "indexing/analysis/fused_reads.hpp"
 #include "indexing/maps/map_ops.hpp"
@@ -118,12 +119,12 @@ void count_outputs(const hlo::Shape& shape, InstructionUtilisation& result) {
 // operand's map count, runtime dependence, and undefined reason.
 std::vector<IndexingMap> operand_reads(const InstructionIndexing& indexing, std::size_t j, OperandUtilisation& u) {
   std::vector<IndexingMap> reads;
-  std::vector<const IndexingMap*> distinct;  // the same map for two outputs is one way of reading
+  // The same map for two outputs is one way of reading.
+  std::unordered_set<const IndexingMap*, indexing::PointedMapHash, indexing::PointedMapEqual> distinct;
   for (const auto& per_output : indexing.output_to_input) {
     if (j >= per_output.size()) continue;
     for (const IndexingMap& m : per_output[j]) {
-      const bool seen = std::any_of(distinct.begin(), distinct.end(), [&](const IndexingMap* d) { return *d == m; });
-      if (!seen) distinct.push_back(&m);
+      const bool seen = !distinct.insert(&m).second;
       if (m.is_undefined()) {
         u.undefined_reason = m.undefined_reason().empty() ? "no indexing maps" : m.undefined_reason();
         break;

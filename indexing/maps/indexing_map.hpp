@@ -154,6 +154,16 @@ struct MapHash {
   std::size_t operator()(const IndexingMap& map) const { return map.hash(); }
 };
 
+/// For unordered containers of pointers to maps that compare what they point to: the distinct
+/// maps among many (a wide call's outputs read one operand through the same maps), found in one
+/// pass instead of comparing each with every earlier one.
+struct PointedMapHash {
+  std::size_t operator()(const IndexingMap* map) const { return map->hash(); }
+};
+struct PointedMapEqual {
+  bool operator()(const IndexingMap* a, const IndexingMap* b) const { return *a == *b; }
+};
+
 /// The maps between an output and an operand: their union is the relation
 /// (most ops need one map; a few need pieces). Empty: nothing read.
 using MapSet = std::vector<IndexingMap>;

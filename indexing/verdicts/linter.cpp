@@ -6,6 +6,7 @@
 #include <limits>
 #include <set>
 #include <tuple>
+#include <unordered_set>
 
 #include "indexing/analysis/access_target.hpp"
 #include "indexing/analysis/coalescing.hpp"
@@ -251,7 +252,7 @@ std::vector<Linter::OperandFacts> Linter::operand_facts(const hlo::Computation& 
       f.bits = array_bits(shape);
       f.bytes = packed_bytes(*elements, f.bits);
     }
-    std::vector<const IndexingMap*>& distinct = f.maps;
+    std::unordered_set<const IndexingMap*, indexing::PointedMapHash, indexing::PointedMapEqual> seen;
     for (const auto& per_output : logical.output_to_input) {
       if (j >= per_output.size()) continue;
       for (const IndexingMap& m : per_output[j]) {
@@ -259,8 +260,7 @@ std::vector<Linter::OperandFacts> Linter::operand_facts(const hlo::Computation& 
         f.approximate = f.approximate || m.approximate();
         f.runtime = f.runtime || (m.is_defined() && m.runtime_count() > 0);
         if (m.is_known_empty()) continue;
-        if (std::none_of(distinct.begin(), distinct.end(), [&](const IndexingMap* d) { return *d == m; }))
-          distinct.push_back(&m);
+        if (seen.insert(&m).second) f.maps.push_back(&m);  // in order of first reading
       }
     }
   }
