@@ -75,9 +75,14 @@ namespace {
 
 // Which operand output k reads: variadic forms pair output k with operand
 // k; a -start whose result is (operand, result) reads operand 0 for both.
-std::size_t collective_operand(const OpContext& op, std::size_t output) {
+// collective-permute-start's result (operand, result, u32[] context, ...)
+// ends in the runtime's context scalars, which read nothing: nullopt.
+std::optional<std::size_t> collective_operand(const OpContext& op, std::size_t output) {
   if (op.output_count() == op.operand_count()) return output;
-  if (op.operand_count() == 1) return 0;
+  if (op.operand_count() == 1) {
+    if (op.opcode() == hlo::Opcode::kCollectivePermuteStart && output >= 2) return std::nullopt;
+    return 0;
+  }
   throw Unsupported("the outputs do not pair with the operands");
 }
 
@@ -85,7 +90,9 @@ std::size_t collective_operand(const OpContext& op, std::size_t output) {
 
 std::vector<MapSet> o2i_collective(const OpContext& op, std::size_t output) {
   std::vector<MapSet> sets(op.operand_count());
-  const std::size_t j = collective_operand(op, output);
+  const std::optional<std::size_t> read = collective_operand(op, output);
+  if (!read) return sets;
+  const std::size_t j = *read;
   const auto out = op.output_dims(output);
   if (op.operand_dims(j) != out) throw Unsupported("operand " + std::to_string(j) + " has another shape than output");
   sets[j].push_back(IndexingMap::identity(out));
