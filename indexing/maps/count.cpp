@@ -326,15 +326,6 @@ bool results_divide(const IndexingMap& map) {
                      [](const Expr& r) { return simplify::has_division(r); });
 }
 
-// Points of the box of the map's variable intervals, or nullopt past `limit`.
-std::optional<std::int64_t> box_points_within(const IndexingMap& map, std::int64_t limit) {
-  std::int64_t n = 1;
-  for (Var v : map.domain().all_variables()) {
-    if (__builtin_mul_overflow(n, map.domain().bounds(v).size(), &n) || n > limit) return std::nullopt;
-  }
-  return n;
-}
-
 Count upper_bound_image(const IndexingMap& map) {
   simplify::RangeEvaluator ranges(map.domain(), true);
   Wide n = 1;
@@ -384,10 +375,9 @@ Count count_image(const IndexingMap& map) {
     const unsigned long limit = IslContext::get().operation_limit();
     const ScopedIslOperationLimit share(divides ? std::max(1UL, limit / k_division_image_budget_share) : limit);
     auto past_budget = [&] {
-      if (divides && box_points_within(map, k_max_enumerated_points)) {
-        if (auto image = enumerate_relation(map, /*with_inputs=*/false))
-          return Count::of(static_cast<std::int64_t>(image->size()), true);
-      }
+      // enumerate_relation refuses domains past k_max_enumerated_points.
+      if (auto image = divides ? enumerate_relation(map, /*with_inputs=*/false) : std::nullopt)
+        return Count::of(static_cast<std::int64_t>(image->size()), true);
       return upper_bound_image(map);
     };
     out = memoised_count(std::span(&map, 1), [&] {

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "indexing/maps/isl_answer_memo.hpp"
 #include "indexing/maps/isl_context.hpp"
 #include "indexing/maps/shared_memo.hpp"
 
@@ -30,15 +31,11 @@ constexpr std::size_t k_max_memoised_counts = 1 << 14;
 }  // namespace
 
 Count memoised_count(std::span<const IndexingMap> maps, const std::function<Count()>& count) {
-  IslContext& context = IslContext::get();
-  if (context.deadline()) return count();
-  static SharedMemo<CountKey, Count, CountKeyHash> memo(k_max_memoised_counts);
-  CountKey key{std::vector<IndexingMap>(maps.begin(), maps.end()), context.operation_limit()};
-  if (std::optional<Count> known = memo.find(key)) return *known;
-  // Returned from here, not from the memo: another thread may clear the memo once the lock is gone.
-  const Count counted = count();
-  memo.insert(std::move(key), counted);
-  return counted;
+  static SharedMemo<CountKey, IslAnswer<Count>, CountKeyHash> memo(k_max_memoised_counts);
+  // The answer is returned by value, never as a reference into the memo: another thread may clear
+  // the memo once the lock is gone.
+  return recall_isl_answer(
+      memo, CountKey{std::vector<IndexingMap>(maps.begin(), maps.end()), IslContext::get().operation_limit()}, count);
 }
 
 }  // namespace hlo_index::indexing

@@ -15,8 +15,7 @@
 namespace hlo_index::indexing {
 
 /// The count of the union of the images of `maps`, from the memo or from
-/// `count` (called only on a miss). Not memoised while a wall-clock deadline
-/// is set: a count cut short by it depends on the machine.
+/// `count` (called only on a miss), as isl_answer_memo.hpp keeps answers.
 Count memoised_count(std::span<const IndexingMap> maps, const std::function<Count()>& count);
 
 }  // namespace hlo_index::indexing

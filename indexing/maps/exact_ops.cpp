@@ -5,6 +5,7 @@
 #include <optional>
 #include <set>
 
+#include "indexing/maps/isl_answer_memo.hpp"
 #include "indexing/maps/isl_bridge.hpp"
 #include "indexing/maps/isl_context.hpp"
 #include "indexing/maps/map_ops.hpp"
@@ -48,18 +49,8 @@ std::optional<bool> is_empty(const IndexingMap& map) {
   if (map.is_undefined()) return std::nullopt;
   if (map.domain().has_empty_bounds()) return true;
   if (map.domain().constraints().empty()) return false;
-  auto ask_isl = [&] {
-    return within_isl_budget([&] { return std::optional<bool>(graph_set(map.domain(), {}).is_empty()); },
-                             [] { return std::optional<bool>(); });
-  };
-  // Memoised for the process like are_equal: the simplification of every composition step asks
-  // whether a domain is empty, and the steps of a wide call's outputs share their domains.
-  IslContext& context = IslContext::get();
-  if (context.deadline()) return ask_isl();  // an answer cut short by the clock
-  struct Verdict {
-    std::optional<bool> empty;
-    std::uint64_t isl_computations;  // replayed on a hit: the work counted is the same either way
-  };
+  // Kept for the process: the simplification of every composition step asks whether a domain is
+  // empty, and the steps of a wide call's outputs share their domains.
   struct Key {
     IndexingMap domain_only;  // the question is about the domain alone
     unsigned long operation_limit;
@@ -68,16 +59,11 @@ std::optional<bool> is_empty(const IndexingMap& map) {
   struct KeyHash {
     std::size_t operator()(const Key& key) const { return MapHash()(key.domain_only) ^ key.operation_limit; }
   };
-  static SharedMemo<Key, Verdict, KeyHash> memo(k_max_memoised_emptiness);
-  Key key{IndexingMap(map.domain(), {}), context.operation_limit()};
-  if (std::optional<Verdict> known = memo.find(key)) {
-    for (std::uint64_t k = 0; k < known->isl_computations; ++k) context.count_computation();
-    return known->empty;
-  }
-  const std::uint64_t before = context.computations();
-  const std::optional<bool> empty = ask_isl();
-  memo.insert(std::move(key), Verdict{empty, context.computations() - before});
-  return empty;
+  static SharedMemo<Key, IslAnswer<std::optional<bool>>, KeyHash> memo(k_max_memoised_emptiness);
+  return recall_isl_answer(memo, Key{IndexingMap(map.domain(), {}), IslContext::get().operation_limit()}, [&] {
+    return within_isl_budget([&] { return std::optional<bool>(graph_set(map.domain(), {}).is_empty()); },
+                             [] { return std::optional<bool>(); });
+  });
 }
 
 namespace {
@@ -156,15 +142,9 @@ constexpr std::size_t k_max_memoised_equalities = 1 << 15;
 
 std::optional<bool> are_equal(const IndexingMap& a, const IndexingMap& b) {
   if (a == b) return are_equal_uncached(a, b);  // no isl question
-  // Memoised for the process (shared_memo.hpp): the deduplication of a fused body's reads asks
-  // for every pair of a set, and the sets of its outputs and of the fusions of one layer share
-  // most pairs (a chain of selects on a real GPU dump: 13 pieces per operand, 3 s per fusion).
-  IslContext& context = IslContext::get();
-  if (context.deadline()) return are_equal_uncached(a, b);  // an answer cut short by the clock
-  struct Verdict {
-    std::optional<bool> equal;
-    std::uint64_t isl_computations;  // replayed on a hit: the work counted is the same either way
-  };
+  // Kept for the process: the deduplication of a fused body's reads asks for every pair of a set,
+  // and the sets of its outputs and of the fusions of one layer share most pairs (a chain of
+  // selects on a real GPU dump: 13 pieces per operand, 3 s per fusion).
   struct Key {
     IndexingMap a, b;
     unsigned long operation_limit;  // a smaller budget may leave unknown what a larger one decides
@@ -175,18 +155,11 @@ std::optional<bool> are_equal(const IndexingMap& a, const IndexingMap& b) {
       return MapHash()(key.a) * 31 + MapHash()(key.b) + key.operation_limit;
     }
   };
-  static SharedMemo<Key, Verdict, KeyHash> memo(k_max_memoised_equalities);
+  static SharedMemo<Key, IslAnswer<std::optional<bool>>, KeyHash> memo(k_max_memoised_equalities);
   // Equality is symmetric: one entry for both orders.
   const bool swap = MapHash()(b) < MapHash()(a);
-  Key key{swap ? b : a, swap ? a : b, context.operation_limit()};
-  if (std::optional<Verdict> known = memo.find(key)) {
-    for (std::uint64_t k = 0; k < known->isl_computations; ++k) context.count_computation();
-    return known->equal;
-  }
-  const std::uint64_t before = context.computations();
-  const std::optional<bool> equal = are_equal_uncached(a, b);
-  memo.insert(std::move(key), Verdict{equal, context.computations() - before});
-  return equal;
+  return recall_isl_answer(memo, Key{swap ? b : a, swap ? a : b, IslContext::get().operation_limit()},
+                           [&] { return are_equal_uncached(a, b); });
 }
 
 namespace {
@@ -309,15 +282,12 @@ bool tighten_domain(IndexingMap& map) {
   auto tighten = [&] {
     return within_isl_budget([&] { return tighten_domain_within_budget(map); }, [] { return false; });
   };
-  // Memoised for the process (shared_memo.hpp): a file of many modules and the layers of one
-  // module ask for the same maps again, and isl is the cost of simplifying them.
-  IslContext& context = IslContext::get();
-  if (context.deadline()) return tighten();  // a result cut short by the clock depends on the machine
+  // Kept for the process: a file of many modules and the layers of one module ask for the same
+  // maps again, and isl is the cost of simplifying them.
   struct Tightened {
     bool empty;
     Domain domain;
     bool changed;
-    std::uint64_t isl_computations;  // replayed on a hit: the work counted is the same either way
   };
   struct Key {
     IndexingMap map;
@@ -327,22 +297,19 @@ bool tighten_domain(IndexingMap& map) {
   struct KeyHash {
     std::size_t operator()(const Key& key) const { return MapHash()(key.map) ^ key.operation_limit; }
   };
-  static SharedMemo<Key, Tightened, KeyHash> memo(k_max_memoised_tightenings);
-  Key key{map, context.operation_limit()};
-  if (std::optional<Tightened> known = memo.find(key)) {
-    for (std::uint64_t k = 0; k < known->isl_computations; ++k) context.count_computation();
-    // The domain only: equal maps may differ in what operator== leaves out (a runtime source's instruction).
-    if (known->empty) {
-      map.set_known_empty();
-    } else {
-      map.domain() = known->domain;
-    }
-    return known->changed;
+  static SharedMemo<Key, IslAnswer<Tightened>, KeyHash> memo(k_max_memoised_tightenings);
+  const Tightened tightened = recall_isl_answer(memo, Key{map, IslContext::get().operation_limit()}, [&] {
+    const bool changed = tighten();
+    return Tightened{map.is_known_empty(), map.domain(), changed};
+  });
+  // The domain only (a recalled answer; a computed one is already in place): equal maps may differ
+  // in what operator== leaves out (a runtime source's instruction).
+  if (tightened.empty) {
+    map.set_known_empty();
+  } else {
+    map.domain() = tightened.domain;
   }
-  const std::uint64_t before = context.computations();
-  const bool changed = tighten();
-  memo.insert(std::move(key), Tightened{map.is_known_empty(), map.domain(), changed, context.computations() - before});
-  return changed;
+  return tightened.changed;
 }
 
 namespace {
