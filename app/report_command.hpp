@@ -1,6 +1,7 @@
 // `hlo-index report FILE... -o OUT.html`: one self-contained HTML page with,
-// per module, the summary table (sortable), the lint findings and the
-// pictures (`hlo-index picture`) of the heaviest fusions.
+// per distinct module, where the time goes (by bound, a roofline, by
+// framework op), the heaviest kinds of fusion in detail (HLO, operands with
+// pictures, findings), the summary table (sortable) and the lint findings.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -17,7 +18,7 @@ namespace hlo_index::app {
 struct ReportOptions {
   std::vector<std::string> files;
   std::string output;                // -o: a file, or - for standard output
-  std::size_t top = 5;               // pictures per module
+  std::size_t top = 10;              // detailed kinds of row per module
   std::size_t max_rows = 500;        // table rows per module
   std::string sort = "time";         // a summary column
   bool sort_given = false;           // --sort was given (else a profile sorts by measured time)

@@ -1,6 +1,9 @@
 #include "app/report_html.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <array>
 
 #include "app/summary_command.hpp"
 #include "app/svg_writer.hpp"
@@ -33,14 +36,38 @@ ul.findings { font-size: 12px; background: #fff; padding: 8px 8px 8px 28px; box-
 ul.findings li { margin: 4px 0; }
 span.rule { display: inline-block; background: #c33; color: #fff; border-radius: 3px; padding: 0 5px; font-size: 11px; }
 span.where { font-family: "DejaVu Sans Mono", monospace; color: #555; }
-figure { background: #fff; margin: 12px 0; padding: 10px; box-shadow: 0 1px 2px #ccc; display: inline-block; }
+figure { background: #fff; margin: 8px 0; padding: 10px; box-shadow: 0 1px 2px #ccc; display: block; width: fit-content; }
+p.caption { font-size: 12px; color: #444; max-width: 720px; margin: 4px 0; }
+div.charts { display: flex; flex-wrap: wrap; gap: 24px; align-items: flex-start; }
+div.chart { background: #fff; box-shadow: 0 1px 2px #ccc; display: inline-block; }
+div.boundbar { display: flex; width: 720px; height: 18px; box-shadow: 0 1px 2px #ccc; }
+div.boundbar span { display: block; height: 100%; }
+p.legend { font-size: 12px; color: #444; margin: 4px 0 10px 0; }
+span.key { display: inline-block; width: 10px; height: 10px; margin: 0 4px 0 8px; }
+div.optree { font-size: 12px; background: #fff; box-shadow: 0 1px 2px #ccc; padding: 6px 10px; min-width: 520px; }
+div.optree details { margin-left: 14px; }
+div.optree > details { margin-left: 0; }
+div.optree div.leaf { margin-left: 28px; padding: 1px 0; }
+div.optree span.bar { display: inline-block; height: 9px; background: #c33; margin-right: 6px; vertical-align: middle; }
+div.optree span.t { display: inline-block; min-width: 64px; font-family: "DejaVu Sans Mono", monospace; }
+div.optree span.pct { display: inline-block; min-width: 44px; text-align: right; color: #555; }
+div.optree span.n { color: #777; }
+details.detail { background: #fff; box-shadow: 0 1px 2px #ccc; margin: 6px 0; padding: 6px 10px; font-size: 13px; max-width: 1200px; }
+details.detail > summary { cursor: pointer; }
+details.detail div.body { margin-top: 6px; }
+details.identical { font-size: 12px; color: #555; }
+p.figures { font-size: 12px; color: #333; margin: 4px 0; }
+pre.hlo { font-size: 11px; background: #f4f4f4; padding: 6px; overflow-x: auto; max-height: 420px; }
+pre.hlo span.ln { color: #999; }
+ul.operands { font-size: 12px; padding-left: 18px; }
+table.summary td a { color: #03c; }
 figcaption { font-size: 12px; color: #444; max-width: 760px; margin-bottom: 6px; }
 p.none { color: #555; font-size: 13px; }
 )css";
 
 // Sorts a table by the column whose header is clicked (numbers by their data-v
 // value, descending first; text ascending first); `#sort=COLUMN` in the URL
-// sorts on load (the browser test uses it).
+// sorts on load (the browser test uses it); `#ID` opens the detail ID.
 constexpr std::string_view k_script = R"js(
 (function () {
   function sortBy(table, k, descending) {
@@ -66,6 +93,13 @@ constexpr std::string_view k_script = R"js(
       });
     });
   });
+  // A link to a detail (from the table or the roofline) opens it, and what encloses it.
+  function openTarget() {
+    var id = location.hash.slice(1), target = id && id.indexOf('sort=') !== 0 ? document.getElementById(id) : null;
+    for (var e = target; e; e = e.parentElement) if (e.tagName === 'DETAILS') e.open = true;
+  }
+  window.addEventListener('hashchange', openTarget);
+  openTarget();
   var wanted = /#sort=([a-z]+)/.exec(location.hash);
   if (wanted) {
     Array.prototype.forEach.call(tables, function (table) {
@@ -100,7 +134,8 @@ std::vector<std::string> sort_keys(const SummaryRow& r) {
 constexpr bool k_numeric[] = {true, true, false, true, true, true, true, true, true, true, true, false, false, false};
 
 // With a profile, a `measured` column follows `time` (summary's order).
-std::string table_html(const std::vector<SummaryRow>& rows, bool profile) {
+std::string table_html(const std::vector<SummaryRow>& rows, bool profile,
+                       const std::map<std::string, std::string>& links) {
   std::string out = R"(<table class="summary"><thead><tr>)";
   std::vector<std::string> headers = summary_headers();
   std::vector<bool> numeric(std::begin(k_numeric), std::end(k_numeric));
@@ -124,8 +159,12 @@ std::string table_html(const std::vector<SummaryRow>& rows, bool profile) {
       // Columns of summary_headers(): 8 access, 9 lint (one further with a profile).
       const bool bad = (k == access && r.access.rank >= 3) || (k == lint && r.lint_findings > 0);
       const std::string cls = fmt::format("{}{}", numeric[k] && k != access ? "num" : "", bad ? " bad" : "");
+      const auto link = k + 1 == cells.size() ? links.find(r.name) : links.end();
+      const std::string text =
+          link != links.end() ? fmt::format(R"(<a href="#{}">{}</a>)", xml_escape(link->second), xml_escape(cells[k]))
+                              : xml_escape(cells[k]);
       out += fmt::format(R"(<td{} data-v="{}">{}</td>)", cls.empty() ? "" : fmt::format(R"( class="{}")", cls),
-                         xml_escape(keys[k]), xml_escape(cells[k]));
+                         xml_escape(keys[k]), text);
     }
     out += "</tr>\n";
   }
@@ -146,40 +185,116 @@ std::string findings_html(const std::vector<LintFinding>& findings) {
   return out + "</ul>\n";
 }
 
+// The rows' time by what bounds it, as one stacked bar with a legend.
+std::string bound_bar_html(const ReportModule& m) {
+  static constexpr std::array<std::string_view, 5> k_colours = {"#bbb", "#d62728", "#1f77b4", "#7f7f7f", "#2ca02c"};
+  double all = 0;
+  for (double s : m.seconds_by_bound) all += s;
+  if (all <= 0) return {};
+  std::string bar = R"(<div class="boundbar">)", legend = R"(<p class="legend">)";
+  for (std::size_t k = 0; k < m.seconds_by_bound.size(); ++k) {
+    const double share = m.seconds_by_bound[k] / all;
+    if (share <= 0) continue;
+    const std::string_view name =
+        k == 0 ? std::string_view("no estimate") : cost::bound_name(static_cast<cost::Bound>(k));
+    bar += fmt::format(R"(<span style="width:{:.2f}%;background:{}" title="{} bound: {:.1f}%"></span>)", 100 * share,
+                       k_colours[k], name, 100 * share);
+    legend += fmt::format(R"(<span class="key" style="background:{}"></span>{} bound {:.1f}% ({}) )", k_colours[k],
+                          name, 100 * share, xml_escape(cost::human_seconds(m.seconds_by_bound[k])));
+  }
+  return bar + "</div>\n" + legend + "</p>\n";
+}
+
+std::string detail_html(const ReportDetail& d, const ReportModule& m) {
+  const SummaryRow& r = d.row;
+  std::string head = fmt::format("{} {:.1f}% {} {}", cost::human_seconds(d.seconds), 100 * d.share,
+                                 cost::bound_name(r.cost.bound), r.name);
+  if (d.copies > 1) head += fmt::format(" \u00d7{}", d.copies);
+  std::string out = fmt::format(R"(<details class="detail" id="{}"><summary><b>{}</b> <span class="where">{}</span>)",
+                                xml_escape(d.anchor), xml_escape(head),
+                                xml_escape(r.op_name.empty() ? r.kind != "-" ? r.kind : r.opcode : r.op_name));
+  if (r.lint_findings > 0)
+    out += fmt::format(R"( <span class="rule">{}</span>)", xml_escape(cost::plural(r.lint_findings, "finding")));
+  out += "</summary>\n<div class=\"body\">\n";
+  out += fmt::format(
+      R"(<p class="figures">{} per run, {} runs; {} FLOP, {} read and {} written to device memory (AI {:.3g}); access {}{}{}</p>)"
+      "\n",
+      xml_escape(cost::human_seconds(r.cost.seconds)), r.runs.count,
+      xml_escape(cost::human_count(static_cast<double>(r.cost.flops + r.cost.transcendentals))),
+      xml_escape(cost::human_bytes(r.cost.device_bytes_read)),
+      xml_escape(cost::human_bytes(r.cost.device_bytes_written)), r.cost.intensity(), xml_escape(r.access.text),
+      r.source.empty() ? "" : "; source ", xml_escape(r.source));
+  if (d.copies > 1) {
+    out += fmt::format(R"(<p class="figures">The same computation {} more times: {}{}</p>)"
+                       "\n",
+                       d.copies - 1, xml_escape(fmt::format("{}", fmt::join(d.others, ", "))),
+                       d.copies - 1 > d.others.size() ? ", \u2026" : "");
+  }
+  if (!d.hlo.empty()) {
+    out += "<pre class=\"hlo\">";
+    for (const auto& [line, text] : d.hlo)
+      out += fmt::format("<span class=\"ln\">{:>6}</span> {}\n", line, xml_escape(text));
+    if (d.hlo_left_out > 0)
+      out += fmt::format("       \u2026 {} more lines in {}\n", d.hlo_left_out, xml_escape(m.file));
+    out += "</pre>\n";
+  }
+  if (!d.operands.empty()) {
+    out += "<ul class=\"operands\">\n";
+    for (const ReportOperand& o : d.operands) {
+      out += fmt::format(R"(<li><span class="where">{} {}</span>: {})", xml_escape(o.name), xml_escape(o.shape),
+                         xml_escape(o.reads));
+      if (!o.svg.empty())
+        out += fmt::format("<figure><figcaption>{}</figcaption>\n{}</figure>", xml_escape(o.picture_summary), o.svg);
+      out += "</li>\n";
+    }
+    out += "</ul>\n";
+  }
+  if (!r.findings.empty()) out += findings_html(r.findings);
+  return out + "</div></details>\n";
+}
+
 std::string module_html(const ReportModule& m, const ReportPage& page) {
-  const std::string what = page.all_instructions ? "instruction" : "fusion";
+  const std::string what =
+      page.all_instructions || (!m.rows.empty() && m.rows.front().kind == "-") ? "instruction" : "fusion";
   std::string out = fmt::format(R"(<section class="module"><h2>module {}</h2>)"
                                 "\n"
                                 R"(<p class="meta">{}</p>)"
                                 "\n",
                                 xml_escape(m.name), xml_escape(m.file));
-  out += fmt::format(
-      R"(<p class="totals">{}{}: the module's estimated time on {} is {}{} ({} FLOP, {} moved to and from device memory); read {}, written {}; {}</p>)"
-      "\n",
-      cost::plural(m.total_rows, what),
-      m.rows.size() < m.total_rows ? fmt::format(" (the first {} shown)", m.rows.size()) : "", xml_escape(m.device),
-      m.totals.exact ? "" : "~", cost::human_seconds(m.totals.seconds),
-      cost::human_count(m.totals.flops + m.totals.transcendentals), cost::human_bytes(m.totals.device_bytes),
-      cost::human_bytes(m.read), cost::human_bytes(m.written), cost::plural(m.findings.size(), "lint finding"));
-  out += fmt::format("<h3>Summary, sorted by {} (click a header to sort)</h3>\n", xml_escape(page.sort));
-  if (m.rows.empty()) {
-    out += fmt::format(R"(<p class="none">No {} in this module{}.</p>)"
-                       "\n",
-                       what, page.all_instructions ? "" : " (a dump from before fusion: --all-instructions)");
-  } else {
-    out += table_html(m.rows, page.profile);
+  if (!m.identical.empty()) {
+    out += fmt::format(R"(<details class="identical"><summary>and {} of the same structure, shown once</summary><ul>)",
+                       xml_escape(cost::plural(m.identical.size(), "more module")));
+    for (const std::string& name : m.identical) out += "<li>" + xml_escape(name) + "</li>";
+    out += "</ul></details>\n";
   }
+  out += fmt::format(
+      R"(<p class="totals">Estimated time on {}: <b>{}{}</b> per run of the module; {} FLOP, {} moved to and from device memory; {}, {}</p>)"
+      "\n",
+      xml_escape(m.device), m.totals.exact ? "" : "~", cost::human_seconds(m.totals.seconds),
+      cost::human_count(m.totals.flops + m.totals.transcendentals), cost::human_bytes(m.totals.device_bytes),
+      cost::plural(m.total_rows, what), cost::plural(m.findings.size(), "lint finding"));
   if (page.profile)
     out += fmt::format(R"(<p class="profile">{}</p>)"
                        "\n",
                        xml_escape(measured_line(m.measured_seconds, m.estimated_seconds_measured, m.profile_steps)));
-  out += "<h3>Lint findings</h3>\n" + findings_html(m.findings);
-  if (!m.pictures.empty())
-    out += m.pictures.size() == 1 ? fmt::format("<h3>Picture of the heaviest {}</h3>\n", what)
-                                  : fmt::format("<h3>Pictures of the {} heaviest {}s</h3>\n", m.pictures.size(), what);
-  for (const ReportPicture& p : m.pictures) {
-    out += fmt::format("<figure><figcaption>{}</figcaption>\n{}</figure>\n", xml_escape(p.summary), p.svg);
+  if (m.rows.empty()) {
+    out += fmt::format(R"(<p class="none">No {} in this module{}.</p>)"
+                       "\n",
+                       what, page.all_instructions ? "" : " (a dump from before fusion: --all-instructions)");
+    return out + "<h3>Lint findings</h3>\n" + findings_html(m.findings) + "</section>\n";
   }
+  out += "<h3>Where the time goes</h3>\n" + bound_bar_html(m);
+  out += "<div class=\"charts\"><div>" + m.roofline + "</div>\n";
+  out += "<div><p class=\"caption\">Estimated time by framework op (metadata op_name; click to open):</p>\n" +
+         m.op_tree + "</div></div>\n";
+  out += fmt::format("<h3>The {} heaviest kinds of {} by {} (click to open)</h3>\n", m.details.size(), what,
+                     xml_escape(page.sort));
+  for (const ReportDetail& d : m.details) out += detail_html(d, m);
+  out +=
+      fmt::format("<h3>Every {}, sorted by {}{} (click a header to sort)</h3>\n", what, xml_escape(page.sort),
+                  m.rows.size() < m.total_rows ? fmt::format(", the first {} of {}", m.rows.size(), m.total_rows) : "");
+  out += table_html(m.rows, page.profile, m.links);
+  out += "<h3>Lint findings</h3>\n" + findings_html(m.findings);
   return out + "</section>\n";
 }
 

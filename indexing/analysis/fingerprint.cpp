@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 
@@ -70,19 +71,27 @@ bool identity_attribute(const hlo::Attribute& a) {
 class Builder {
 public:
   explicit Builder(const hlo::Module& module)
-      : m_module(module), m_structures(module.computations.size(), 0), m_done(module.computations.size(), 0) {}
+      : m_module(module),
+        m_structures(module.computations.size(), 0),
+        m_done(module.computations.size(), 0),
+        m_shapes(module.shapes.size()),
+        m_locals(module.computations.size()) {}
 
-  // The local description of an instruction: everything but its operands and names.
-  std::uint64_t local(const hlo::Computation& c, const hlo::Instruction& i) {
-    StableHash h;
-    h.add(m_module.opcode_text(i)).add(hlo::to_string(m_module.shape_of(i)));
-    if (i.opcode == hlo::Opcode::kParameter) h.add(static_cast<std::uint64_t>(i.parameter_number));
-    if (i.opcode == hlo::Opcode::kConstant) h.add(i.literal);
-    for (const hlo::Attribute& a : c.attributes_of(i)) {
-      if (identity_attribute(a)) h.add(a.name).add(a.value);
-    }
-    for (const std::uint32_t callee : c.callees_of(i)) h.add(callee == hlo::k_none ? 0 : structure(callee));
-    return h.value();
+  // A shape's text (layout included), printed once per interned shape: shapes repeat.
+  const std::string& shape(hlo::ShapeId id) {
+    if (id >= m_shapes.size()) m_shapes.resize(id + 1);
+    if (!m_shapes[id]) m_shapes[id] = hlo::to_string(m_module.shape(id));
+    return *m_shapes[id];
+  }
+
+  // The local description of an instruction: everything but its operands and names (once per
+  // instruction: the structures and the fingerprints both ask).
+  std::uint64_t local(std::uint32_t ci, std::uint32_t ii) {
+    std::vector<std::optional<std::uint64_t>>& known = m_locals[ci];
+    const hlo::Computation& c = m_module.computations[ci];
+    if (known.empty()) known.resize(c.instructions.size());
+    if (!known[ii]) known[ii] = computed_local(c, c.instructions[ii]);
+    return *known[ii];
   }
 
   // A computation's structure: the data flow of its instructions, from the parameters to the root.
@@ -101,18 +110,18 @@ public:
         auto [k, expanded] = stack.back();
         stack.pop_back();
         if (state[k] == 2) continue;
-        const hlo::Instruction& i = c.instructions[k];
         if (!expanded) {
           state[k] = 1;
           stack.emplace_back(k, true);
-          for (const std::uint32_t operand : c.operands_of(i)) {
+          for (const std::uint32_t operand : c.operands_of(c.instructions[k])) {
             if (operand < c.instructions.size() && state[operand] == 0) stack.emplace_back(operand, false);
           }
           continue;
         }
         StableHash h;
-        h.add(local(c, i));
-        for (const std::uint32_t operand : c.operands_of(i)) h.add(operand < flow.size() ? flow[operand] : 0);
+        h.add(local(index, k));
+        for (const std::uint32_t operand : c.operands_of(c.instructions[k]))
+          h.add(operand < flow.size() ? flow[operand] : 0);
         flow[k] = h.value();
         state[k] = 2;
       }
@@ -127,9 +136,23 @@ public:
   std::vector<std::uint64_t> take_structures() { return std::move(m_structures); }
 
 private:
+  std::uint64_t computed_local(const hlo::Computation& c, const hlo::Instruction& i) {
+    StableHash h;
+    h.add(m_module.opcode_text(i)).add(shape(i.shape));
+    if (i.opcode == hlo::Opcode::kParameter) h.add(static_cast<std::uint64_t>(i.parameter_number));
+    if (i.opcode == hlo::Opcode::kConstant) h.add(i.literal);
+    for (const hlo::Attribute& a : c.attributes_of(i)) {
+      if (identity_attribute(a)) h.add(a.name).add(a.value);
+    }
+    for (const std::uint32_t callee : c.callees_of(i)) h.add(callee == hlo::k_none ? 0 : structure(callee));
+    return h.value();
+  }
+
   const hlo::Module& m_module;
   std::vector<std::uint64_t> m_structures;
-  std::vector<char> m_done;  // 0 not started, 1 in progress, 2 done
+  std::vector<char> m_done;                                         // 0 not started, 1 in progress, 2 done
+  std::vector<std::optional<std::string>> m_shapes;                 // per shape id, once printed
+  std::vector<std::vector<std::optional<std::uint64_t>>> m_locals;  // per computation and instruction, once hashed
 };
 
 }  // namespace
@@ -147,12 +170,12 @@ ModuleFingerprints::ModuleFingerprints(const hlo::Module& module) {
     for (std::uint32_t ii = 0; ii < c.instructions.size(); ++ii) {
       const hlo::Instruction& i = c.instructions[ii];
       StableHash h;
-      h.add(builder.local(c, i));
+      h.add(builder.local(ci, ii));
       h.add(canonical_op_name(sources.own(c, i).op_name));
       for (const std::uint32_t operand : c.operands_of(i)) {
         if (operand >= c.instructions.size()) continue;
         const hlo::Instruction& o = c.instructions[operand];
-        h.add(module.opcode_text(o)).add(hlo::to_string(module.shape_of(o)));
+        h.add(module.opcode_text(o)).add(builder.shape(o.shape));
         if (o.opcode == hlo::Opcode::kParameter) h.add(static_cast<std::uint64_t>(o.parameter_number));
       }
       m_hashes[ci][ii] = h.value();
@@ -167,6 +190,19 @@ std::string ModuleFingerprints::of(std::uint32_t computation, std::uint32_t inst
   const std::uint32_t k = m_occurrence[computation][instruction];
   const std::uint64_t h = m_hashes[computation][instruction];
   return k == 0 ? fmt::format("{:016x}", h) : fmt::format("{:016x}-{}", h, k);
+}
+
+std::uint64_t module_structure(const hlo::Module& module) {
+  Builder builder(module);
+  // Every computation's size and structure, in an order of their own (the text's may differ).
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> parts;
+  for (std::uint32_t ci = 0; ci < module.computations.size(); ++ci)
+    parts.emplace_back(module.computations[ci].instructions.size(), builder.structure(ci));
+  std::sort(parts.begin(), parts.end());
+  StableHash h;
+  h.add(module.entry < module.computations.size() ? builder.structure(module.entry) : 0);
+  for (const auto& [size, structure] : parts) h.add(size).add(structure);
+  return h.value();
 }
 
 }  // namespace hlo_index::analysis

@@ -52,4 +52,9 @@ private:
   std::vector<std::uint64_t> m_structures;
 };
 
+/// The structure of a whole module, names and metadata left out: equal for the
+/// copies of one program that a dump repeats (PyTorch/XLA prints a module per
+/// step), so reports show them once.
+std::uint64_t module_structure(const hlo::Module& module);
+
 }  // namespace hlo_index::analysis

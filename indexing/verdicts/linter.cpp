@@ -370,6 +370,7 @@ void Linter::duplicated_read_rule(const hlo::Computation& c, std::uint32_t instr
 }
 
 cost::CostModel& Linter::costs() {
+  if (m_shared_costs != nullptr) return *m_shared_costs;
   if (!m_costs) m_costs = std::make_unique<cost::CostModel>(m_analysis, cost::device_for(m_module, m_device));
   return *m_costs;
 }

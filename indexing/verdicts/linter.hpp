@@ -50,6 +50,9 @@ public:
   /// The device costly-recompute and missed-fusion estimate time on (`--device`); null: the
   /// default of the module's target. Before the first lint().
   void set_device(const cost::Device* device) { m_device = device; }
+  /// Estimates time with `costs` (which must outlive the Linter, and be for its module) instead of
+  /// a cost model of its own: summary costs every instruction anyway, on its --device.
+  void share_costs(cost::CostModel& costs) { m_shared_costs = &costs; }
 
 private:
   struct OperandFacts;
@@ -100,6 +103,7 @@ private:
   ModuleAnalysis& m_analysis;  // its read-pattern memo keeps the coalescing verdicts across layers
   const cost::Device* m_device = nullptr;
   std::unique_ptr<cost::CostModel> m_costs;
+  cost::CostModel* m_shared_costs = nullptr;  // share_costs(); used instead of m_costs
   std::optional<double> m_module_seconds;
   std::optional<bool> m_before_optimisation;
   std::map<std::uint32_t, std::vector<cost::FusionEdgeDecision>> m_edges;  // by computation

@@ -67,14 +67,26 @@ public:
   /// part (a split is no waste) and at the producers of runtime offsets (per
   /// device); such instructions are linted on their own. A rule that reads
   /// anything else must extend this key.
+  /// With `keep`, the findings themselves go to `kept` (linted again on a memo hit with
+  /// findings: they name the instruction).
   std::size_t lint_findings(Linter& linter, const hlo::Module& module, std::uint32_t ci, std::uint32_t ii,
-                            const InstructionIndexing& indexing, const InstructionUtilisation& counted) {
+                            const InstructionIndexing& indexing, const InstructionUtilisation& counted, bool keep,
+                            std::vector<LintFinding>& kept) {
+    auto lint = [&] {
+      std::vector<LintFinding> found = linter.lint(ci, ii);
+      const std::size_t count = found.size();
+      if (keep) {
+        std::sort(found.begin(), found.end());
+        kept = std::move(found);
+      }
+      return count;
+    };
     const bool findings_from_key_alone =
         std::all_of(counted.operands.begin(), counted.operands.end(), [](const OperandUtilisation& u) {
           return !u.defined() || (!u.depends_on_runtime && u.distinct_read.exact &&
                                   u.distinct_read.value == u.operand_elements * u.replicas);
         });
-    if (!findings_from_key_alone) return linter.lint(ci, ii).size();
+    if (!findings_from_key_alone) return lint();
     const hlo::Computation& c = module.computations[ci];
     const hlo::Instruction& instr = c.instructions[ii];
     std::string head(module.opcode_text(instr));
@@ -90,7 +102,7 @@ public:
       }
     }
     auto [it, inserted] = m_lint.try_emplace({std::move(head), std::move(ids)}, 0);
-    if (inserted) it->second = linter.lint(ci, ii).size();
+    if (inserted || (keep && it->second > 0)) it->second = lint();
     return it->second;
   }
 
@@ -100,7 +112,7 @@ private:
 };
 
 SummaryRow summary_row(ModuleAnalysis& analysis, Linter& linter, SummaryMemo& memo, cost::CostModel& costs,
-                       const ModuleSources& sources, std::uint32_t ci, std::uint32_t ii) {
+                       const ModuleSources& sources, std::uint32_t ci, std::uint32_t ii, bool keep_findings) {
   const hlo::Module& module = analysis.module();
   const hlo::Computation& c = module.computations[ci];
   const hlo::Instruction& instr = c.instructions[ii];
@@ -112,6 +124,8 @@ SummaryRow summary_row(ModuleAnalysis& analysis, Linter& linter, SummaryMemo& me
   row.module = std::string(module.name);
   row.computation = std::string(c.name);
   row.name = std::string(instr.name);
+  row.computation_index = ci;
+  row.instruction_index = ii;
   const std::optional<std::string_view> kind = c.attribute(instr, "kind");
   row.kind = instr.opcode == hlo::Opcode::kFusion && kind ? std::string(*kind) : std::string("-");
   row.opcode = std::string(module.opcode_text(instr));
@@ -129,7 +143,7 @@ SummaryRow summary_row(ModuleAnalysis& analysis, Linter& linter, SummaryMemo& me
   row.access = matmul_emitted(module, c, instr)
                    ? AccessVerdict{.text = "matmul"}
                    : access_verdict(read_patterns(module, c, instr, indexing, analysis.offsets(), analysis.patterns()));
-  row.lint_findings = memo.lint_findings(linter, module, ci, ii, indexing, counted);
+  row.lint_findings = memo.lint_findings(linter, module, ci, ii, indexing, counted, keep_findings, row.findings);
   row.runs = costs.executions(ci);
   // A reducer's or comparator's instruction runs inside the op that applies it: no cost of its own.
   if (row.runs.count > 0) row.cost = costs.cost(ci, ii);
@@ -185,6 +199,7 @@ struct SummaryState {
         sources(module) {
     analysis.patterns().set_target(request.target);
     linter.set_target(request.target);
+    linter.share_costs(costs);  // one cost model: the rows' device, each instruction costed once
   }
   static LintRuleSet every_rule() {
     LintRuleSet rules;
@@ -243,9 +258,11 @@ std::vector<ModuleSummary> summarise_modules(std::span<const hlo::Module> module
   // a row when the filter selects it.
   InstructionFilter modules_only;
   modules_only.modules = request.filter.modules;
-  const std::vector<WorkItem> items = linted_items(modules, modules_only, true);
+  std::vector<WorkItem> items = linted_items(modules, modules_only, true);
+  auto skipped = [&](std::size_t m) { return m < request.skip_modules.size() && request.skip_modules[m] != 0; };
+  std::erase_if(items, [&](const WorkItem& item) { return skipped(item.module); });
   for (std::size_t m = 0; m < modules.size(); ++m)
-    if (request.filter.accepts_module(modules[m])) out[m].stage = dump_stage(modules[m]);
+    if (!skipped(m) && request.filter.accepts_module(modules[m])) out[m].stage = dump_stage(modules[m]);
   std::vector<char> shown(items.size());
   for (std::size_t k = 0; k < items.size(); ++k) {
     const WorkItem& item = items[k];
@@ -265,7 +282,7 @@ std::vector<ModuleSummary> summarise_modules(std::span<const hlo::Module> module
         const std::size_t k = static_cast<std::size_t>(&item - items.data());
         if (shown[k]) {
           result.row = summary_row(state.analysis, state.linter, state.memo, state.costs, state.sources,
-                                   item.computation, item.instruction);
+                                   item.computation, item.instruction, request.keep_findings);
           result.cost = result.row->cost;
           result.runs = result.row->runs;
         } else {

@@ -22,6 +22,7 @@
 #include "indexing/compose/instruction_indexing.hpp"
 #include "indexing/cost/cost_model.hpp"
 #include "indexing/cost/profile.hpp"
+#include "indexing/verdicts/lint_rules.hpp"
 #include "parser/hlo_module.hpp"
 
 namespace hlo_index::analysis {
@@ -30,6 +31,7 @@ struct SummaryRow {
   std::string file;  // the module's file, as given
   std::size_t line = 0, column = 0;
   std::string module, computation, name;
+  std::uint32_t computation_index = 0, instruction_index = 0;  // in the module
   std::string kind;  // fusion kind (kLoop, ...), else "-"
   std::string opcode;
   std::string output_shape;
@@ -45,6 +47,7 @@ struct SummaryRow {
   std::optional<double> highest_multiplicity;  // likewise, highest
   AccessVerdict access;
   std::size_t lint_findings = 0;                // every lint rule, default thresholds
+  std::vector<LintFinding> findings;            // those findings, with SummaryRequest::keep_findings; sorted
   bool approximate = false, undefined = false;  // some map is
 
   // The cost on the module's device (indexing/cost/cost_model.hpp).
@@ -83,6 +86,10 @@ struct SummaryRequest {
   unsigned jobs = 1;                     // threads (ordered_work.hpp); 0: one per hardware thread
   /// A profiler's trace of the modules' runs: measured time beside the estimates; may be null.
   const cost::Profile* profile = nullptr;
+  /// Per module: 1 leaves it out (no rows, no totals: a copy of another, shown once); empty: none.
+  std::vector<char> skip_modules;
+  /// Keep each row's lint findings (SummaryRow::findings), not only their number (report).
+  bool keep_findings = false;
   /// Called on the calling thread with the module index of each row, in order (progress); may be empty.
   std::function<void(std::size_t module)> on_row;
 };

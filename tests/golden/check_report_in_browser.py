@@ -3,8 +3,11 @@
 `chromium`): takes a screenshot and checks that it is a real rendering (the
 window's size, many colours, a good share of non-white pixels), and dumps
 the DOM after the page's script has sorted the table by name (`#sort=name`)
-to check that the script ran and the rows are in order. Exits 77 (skipped)
-only when Chromium is not installed or cannot start at all.
+to check that the script ran and the rows are in order; opens a detail by
+its link (`#m0d1`), takes a screenshot of it and checks that it is open;
+checks that every link on the page goes to an element of it and that the
+browser's console shows no error. Exits 77 (skipped) only when Chromium is
+not installed or cannot start at all.
 
 Usage: check_report_in_browser.py HLO_INDEX_BINARY TESTDATA_DIR OUTPUT_DIR
 """
@@ -116,7 +119,7 @@ def main() -> int:
     sampled = len(rows[::3]) * len(range(0, width * channels, channels * 3))
     if len(colours) < 20:
         problems.append(f"screenshot has {len(colours)} colours: blank or unstyled")
-    if ink < sampled // 20:
+    if ink < sampled // 50:
         problems.append(f"screenshot is nearly blank: {ink} of {sampled} sampled pixels are dark")
     print(f"screenshot {shot}: {width} x {height}, {len(colours)} colours, {100 * ink // sampled}% ink")
 
@@ -128,15 +131,43 @@ def main() -> int:
     for attributes, body in tables:
         if 'data-sorted="name ascending"' not in attributes:
             problems.append(f"the script did not sort the table by name: {attributes.strip()}")
-        names = [html.unescape(n) for n in re.findall(r'<td data-v="([^"]*)">[^<]*</td></tr>', body)]
+        names = [html.unescape(n) for n in
+                 re.findall(r'<td data-v="([^"]*)">(?:<a [^>]*>)?[^<]*(?:</a>)?</td></tr>', body)]
         if not names or names != sorted(names):
             problems.append(f"rows not sorted by name after the script ran: {names}")
     if tables:
         rows_first = re.findall(r"<tr>", tables[0][1].split("<tbody>", 1)[-1])
         if len(rows_first) != 4:
             problems.append(f"the first table has {len(rows_first)} rows, not the 4 fusions of pictures.hlo")
-    if dom.count("<svg") != 5:
-        problems.append(f"the DOM has {dom.count('<svg')} pictures, not 5")
+    written = open(page, encoding="utf-8").read()
+    if dom.count("<svg") != written.count("<svg") or dom.count("<svg") < 3:
+        problems.append(f"the DOM has {dom.count('<svg')} pictures, the page {written.count('<svg')} (at least 3)")
+    if 'id="m0roofline"' not in dom or 'id="m1roofline"' not in dom:
+        problems.append("a module has no roofline chart")
+    ids = set(re.findall(r' id="([^"]*)"', dom))
+    links = re.findall(r'href="#([^"]*)"', dom)
+    broken = [link for link in links if link not in ids]
+    if not links or broken:
+        problems.append(f"{len(links)} links on the page, these go nowhere: {broken[:5]}")
+
+    # A detail opened by its link, as a click on a row's name or a roofline dot does.
+    detail_shot = os.path.join(outdir, "report_detail.png")
+    if os.path.exists(detail_shot):
+        os.remove(detail_shot)
+    run_browser(browser, [f"--screenshot={detail_shot}", "--window-size=1280,2600", url + "#m0d1"])
+    if not os.path.exists(detail_shot):
+        problems.append("no screenshot of an opened detail")
+    opened = run_browser(browser, ["--dump-dom", url + "#m0d1"]).stdout
+    if not re.search(r'<details class="detail" id="m0d1" open', opened):
+        problems.append("the link #m0d1 did not open its detail")
+    if re.search(r'<details class="detail" id="m0d0" open', opened):
+        problems.append("the link #m0d1 opened another detail too")
+
+    # The console: no error from the page's script (Chromium logs console messages to stderr).
+    logged = run_browser(browser, ["--enable-logging=stderr", "--v=0", "--dump-dom", url + "#m0d1"]).stderr
+    errors = [line for line in logged.splitlines() if "CONSOLE" in line or "Uncaught" in line]
+    if errors:
+        problems.append(f"console messages: {errors[:3]}")
     for p in problems:
         print("FAIL:", p)
     print(f"check_report_in_browser: {len(problems)} problems")

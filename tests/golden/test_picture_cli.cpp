@@ -96,9 +96,10 @@ TEST_CASE("hlo-index report: no network reference, and the same bytes every run"
   const golden::CommandRun first = run("report", "\"" + input + "\" -o -");
   REQUIRE(first.code == 0);
   CHECK(run("report", "\"" + input + "\" -o -").out == first.out);
-  // Nothing is fetched: no src/href to another document, no CSS import or url() (the SVG
-  // namespace is a name, not a fetch).
-  CHECK_FALSE(std::regex_search(first.out, std::regex(R"((src|href)\s*=)", std::regex::icase)));
+  // Nothing is fetched: no src, no href but to a place on the page, no CSS import or url() (the
+  // SVG namespace is a name, not a fetch).
+  CHECK_FALSE(std::regex_search(first.out, std::regex(R"(src\s*=)", std::regex::icase)));
+  CHECK_FALSE(std::regex_search(first.out, std::regex(R"(href\s*=\s*"[^#])", std::regex::icase)));
   CHECK_FALSE(std::regex_search(first.out, std::regex(R"(@import|url\(\s*['"]?(https?:|//))", std::regex::icase)));
   CHECK(first.out.find("<script>") != std::string::npos);
   // Ids are unique on the page: each inlined picture has its own patterns.
@@ -109,6 +110,15 @@ TEST_CASE("hlo-index report: no network reference, and the same bytes every run"
     CHECK(ids.insert((*it)[1].str()).second);
   }
   CHECK(ids.size() >= 8);
+  // Links on the page go to something on it: rows and roofline dots to the details they open.
+  const std::regex link(R"re(href="#([^"]*)")re");
+  std::size_t links = 0;
+  for (auto it = std::sregex_iterator(first.out.begin(), first.out.end(), link); it != std::sregex_iterator(); ++it) {
+    INFO((*it)[1].str());
+    CHECK(ids.count((*it)[1].str()) == 1);
+    ++links;
+  }
+  CHECK(links >= 4);
   CHECK(first.out.find("<table class=\"summary\">") != std::string::npos);
 }
 

@@ -119,6 +119,22 @@ TEST_CASE("fingerprint: identical instructions are told apart by occurrence, in 
   CHECK(fp.of(0, 2) == fp.of(0, 1) + "-1");
 }
 
+TEST_CASE("module structure: equal for renamed copies of a program, different for another program") {
+  const auto first = test::parse_ok(module_text(k_first, false));
+  const auto renamed = test::parse_ok(module_text(k_renamed, true));
+  const auto other_op = test::parse_ok(module_text(k_first, false, "tanh"));
+  const auto other_layout = test::parse_ok(module_text(k_first, false, "exponential", "f32[64,128]{0,1}"));
+  const std::uint64_t structure = analysis::module_structure(first.front());
+  CHECK(analysis::module_structure(renamed.front()) == structure);
+  CHECK(analysis::module_structure(other_op.front()) != structure);
+  CHECK(analysis::module_structure(other_layout.front()) != structure);
+  // An instruction more, even one nothing uses, is another program.
+  std::string text = module_text(k_first, false);
+  const std::size_t root = text.rfind("  ROOT %t.");
+  text.insert(root, "  %unused = f32[64,128]{1,0} negate(f32[64,128]{1,0} %Arg_0.1)\n");
+  CHECK(analysis::module_structure(test::parse_ok(text).front()) != structure);
+}
+
 TEST_CASE("fingerprint: op_name without numeric suffixes") {
   CHECK(analysis::canonical_op_name("jit(train_step)/jvp()/broadcast.95") == "jit(train_step)/jvp()/broadcast");
   CHECK(analysis::canonical_op_name("dot_general") == "dot_general");
