@@ -18,6 +18,7 @@
 #include "indexing/cost/units.hpp"
 #include "indexing/verdicts/lint_rules.hpp"
 #include "indexing/verdicts/summary.hpp"
+#include "indexing/verdicts/summary_groups.hpp"
 #include "simplify/interval.hpp"
 
 namespace hlo_index::app {
@@ -46,11 +47,13 @@ struct ModuleRows {
   std::optional<double> measured_seconds;  // with a profile (analysis::ModuleSummary)
   double estimated_seconds_measured = 0;
   std::size_t profile_steps = 0;
-  std::size_t cut_off = 0;  // computations of a truncated dump left out (analysis::cut_off_computations)
+  std::size_t cut_off = 0;                 // computations of a truncated dump left out (analysis::cut_off_computations)
+  std::vector<analysis::RowGroup> groups;  // with --group-by: every row's group (the first --top)
+  std::size_t group_count = 0;             // before --top
 };
 
 ModuleRows module_rows(const hlo::Module& module, analysis::ModuleSummary summary, SummaryColumn sort,
-                       std::optional<std::size_t> top) {
+                       std::optional<std::size_t> top, std::optional<analysis::RowGrouping> group_by) {
   ModuleRows m;
   m.name = std::string(module.name);
   m.file = module.source ? module.source->name() : std::string();
@@ -72,6 +75,11 @@ ModuleRows module_rows(const hlo::Module& module, analysis::ModuleSummary summar
     m.approximate += r.approximate ? 1 : 0;
     m.undefined += r.undefined ? 1 : 0;
     m.counts_exact = m.counts_exact && r.counts_exact;
+  }
+  if (group_by) {
+    m.groups = analysis::group_rows(rows, *group_by);
+    m.group_count = m.groups.size();
+    if (top && m.groups.size() > *top) m.groups.resize(*top);
   }
   analysis::sort_rows(rows, sort);
   if (top && rows.size() > *top) rows.resize(*top);
@@ -215,6 +223,9 @@ std::string what(bool all_instructions) { return all_instructions ? "instruction
 
 std::string total_text(const ModuleRows& m, bool all_instructions) {
   std::string shown = m.rows.size() < m.total_rows ? fmt::format(" (top {} shown)", m.rows.size()) : "";
+  if (m.group_count > 0)
+    shown = fmt::format(" in {}{}", cost::plural(m.group_count, "group"),
+                        m.groups.size() < m.group_count ? fmt::format(" (top {} shown)", m.groups.size()) : "");
   const double share = m.totals.seconds > 0 ? 100 * m.seconds / m.totals.seconds : 0;
   return fmt::format(
       "total: {}{}: {} of the module's {}{} estimated ({:.1f}%), {} FLOP, {} moved to and from device memory; "
@@ -242,13 +253,54 @@ std::string sort_column(const SummaryOptions& options) {
   return !options.profile.empty() && !options.sort_given ? std::string("measured") : options.sort;
 }
 
+// The rows added up per group (--group-by), the most time first: time, share of the module, rows,
+// FLOPs and device bytes over their runs, lint findings, then the group's key.
+std::string group_table(const ModuleRows& m, const std::string& key_name) {
+  const std::vector<std::string> headers = {"time", "%", "rows", "flops", "bytes", "lint", key_name};
+  std::vector<std::vector<std::string>> table;
+  for (const analysis::RowGroup& g : m.groups) {
+    const double share = m.totals.seconds > 0 ? g.totals.seconds / m.totals.seconds : 0;
+    table.push_back({fmt::format("{}{}", g.totals.exact ? "" : "~", cost::human_seconds(g.totals.seconds)),
+                     fmt::format("{:.1f}%", 100 * share), std::to_string(g.totals.rows),
+                     cost::human_count(g.totals.flops), cost::human_bytes(g.totals.device_bytes),
+                     std::to_string(g.totals.lint_findings), g.key});
+  }
+  std::vector<std::size_t> widths(headers.size());
+  for (std::size_t k = 0; k < headers.size(); ++k) {
+    widths[k] = headers[k].size();
+    for (const auto& row : table) widths[k] = std::max(widths[k], row[k].size());
+  }
+  std::string out;
+  auto line = [&](const std::vector<std::string>& row) {
+    for (std::size_t k = 0; k < row.size(); ++k) {
+      if (k > 0) out += ' ';
+      if (k + 1 == row.size()) {
+        out += row[k];
+      } else {
+        out += std::string(widths[k] - row[k].size(), ' ') + row[k];
+      }
+    }
+    out += '\n';
+  };
+  if (!table.empty()) line(headers);
+  for (const auto& row : table) line(row);
+  return out;
+}
+
 void render_text(const std::vector<ModuleRows>& modules, const SummaryOptions& options, std::ostream& out) {
   for (std::size_t n = 0; n < modules.size(); ++n) {
     const ModuleRows& m = modules[n];
     if (n > 0) out << "\n";
-    out << fmt::format("module {} ({}), sorted by {}; times on {}\n", m.name, m.file, sort_column(options),
+    out << fmt::format("module {} ({}), {}; times on {}\n", m.name, m.file,
+                       options.group_by.empty() ? "sorted by " + sort_column(options)
+                                                : "time by " + options.group_by + ", the most first",
                        device_text(m.device));
     if (m.stage.before_optimisation) out << stage_note(m.stage);
+    if (!options.group_by.empty()) {
+      out << group_table(m, options.group_by);
+      out << total_text(m, options.all_instructions || m.stage.before_optimisation);
+      continue;
+    }
     const std::size_t shift = options.profile.empty() ? 0 : 1;
     // A source column when the dump has metadata.
     const bool sources = std::any_of(m.rows.begin(), m.rows.end(),
@@ -328,6 +380,21 @@ void render_json(const std::vector<ModuleRows>& modules, const SummaryOptions& o
                         {"profile_runs", m.profile_steps},
                         {"total", std::move(total)},
                         {"rows", std::move(rows)}});
+    if (!options.group_by.empty()) {
+      json groups = json::array();
+      for (const analysis::RowGroup& g : m.groups) {
+        groups.push_back(json{{"key", g.key},
+                              {"rows", g.totals.rows},
+                              {"seconds", g.totals.seconds},
+                              {"share", m.totals.seconds > 0 ? g.totals.seconds / m.totals.seconds : 0.0},
+                              {"flops", g.totals.flops},
+                              {"device_bytes", g.totals.device_bytes},
+                              {"lint_findings", g.totals.lint_findings},
+                              {"exact", g.totals.exact}});
+      }
+      list.back()["group_by"] = options.group_by;
+      list.back()["groups"] = std::move(groups);
+    }
   }
   out << json{{"sort", sort_column(options)}, {"modules", std::move(list)}}.dump(2) << "\n";
 }
@@ -341,6 +408,18 @@ std::string csv_field(const std::string& text) {
 }
 
 std::string optional_csv(const std::optional<double>& value) { return value ? fmt::format("{}", *value) : ""; }
+
+void render_group_csv(const std::vector<ModuleRows>& modules, const std::string& key_name, std::ostream& out) {
+  out << "file,module," << key_name << ",rows,seconds,share,flops,device_bytes,lint_findings,exact\n";
+  for (const ModuleRows& m : modules) {
+    for (const analysis::RowGroup& g : m.groups) {
+      out << fmt::format("{},{},{},{},{},{},{},{},{},{}\n", csv_field(m.file), csv_field(m.name), csv_field(g.key),
+                         g.totals.rows, g.totals.seconds,
+                         m.totals.seconds > 0 ? g.totals.seconds / m.totals.seconds : 0.0, g.totals.flops,
+                         g.totals.device_bytes, g.totals.lint_findings, g.totals.exact ? "true" : "false");
+    }
+  }
+}
 
 void render_csv(const std::vector<ModuleRows>& modules, std::ostream& out) {
   out << "file,line,column,module,computation,name,kind,opcode,output_shape,seconds,measured_seconds,share,runs,bound,"
@@ -506,6 +585,11 @@ void add_summary_options(CLI::App& cmd, SummaryOptions& options) {
       ->type_name("REGEX");
   cmd.add_option("--module", options.modules, "Only this module (repeatable)");
   cmd.add_option("--computation", options.computations, "Only instructions of this computation (repeatable)");
+  cmd.add_option("--group-by", options.group_by,
+                 "Add the rows up per framework op (op_name, the path without numeric suffixes, as xprof's op "
+                 "profile), source line, computation, module or opcode, the most time first (--top: the first N "
+                 "groups)")
+      ->type_name("op_name|source|computation|module|opcode");
   cmd.add_option("--format", options.format, "Output format: an aligned table, JSON or CSV")
       ->check(CLI::IsMember({"text", "json", "csv"}))
       ->capture_default_str();
@@ -531,6 +615,17 @@ int run_summary_command(const SummaryOptions& options, std::ostream& out, std::o
     err << fmt::format("hlo-index: error: unknown format '{}' (text, json or csv)\n", options.format);
     return k_exit_input_error;
   }
+  std::optional<analysis::RowGrouping> group_by;
+  if (!options.group_by.empty()) {
+    const auto& names = analysis::row_grouping_names();
+    const auto it = std::find(names.begin(), names.end(), options.group_by);
+    if (it == names.end()) {
+      err << fmt::format("hlo-index: error: unknown grouping '{}' for --group-by ({})\n", options.group_by,
+                         fmt::join(names, ", "));
+      return k_exit_input_error;
+    }
+    group_by = static_cast<analysis::RowGrouping>(it - names.begin());
+  }
   std::optional<analysis::InstructionFilter> filter = make_filter(options, err);
   if (!filter) return k_exit_input_error;
   const std::optional<ChosenDevice> device = choose_device(options.device, err);
@@ -554,7 +649,7 @@ int run_summary_command(const SummaryOptions& options, std::ostream& out, std::o
     std::vector<analysis::ModuleSummary> by_module = analysis::summarise_modules(*modules, request);
     for (std::size_t k = 0; k < modules->size(); ++k) {
       if (!filter->accepts_module((*modules)[k])) continue;
-      ModuleRows m = module_rows((*modules)[k], std::move(by_module[k]), *sort, options.top);
+      ModuleRows m = module_rows((*modules)[k], std::move(by_module[k]), *sort, options.top, group_by);
       rows += m.total_rows;
       shown.push_back(std::move(m));
       shown_module.push_back(k);
@@ -576,6 +671,8 @@ int run_summary_command(const SummaryOptions& options, std::ostream& out, std::o
     }
   } else if (options.format == "json")
     render_json(shown, options, out);
+  else if (!options.group_by.empty())
+    render_group_csv(shown, options.group_by, out);
   else
     render_csv(shown, out);
   return exit_code_after_input(some_input_failed, k_exit_ok, err);

@@ -29,6 +29,7 @@ struct SummaryOptions {
   std::vector<std::string> kinds, opcodes, modules, computations;
   std::string match;            // ECMAScript regex searched in instruction names; empty: none
   std::string format = "text";  // text | json | csv
+  std::string group_by;         // op_name | source | computation | module | opcode; empty: rows
   bool tiles = false;           // text: the best tiling of each fusion row (hlo-index tile's search)
   std::string target;           // gpu | tpu | cpu for the access verdicts; empty: detected
   DeviceOptions device;         // the device of the estimated times
