@@ -149,42 +149,19 @@ void add_operands(analysis::ModuleAnalysis& analysis, analysis::ReadHeatmapMemo&
 void add_details(const hlo::Module& module, const std::vector<SummaryRow>& sorted, const ReportOptions& options,
                  bool by_time, std::size_t page_index, ReportModule& m) {
   if (options.top == 0 || sorted.empty()) return;
-  const analysis::ModuleFingerprints identity(module);
-  std::map<std::uint64_t, std::size_t> kind_of;
-  std::vector<ReportDetail> kinds;
-  std::vector<std::uint64_t> row_kind(sorted.size());
-  for (std::size_t k = 0; k < sorted.size(); ++k) {
-    const SummaryRow& row = sorted[k];
-    const auto [it, inserted] =
-        kind_of.try_emplace(identity.hash(row.computation_index, row.instruction_index), kinds.size());
-    row_kind[k] = it->second;
-    if (inserted) {
-      kinds.emplace_back();
-      kinds.back().row = row;
-      kinds.back().copies = 0;
-    }
-    ReportDetail& d = kinds[it->second];
-    if (d.copies > 0 && d.others.size() < 8) d.others.push_back(row.name);
-    ++d.copies;
-    d.seconds += row.seconds();
-    d.share += row.share;
-  }
-  std::vector<std::size_t> order(kinds.size());
-  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
-  if (by_time) {
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return kinds[a].seconds > kinds[b].seconds; });
-  }
-  if (order.size() > options.top) order.resize(options.top);
-  std::vector<std::size_t> detail_of(kinds.size(), order.size());
-  for (std::size_t k = 0; k < order.size(); ++k) {
-    detail_of[order[k]] = k;
-    kinds[order[k]].anchor = fmt::format("m{}d{}", page_index, k);
-    m.details.push_back(std::move(kinds[order[k]]));
-  }
-  for (std::size_t k = 0; k < sorted.size(); ++k) {
-    if (detail_of[row_kind[k]] < order.size())
-      m.links.emplace(sorted[k].name, m.details[detail_of[row_kind[k]]].anchor);
+  std::vector<analysis::FoldedRows> kinds = analysis::fold_repeats(sorted, by_time);
+  if (kinds.size() > options.top) kinds.resize(options.top);
+  for (const analysis::FoldedRows& kind : kinds) {
+    ReportDetail d;
+    d.anchor = fmt::format("m{}d{}", page_index, m.details.size());
+    d.row = sorted[kind.first];
+    d.copies = kind.members.size();
+    d.seconds = kind.seconds;
+    d.share = kind.share;
+    for (std::size_t k = 1; k < kind.members.size() && d.others.size() < 8; ++k)
+      d.others.push_back(sorted[kind.members[k]].name);
+    for (const std::size_t k : kind.members) m.links.emplace(sorted[k].name, d.anchor);
+    m.details.push_back(std::move(d));
   }
   indexing::AnalysisOptions analysis_options;
   analysis_options.time_limit_per_instruction = options.time_limit_per_instruction;

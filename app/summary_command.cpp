@@ -50,10 +50,18 @@ struct ModuleRows {
   std::size_t cut_off = 0;                 // computations of a truncated dump left out (analysis::cut_off_computations)
   std::vector<analysis::RowGroup> groups;  // with --group-by: every row's group (the first --top)
   std::size_t group_count = 0;             // before --top
+  /// The text table's lines: rows of one identity folded into their first (the first --top);
+  /// empty with --every-row.
+  struct Kind {
+    SummaryRow row;  // the first, its time and share those of all copies
+    std::size_t copies = 1;
+  };
+  std::vector<Kind> kinds;
+  std::size_t kind_count = 0;  // before --top
 };
 
 ModuleRows module_rows(const hlo::Module& module, analysis::ModuleSummary summary, SummaryColumn sort,
-                       std::optional<std::size_t> top, std::optional<analysis::RowGrouping> group_by) {
+                       std::optional<std::size_t> top, std::optional<analysis::RowGrouping> group_by, bool fold) {
   ModuleRows m;
   m.name = std::string(module.name);
   m.file = module.source ? module.source->name() : std::string();
@@ -82,6 +90,21 @@ ModuleRows module_rows(const hlo::Module& module, analysis::ModuleSummary summar
     if (top && m.groups.size() > *top) m.groups.resize(*top);
   }
   analysis::sort_rows(rows, sort);
+  if (fold) {
+    const std::vector<analysis::FoldedRows> folded = analysis::fold_repeats(rows, sort == SummaryColumn::kTime);
+    m.kind_count = folded.size();
+    for (const analysis::FoldedRows& f : folded) {
+      if (top && m.kinds.size() >= *top) break;
+      ModuleRows::Kind kind{rows[f.first], f.members.size()};
+      // The line's time and share are those of every copy: one run's cost times all their runs.
+      double runs = 0;
+      for (const std::size_t k : f.members) runs += rows[k].runs.count;
+      kind.row.runs.count = kind.row.cost.seconds > 0 ? f.seconds / kind.row.cost.seconds : runs;
+      kind.row.runs.exact = f.exact;
+      kind.row.share = f.share;
+      m.kinds.push_back(std::move(kind));
+    }
+  }
   if (top && rows.size() > *top) rows.resize(*top);
   m.rows = std::move(rows);
   return m;
@@ -223,6 +246,9 @@ std::string what(bool all_instructions) { return all_instructions ? "instruction
 
 std::string total_text(const ModuleRows& m, bool all_instructions) {
   std::string shown = m.rows.size() < m.total_rows ? fmt::format(" (top {} shown)", m.rows.size()) : "";
+  if (!m.kinds.empty() && m.kind_count < m.total_rows)
+    shown = fmt::format(" as {} (repeated layers folded: \u00d7N){}", cost::plural(m.kind_count, "kind"),
+                        m.kinds.size() < m.kind_count ? fmt::format(", top {} shown", m.kinds.size()) : "");
   if (m.group_count > 0)
     shown = fmt::format(" in {}{}", cost::plural(m.group_count, "group"),
                         m.groups.size() < m.group_count ? fmt::format(" (top {} shown)", m.groups.size()) : "");
@@ -309,10 +335,16 @@ void render_text(const std::vector<ModuleRows>& modules, const SummaryOptions& o
     if (shift != 0) headers.insert(headers.begin() + 1, "measured");
     if (sources) headers.emplace_back("source");
     std::vector<std::vector<std::string>> table;
-    for (const SummaryRow& r : m.rows) {
+    auto add_line = [&](const SummaryRow& r, std::size_t copies) {
       table.push_back(summary_cells(r));
+      if (copies > 1) table.back()[k_kind_column] += fmt::format(" \u00d7{}", copies);
       if (shift != 0) table.back().insert(table.back().begin() + 1, measured_cell(r));
       if (sources) table.back().push_back(source_cell(r));
+    };
+    if (options.every_row || m.kinds.empty()) {
+      for (const SummaryRow& r : m.rows) add_line(r, 1);
+    } else {
+      for (const ModuleRows::Kind& kind : m.kinds) add_line(kind.row, kind.copies);
     }
     const std::vector<std::size_t> widths = column_widths(headers, table, shift);
     if (!table.empty()) out << table_line(headers, widths, shift);
@@ -585,6 +617,9 @@ void add_summary_options(CLI::App& cmd, SummaryOptions& options) {
       ->type_name("REGEX");
   cmd.add_option("--module", options.modules, "Only this module (repeatable)");
   cmd.add_option("--computation", options.computations, "Only instructions of this computation (repeatable)");
+  cmd.add_flag("--every-row", options.every_row,
+               "Text: a line per row; without it, rows of one identity (a model's repeated layers: same "
+               "computation, shapes and framework op) are one line, `name xN` with the time of all N");
   cmd.add_option("--group-by", options.group_by,
                  "Add the rows up per framework op (op_name, the path without numeric suffixes, as xprof's op "
                  "profile), source line, computation, module or opcode, the most time first (--top: the first N "
@@ -649,7 +684,8 @@ int run_summary_command(const SummaryOptions& options, std::ostream& out, std::o
     std::vector<analysis::ModuleSummary> by_module = analysis::summarise_modules(*modules, request);
     for (std::size_t k = 0; k < modules->size(); ++k) {
       if (!filter->accepts_module((*modules)[k])) continue;
-      ModuleRows m = module_rows((*modules)[k], std::move(by_module[k]), *sort, options.top, group_by);
+      ModuleRows m = module_rows((*modules)[k], std::move(by_module[k]), *sort, options.top, group_by,
+                                 options.format == "text" && !options.every_row && !group_by);
       rows += m.total_rows;
       shown.push_back(std::move(m));
       shown_module.push_back(k);

@@ -30,6 +30,7 @@ struct SummaryOptions {
   std::string match;            // ECMAScript regex searched in instruction names; empty: none
   std::string format = "text";  // text | json | csv
   std::string group_by;         // op_name | source | computation | module | opcode; empty: rows
+  bool every_row = false;       // text: a line per row, repeated layers not folded
   bool tiles = false;           // text: the best tiling of each fusion row (hlo-index tile's search)
   std::string target;           // gpu | tpu | cpu for the access verdicts; empty: detected
   DeviceOptions device;         // the device of the estimated times

@@ -11,6 +11,7 @@
 
 #include "indexing/analysis/access_target.hpp"
 #include "indexing/analysis/computation_walk.hpp"
+#include "indexing/analysis/fingerprint.hpp"
 #include "indexing/analysis/instruction_report.hpp"
 #include "indexing/analysis/module_analysis.hpp"
 #include "indexing/analysis/source_info.hpp"
@@ -112,7 +113,8 @@ private:
 };
 
 SummaryRow summary_row(ModuleAnalysis& analysis, Linter& linter, SummaryMemo& memo, cost::CostModel& costs,
-                       const ModuleSources& sources, std::uint32_t ci, std::uint32_t ii, bool keep_findings) {
+                       const ModuleSources& sources, const ModuleFingerprints& identities, std::uint32_t ci,
+                       std::uint32_t ii, bool keep_findings) {
   const hlo::Module& module = analysis.module();
   const hlo::Computation& c = module.computations[ci];
   const hlo::Instruction& instr = c.instructions[ii];
@@ -126,6 +128,7 @@ SummaryRow summary_row(ModuleAnalysis& analysis, Linter& linter, SummaryMemo& me
   row.name = std::string(instr.name);
   row.computation_index = ci;
   row.instruction_index = ii;
+  row.identity = identities.hash(ci, ii);
   const std::optional<std::string_view> kind = c.attribute(instr, "kind");
   row.kind = instr.opcode == hlo::Opcode::kFusion && kind ? std::string(*kind) : std::string("-");
   row.opcode = std::string(module.opcode_text(instr));
@@ -211,6 +214,7 @@ struct SummaryState {
   SummaryMemo memo;
   cost::CostModel costs;
   ModuleSources sources;
+  std::optional<ModuleFingerprints> identities;  // worked out with the first row (a module without rows needs none)
 };
 
 // A row, or only the cost of an instruction the filter leaves out (for the module's totals).
@@ -281,8 +285,9 @@ std::vector<ModuleSummary> summarise_modules(std::span<const hlo::Module> module
         SummaryItem result;
         const std::size_t k = static_cast<std::size_t>(&item - items.data());
         if (shown[k]) {
+          if (!state.identities) state.identities.emplace(modules[item.module]);
           result.row = summary_row(state.analysis, state.linter, state.memo, state.costs, state.sources,
-                                   item.computation, item.instruction, request.keep_findings);
+                                   *state.identities, item.computation, item.instruction, request.keep_findings);
           result.cost = result.row->cost;
           result.runs = result.row->runs;
         } else {

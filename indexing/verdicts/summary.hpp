@@ -32,7 +32,9 @@ struct SummaryRow {
   std::size_t line = 0, column = 0;
   std::string module, computation, name;
   std::uint32_t computation_index = 0, instruction_index = 0;  // in the module
-  std::string kind;                                            // fusion kind (kLoop, ...), else "-"
+  /// What the instruction is, names aside (analysis/fingerprint.hpp): equal for a model's repeated layers.
+  std::uint64_t identity = 0;
+  std::string kind;  // fusion kind (kLoop, ...), else "-"
   std::string opcode;
   std::string output_shape;
   std::string op_name;            // metadata op_name (analysis/source_info.hpp); empty: none

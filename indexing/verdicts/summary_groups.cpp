@@ -113,4 +113,23 @@ std::vector<RowGroup> group_rows(const std::vector<SummaryRow>& rows, RowGroupin
   return out;
 }
 
+std::vector<FoldedRows> fold_repeats(const std::vector<SummaryRow>& rows, bool by_time) {
+  std::vector<FoldedRows> out;
+  std::map<std::uint64_t, std::size_t> kind_of;
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    const auto [it, inserted] = kind_of.try_emplace(rows[k].identity, out.size());
+    if (inserted) out.push_back({k, {}, 0, 0, true});
+    FoldedRows& f = out[it->second];
+    f.members.push_back(k);
+    f.seconds += rows[k].seconds();
+    f.share += rows[k].share;
+    f.exact = f.exact && rows[k].runs.exact;
+  }
+  if (by_time) {
+    std::stable_sort(out.begin(), out.end(),
+                     [](const FoldedRows& a, const FoldedRows& b) { return a.seconds > b.seconds; });
+  }
+  return out;
+}
+
 }  // namespace hlo_index::analysis

@@ -57,4 +57,17 @@ struct RowGroup {
 /// The rows grouped by `by`, the most time first (ties by key).
 std::vector<RowGroup> group_rows(const std::vector<SummaryRow>& rows, RowGrouping by);
 
+/// The rows of one identity (SummaryRow::identity: a model's repeated layers) as one.
+struct FoldedRows {
+  std::size_t first = 0;             // index in the rows: the first of them in their order
+  std::vector<std::size_t> members;  // indices in the rows, in their order (first included)
+  double seconds = 0, share = 0;     // added up
+  bool exact = true;                 // false: some member's runs are a bound
+};
+
+/// `rows` (sorted) folded by identity, in the order of each kind's first row, or by their time
+/// added up (the most first) with `by_time`: 32 copies of a layer's matmul come before one larger
+/// fusion when together they cost more.
+std::vector<FoldedRows> fold_repeats(const std::vector<SummaryRow>& rows, bool by_time);
+
 }  // namespace hlo_index::analysis

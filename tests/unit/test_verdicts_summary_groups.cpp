@@ -113,4 +113,28 @@ TEST_CASE("group rows: by op_name, opcode and computation, the most time first")
   CHECK(analysis::row_grouping_names().size() == 5);
 }
 
+TEST_CASE("fold repeats: rows of one identity are one, by their time together or in the rows' order") {
+  std::vector<SummaryRow> rows = {row("big", 5e-6), row("layer", 2e-6), row("layer", 2e-6, 1), row("layer", 2e-6),
+                                  row("other", 1e-6)};
+  for (std::size_t k = 0; k < rows.size(); ++k) rows[k].identity = rows[k].op_name == "layer" ? 7 : 100 + k;
+  rows[2].runs.exact = false;
+  const auto by_time = analysis::fold_repeats(rows, true);
+  REQUIRE(by_time.size() == 3);
+  CHECK(by_time[0].first == 1);  // three layers, 6 us together, before the 5 us fusion
+  CHECK(by_time[0].members == std::vector<std::size_t>{1, 2, 3});
+  CHECK(by_time[0].seconds == Approx(6e-6));
+  CHECK_FALSE(by_time[0].exact);
+  CHECK(by_time[1].first == 0);
+  CHECK(by_time[1].exact);
+  CHECK(by_time[2].first == 4);
+  const auto in_order = analysis::fold_repeats(rows, false);
+  REQUIRE(in_order.size() == 3);
+  CHECK(in_order[0].first == 0);
+  CHECK(in_order[1].first == 1);
+  // Nothing repeated: one kind per row, in order.
+  rows[2].identity = 1;
+  rows[3].identity = 2;
+  CHECK(analysis::fold_repeats(rows, false).size() == rows.size());
+}
+
 }  // namespace test_verdicts_summary_groups_cases
