@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "indexing/analysis/computation_walk.hpp"
+#include "layout/layout_checks.hpp"
 #include "parser/parse.hpp"
 
 namespace hlo_index::analysis {
@@ -61,6 +62,10 @@ std::size_t stream_one_file(const std::string& path, bool allow_truncated, std::
     return 0;
   }
   auto noting = [&](hlo::Module&& m) {
+    // The verifier's rules on physical layouts (the parser checks the rest).
+    const std::vector<layout::LayoutProblem> problems = layout::check_layouts(m);
+    for (const layout::LayoutProblem& p : problems) diagnostics.error_at(*source, p.where, p.message);
+    if (!problems.empty()) return;
     if (m.truncated) note_cut_off(m, err);
     use(std::move(m));
   };
