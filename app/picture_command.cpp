@@ -133,7 +133,8 @@ constexpr const char* k_picture_help =
     "  access     one thread group of the target's access model (--target: a GPU warp of 32 threads under\n"
     "             XLA's emitter, a TPU output tile over the operand's tiles, 16 CPU outputs over 64-byte\n"
     "             lines) and the transfer units its reads touch, with the verdict summary and lint give.\n"
-    "Without --operand, the operand with the most read traffic. -o - writes the SVG to standard output;\n"
+    "Without --operand, the array operand with the most bytes read (a scalar only when nothing else is\n"
+    "read). -o - writes the SVG to standard output;\n"
     "otherwise a line about the picture goes to standard output. The bytes depend on the input only.\n"
     "Bad input (exit code 2): no such instruction (or one inside a fusion body: picture the\n"
     "fusion), --match selecting none or several, an --operand out of range or not an array, an output\n"
@@ -150,7 +151,8 @@ void add_picture_options(CLI::App& cmd, PictureOptions& options) {
                  "Or: the one instruction whose name contains a match of this ECMAScript regular expression")
       ->type_name("REGEX");
   cmd.add_option("--module", options.modules, "Only this module (repeatable)");
-  cmd.add_option("--operand", options.operand, "The operand to draw (default: the one with the most read traffic)")
+  cmd.add_option("--operand", options.operand,
+                 "The operand to draw (default: the array operand with the most bytes read)")
       ->type_name("K");
   cmd.add_option("-o,--output", options.output, "The SVG file to write ('-': standard output)")
       ->type_name("OUT.svg")

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "simplify/compiled_expr.hpp"
+#include "simplify/range.hpp"
 
 namespace hlo_index::analysis {
 
@@ -63,17 +64,28 @@ struct SampledConstraint {
 // thousands of points per thread.
 struct Sampled {
   explicit Sampled(const IndexingMap& m) : map(&m), offset(m.results()[0]), offset_memo(offset.memo()) {
-    for (const Constraint& c : m.domain().constraints()) constraints.emplace_back(c);
+    // Constraints without range variables hold or fail for every point of one output position:
+    // checked once per position, not at each point (a chain of 200 dynamic-update-slices has
+    // hundreds of them, on runtime offsets only).
+    for (const Constraint& c : m.domain().constraints()) {
+      SampledConstraint compiled(c);
+      (compiled.expr.reads_ranges() ? constraints : fixed_constraints).push_back(std::move(compiled));
+    }
     for (std::size_t k = 0; k < m.range_count(); ++k)
       range_bounds.push_back(m.domain().bounds({VarKind::kRange, static_cast<std::uint32_t>(k)}));
+    lowest = simplify::RangeEvaluator(m.domain(), false)(m.results()[0]).lo;
   }
   const IndexingMap* map;
   std::vector<std::int64_t> runtimes;
   std::vector<std::size_t> order;                    // range variables, fastest first
   simplify::CompiledExpr offset;                     // the map's one result
   mutable simplify::CompiledExpr::Memo offset_memo;  // for_each_read's current output position
-  std::vector<SampledConstraint> constraints;
+  std::vector<SampledConstraint> constraints;        // those that read range variables
+  std::vector<SampledConstraint> fixed_constraints;  // those that do not
   std::vector<Interval> range_bounds;
+  /// No offset of the map is below it (the result's bound over the domain's box): a search for the
+  /// lowest read ends when it finds it (a scalar operand: its first read).
+  std::int64_t lowest = 0;
 };
 
 // The domain's constraints hold at `values` (checked in their order, up to the first that fails).
@@ -98,11 +110,11 @@ void for_each_read(const Sampled& s, std::int64_t t, std::int64_t budget, F&& f)
   s.offset_memo.reset();
   for (const SampledConstraint& c : s.constraints) c.memo.reset();
   if (budget <= 0) return;
-  // The leading constraints without range variables are what the first point checks first: one
-  // that fails there fails at every point, before anything else is evaluated (a gather's thread
-  // whose row is not the one the runtime offset stands for).
-  for (const SampledConstraint& c : s.constraints) {
-    if (c.expr.reads_ranges()) break;
+  // The constraints without range variables first, once: one that fails fails at every point,
+  // before anything else is evaluated (a gather's thread whose row is not the one the runtime
+  // offset stands for).
+  for (const SampledConstraint& c : s.fixed_constraints) {
+    c.memo.reset();
     if (!c.interval.contains(c.expr(values, c.memo))) return;
   }
   for (std::int64_t tried = 0; tried < budget; ++tried) {
@@ -127,7 +139,7 @@ std::optional<std::int64_t> first_read(const Sampled& s, std::int64_t t, std::in
   std::optional<std::int64_t> best;
   for_each_read(s, t, budget, [&](std::int64_t o) {
     if (!best || o < *best) best = o;
-    return true;
+    return *best > s.lowest;
   });
   return best;
 }

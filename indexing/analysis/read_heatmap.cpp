@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <limits>
+#include <tuple>
 
 #include "indexing/analysis/fused_reads.hpp"
 #include "indexing/analysis/utilisation.hpp"
@@ -462,15 +463,20 @@ std::optional<std::size_t> heaviest_operand(ModuleAnalysis& analysis, std::uint3
   const hlo::Instruction& instr = c.instructions[instruction];
   const indexing::InstructionIndexing indexing = analysis.indexing(computation, instruction, true, false);
   const InstructionUtilisation usage = utilisation(module, c, instr, indexing);
+  // The operand whose picture says most: an array of more than one element before a scalar (a
+  // runtime index read by every thread has the most reads and nothing to see), then the most
+  // bits read (distinct elements), then the most reads.
   std::optional<std::size_t> best;
-  std::int64_t most = 0;
+  std::tuple<bool, std::int64_t, std::int64_t> most{};
   for (const OperandUtilisation& u : usage.operands) {
     // A heatmap pictures one array: a tuple operand's leaves are arrays of their own.
     if (!u.defined() || u.tuple || u.total_reads.value == 0) continue;
-    const std::int64_t traffic = saturating_mul(u.total_reads.value, std::max<std::int64_t>(1, u.element_bits));
-    if (!best || traffic > most) {
+    const std::int64_t bits = std::max<std::int64_t>(1, u.element_bits);
+    const std::tuple<bool, std::int64_t, std::int64_t> weight{
+        u.operand_elements > 1, saturating_mul(u.distinct_read.value, bits), saturating_mul(u.total_reads.value, bits)};
+    if (!best || weight > most) {
       best = u.operand;
-      most = traffic;
+      most = weight;
     }
   }
   return best;

@@ -119,8 +119,10 @@ private:
 indexing::MapSet operand_read_maps(ModuleAnalysis& analysis, std::uint32_t computation, std::uint32_t instruction,
                                    std::size_t operand);
 
-/// The operand with the most read traffic (reads x element bits, as summary
-/// counts it; ties: the lower operand), or none when no operand is read.
+/// The operand a picture shows by default: an array of more than one element
+/// before a scalar, then the most bits read (distinct elements x element
+/// bits), then the most reads x element bits; ties: the lower operand. None
+/// when no operand is read.
 std::optional<std::size_t> heaviest_operand(ModuleAnalysis& analysis, std::uint32_t computation,
                                             std::uint32_t instruction);
 
