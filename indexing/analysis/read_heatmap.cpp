@@ -11,6 +11,7 @@
 #include "indexing/analysis/utilisation.hpp"
 #include "indexing/maps/count.hpp"
 #include "indexing/maps/exact_ops.hpp"
+#include "simplify/compiled_expr.hpp"
 #include "simplify/range.hpp"
 
 namespace hlo_index::analysis {
@@ -196,21 +197,25 @@ private:
       group.clear();
     };
     std::vector<std::int64_t> output(values.begin(), values.begin() + static_cast<long>(nd));
+    // Compiled once: evaluated at up to max_enumerated_points points (evaluate()'s arithmetic).
+    std::vector<std::pair<simplify::CompiledExpr, Interval>> constraints;
+    for (const auto& c : d.constraints()) constraints.emplace_back(simplify::CompiledExpr(c.expr), c.interval);
+    std::vector<simplify::CompiledExpr> results;
+    for (const auto& e : map.results()) results.emplace_back(e);
     for (std::int64_t visited = 0;; ++visited) {
       if (visited % 65536 == 0) check_time();
       const std::span<const std::int64_t> all(values);
       const simplify::VarValues at{all.subspan(0, nd), all.subspan(nd, nr), all.subspan(nd + nr)};
-      const bool feasible = std::all_of(d.constraints().begin(), d.constraints().end(), [&](const auto& c) {
-        return c.interval.contains(simplify::evaluate(c.expr, at));
-      });
+      const bool feasible = std::all_of(constraints.begin(), constraints.end(),
+                                        [&](const auto& c) { return c.second.contains(c.first(at)); });
       if (!std::equal(output.begin(), output.end(), values.begin())) {
         flush();
         output.assign(values.begin(), values.begin() + static_cast<long>(nd));
       }
       if (feasible) {
         std::vector<std::int64_t> element;
-        element.reserve(map.results().size());
-        for (const auto& e : map.results()) element.push_back(simplify::evaluate(e, at));
+        element.reserve(results.size());
+        for (const simplify::CompiledExpr& e : results) element.push_back(e(at));
         group.push_back(std::move(element));
       }
       std::size_t k = vars.size();
