@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "simplify/compiled_expr.hpp"
 #include "simplify/range.hpp"
 
 namespace hlo_index::indexing {
@@ -78,6 +79,12 @@ class PointWalker {
 public:
   PointWalker(const IndexingMap& map, bool with_inputs) : m_map(map), m_with_inputs(with_inputs) {
     m_vars = map.domain().all_variables();
+    // Compiled once: evaluated at up to k_max_enumerated_points points (evaluate()'s arithmetic).
+    for (const Constraint& c : map.domain().constraints())
+      m_constraints.emplace_back(simplify::CompiledExpr(c.expr), c.interval);
+    for (const Expr& r : map.results()) m_results.emplace_back(r);
+    if (with_inputs)
+      for (const Expr& r : map.replica_id()) m_replica_id.emplace_back(r);
     for (int k = 0; k < simplify::k_var_kinds; ++k) m_values[k].assign(map.domain().count(static_cast<VarKind>(k)), 0);
   }
 
@@ -116,18 +123,17 @@ private:
   }
 
   void visit() {
-    for (const Constraint& c : m_map.domain().constraints()) {
-      if (!c.interval.contains(simplify::evaluate(c.expr, values()))) return;
+    const simplify::VarValues at = values();
+    for (const auto& [expr, interval] : m_constraints) {
+      if (!interval.contains(expr(at))) return;
     }
     std::vector<std::int64_t> tuple;
     if (m_with_inputs) {
       tuple.insert(tuple.end(), m_values[0].begin(), m_values[0].end());
       tuple.insert(tuple.end(), m_values[2].begin(), m_values[2].end());
     }
-    for (const Expr& r : m_map.results()) tuple.push_back(simplify::evaluate(r, values()));
-    if (m_with_inputs) {
-      for (const Expr& r : m_map.replica_id()) tuple.push_back(simplify::evaluate(r, values()));
-    }
+    for (const simplify::CompiledExpr& r : m_results) tuple.push_back(r(at));
+    for (const simplify::CompiledExpr& r : m_replica_id) tuple.push_back(r(at));
     m_tuples.insert(std::move(tuple));
   }
 
@@ -136,6 +142,8 @@ private:
   std::vector<Var> m_vars;
   std::vector<std::int64_t> m_values[simplify::k_var_kinds];
   std::set<std::vector<std::int64_t>> m_tuples;
+  std::vector<std::pair<simplify::CompiledExpr, Interval>> m_constraints;
+  std::vector<simplify::CompiledExpr> m_results, m_replica_id;  // replica ids: with inputs only
 };
 
 }  // namespace
