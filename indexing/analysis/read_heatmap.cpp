@@ -62,6 +62,9 @@ std::int64_t count_weight(const IndexingMap& map) {
 // a chain of 100 dynamic-slices; a picture needs hundreds), so their bounding box stands in.
 constexpr std::size_t k_max_counted_variables = 64;
 
+// Constraint evaluations one count of a block may enumerate before isl counts it instead.
+constexpr std::int64_t k_heatmap_count_evaluations = 1'000'000;
+
 // Points of the map's domain box (its variables' intervals).
 std::int64_t box_points(const IndexingMap& map) {
   std::int64_t n = 1;
@@ -345,6 +348,8 @@ namespace {
 
 // The heat map at the options' resolution; throws OverBudget past max_counts.
 ReadHeatmap draw(const MapSet& maps, const std::vector<std::int64_t>& dims, const HeatmapOptions& options) {
+  // Blocks of cells are many counts: large ones go to isl early (count.hpp).
+  const indexing::ScopedCountEvaluations per_count(k_heatmap_count_evaluations);
   ReadHeatmap out;
   out.dims = dims;
   lay_out(out, options);

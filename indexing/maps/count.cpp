@@ -10,14 +10,17 @@
 #include "indexing/maps/isl_bridge.hpp"
 #include "indexing/maps/isl_context.hpp"
 #include "indexing/maps/non_affine.hpp"
+#include "simplify/compiled_expr.hpp"
 #include "simplify/range.hpp"
 
 namespace hlo_index::indexing {
 
 namespace {
 
-// Expression evaluations one count may spend before handing over to isl.
+// Expression evaluations one count may spend before handing over to isl (ScopedCountEvaluations
+// may lower it on a thread).
 constexpr std::int64_t k_evaluation_budget = 20'000'000;
+thread_local std::int64_t t_evaluation_budget = k_evaluation_budget;
 // Largest residue period the closed form walks through.
 constexpr std::int64_t k_max_period = 1 << 20;
 
@@ -85,6 +88,8 @@ public:
                    std::int64_t& budget)
       : m_domain(domain), m_vars(std::move(vars)), m_constraints(std::move(constraints)), m_budget(budget) {
     for (int k = 0; k < simplify::k_var_kinds; ++k) m_values[k].assign(domain.count(static_cast<VarKind>(k)), 0);
+    // Compiled once: the enumeration evaluates them at every point (evaluate()'s arithmetic).
+    for (const Constraint* c : m_constraints) m_compiled.emplace_back(c->expr);
   }
 
   Wide run() {
@@ -121,8 +126,9 @@ private:
 
   bool satisfied() {
     spend(static_cast<std::int64_t>(m_constraints.size()));
-    for (const Constraint* c : m_constraints) {
-      if (!c->interval.contains(simplify::evaluate(c->expr, values()))) return false;
+    const simplify::VarValues at = values();
+    for (std::size_t k = 0; k < m_constraints.size(); ++k) {
+      if (!m_constraints[k]->interval.contains(m_compiled[k](at))) return false;
     }
     return true;
   }
@@ -151,12 +157,13 @@ private:
       std::int64_t steps = (b.hi - x0) / period;  // q in [0, steps]
       Interval q{0, steps};
       spend(2 * static_cast<std::int64_t>(m_constraints.size()));
-      for (const Constraint* c : m_constraints) {
+      for (std::size_t k = 0; k < m_constraints.size(); ++k) {
+        const Constraint* c = m_constraints[k];
         value(v) = x0;
-        std::int64_t f0 = simplify::evaluate(c->expr, values());
+        std::int64_t f0 = m_compiled[k](values());
         value(v) = x0 + period;
         // Differences past int64 hand the group to isl (the caller catches the overflow).
-        std::int64_t delta = simplify::checked_add(simplify::evaluate(c->expr, values()), simplify::checked_neg(f0));
+        std::int64_t delta = simplify::checked_add(m_compiled[k](values()), simplify::checked_neg(f0));
         const std::int64_t from_lo = simplify::checked_add(c->interval.lo, simplify::checked_neg(f0));
         const std::int64_t from_hi = simplify::checked_add(c->interval.hi, simplify::checked_neg(f0));
         Interval allowed;
@@ -178,6 +185,7 @@ private:
   const Domain& m_domain;
   std::vector<Var> m_vars;
   std::vector<const Constraint*> m_constraints;
+  std::vector<simplify::CompiledExpr> m_compiled;  // of m_constraints, in order
   std::int64_t& m_budget;
   std::vector<std::int64_t> m_values[simplify::k_var_kinds];
 };
@@ -228,7 +236,7 @@ Count count_points(const Domain& domain) {
   }
   Wide total = 1;
   bool exact = true;
-  std::int64_t budget = k_evaluation_budget;
+  std::int64_t budget = t_evaluation_budget;
   for (std::size_t root = 0; root < vars.size(); ++root) {
     if (comp.find(root) != root) continue;
     std::vector<Var> members;
@@ -451,5 +459,11 @@ Count count_relation(const IndexingMap& map) {
   pairs.inherit_approximation(map);
   return count_image(pairs);
 }
+
+ScopedCountEvaluations::ScopedCountEvaluations(std::int64_t evaluations) : m_saved(t_evaluation_budget) {
+  t_evaluation_budget = std::min(t_evaluation_budget, evaluations);
+}
+
+ScopedCountEvaluations::~ScopedCountEvaluations() { t_evaluation_budget = m_saved; }
 
 }  // namespace hlo_index::indexing
