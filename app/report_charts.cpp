@@ -205,10 +205,18 @@ void children_html(const analysis::OpNameNode& node, double module_seconds, doub
 void node_html(const analysis::OpNameNode& node, double module_seconds, double min_share, int depth, std::string& out) {
   const double share = module_seconds > 0 ? node.totals.seconds / module_seconds : 0;
   const int bar = static_cast<int>(std::lround(std::min(1.0, share) * 200));
+  // A part can be a whole JSON config (custom ops put theirs in the name): cut, whole in the tooltip.
+  constexpr std::size_t k_max_part = 100;
+  std::string part = node.part;
+  if (part.size() > k_max_part) {
+    std::size_t cut = k_max_part;
+    while (cut > 0 && (static_cast<unsigned char>(part[cut]) & 0xC0) == 0x80) --cut;  // whole UTF-8 characters
+    part = part.substr(0, cut) + "\u2026";
+  }
   const std::string line = fmt::format(
       R"(<span class="bar" style="width:{}px"></span><span class="t">{}</span> <span class="pct">{:.1f}%</span> )"
-      R"(<span class="op">{}</span> <span class="n">{}</span>)",
-      bar, xml_escape(cost::human_seconds(node.totals.seconds)), 100 * share, xml_escape(node.part),
+      R"(<span class="op" title="{}">{}</span> <span class="n">{}</span>)",
+      bar, xml_escape(cost::human_seconds(node.totals.seconds)), 100 * share, xml_escape(node.part), xml_escape(part),
       xml_escape(cost::plural(node.totals.rows, "row")));
   if (node.children.empty() || depth >= 12) {
     out += "<div class=\"leaf\">" + line + "</div>\n";

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "app/picture_command.hpp"
+#include "app/report_charts.hpp"
 #include "app/report_command.hpp"
 #include "app/svg_writer.hpp"
 #include "golden.hpp"
@@ -135,6 +136,23 @@ TEST_CASE("svg writer: every text escaped, control characters and bad UTF-8 repl
   CHECK(doc.find("%fusion&lt;&amp;&gt;.1") != std::string::npos);
   CHECK(doc.find("<title>&lt;title&gt;</title>") != std::string::npos);
   CHECK(doc.find("<title>a &amp; b</title>") != std::string::npos);
+}
+
+TEST_CASE("report's op_name tree: shares of the module's time, small ops folded, long parts cut") {
+  analysis::SummaryRow big, small, config;
+  big.op_name = "jit(f)/dot_general";
+  big.cost.seconds = 0.9;
+  small.op_name = "jit(f)/add";
+  small.cost.seconds = 0.001;
+  config.op_name = "jit(f)/tokamax:" + std::string(300, 'x');
+  config.cost.seconds = 0.099;
+  const analysis::OpNameNode tree = analysis::op_name_tree({big, small, config});
+  const std::string html = app::op_tree_html(tree, 1.0);
+  CHECK(html.find("90.0%</span> <span class=\"op\" title=\"dot_general\">dot_general</span>") != std::string::npos);
+  CHECK(html.find("and 1 op more, each under 0.5%") != std::string::npos);
+  // The 315-character part is cut to 100 characters and an ellipsis; the tooltip has it whole.
+  CHECK(html.find("title=\"tokamax:" + std::string(300, 'x') + "\">tokamax:" + std::string(92, 'x') + "\u2026<") !=
+        std::string::npos);
 }
 
 }  // namespace test_picture_cli_cases
