@@ -24,6 +24,7 @@
 #include "indexing/analysis/source_position.hpp"
 #include "indexing/analysis/utilisation.hpp"
 #include "indexing/cost/units.hpp"
+#include "indexing/maps/isl_context.hpp"
 #include "indexing/verdicts/linter.hpp"
 #include "indexing/verdicts/summary.hpp"
 #include "indexing/verdicts/summary_groups.hpp"
@@ -111,6 +112,8 @@ std::pair<std::string, bool> operand_reads(const analysis::OperandUtilisation& u
           u.operand_elements > 1};
 }
 
+constexpr unsigned long k_picture_isl_share = 10;
+
 // The operands of a detail, with pictures (at most `max_pictures`) where they show something.
 void add_operands(analysis::ModuleAnalysis& analysis, analysis::ReadHeatmapMemo& memo, const std::string& id_prefix,
                   std::size_t max_pictures, ReportDetail& detail) {
@@ -134,6 +137,10 @@ void add_operands(analysis::ModuleAnalysis& analysis, analysis::ReadHeatmapMemo&
       out.reads +=
           fmt::format(" (hlo-index picture --instruction {} --operand {} draws it)", detail.row.name, u.operand);
     if (worth_a_picture && pictures < max_pictures) {
+      // A page's pictures get a tenth of isl's budget per count: past it a block's count is its
+      // box, an upper bound the picture marks (`hlo-index picture` counts with the whole budget).
+      const indexing::ScopedIslOperationLimit cheaper(
+          std::max(1UL, indexing::IslContext::get().operation_limit() / k_picture_isl_share));
       Picture p = draw_operand(analysis, ci, ii, u.operand, heat, &memo, fmt::format("{}o{}-", id_prefix, u.operand));
       out.svg = std::move(p.svg);
       out.picture_summary = std::move(p.summary);
