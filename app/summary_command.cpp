@@ -393,11 +393,21 @@ json row_json(const SummaryRow& r) {
               {"undefined", r.undefined}};
 }
 
-void render_json(const std::vector<ModuleRows>& modules, const SummaryOptions& options, std::ostream& out) {
+void render_json(const std::vector<ModuleRows>& modules, const SummaryOptions& options,
+                 const std::vector<std::vector<tiles::BestTiling>>& tilings, std::ostream& out) {
   json list = json::array();
-  for (const ModuleRows& m : modules) {
+  for (std::size_t n = 0; n < modules.size(); ++n) {
+    const ModuleRows& m = modules[n];
     json rows = json::array();
-    for (const SummaryRow& r : m.rows) rows.push_back(row_json(r));
+    for (const SummaryRow& r : m.rows) {
+      rows.push_back(row_json(r));
+      if (!options.tiles) continue;
+      // --tiles: each fusion row's best tiling (null for other rows).
+      rows.back()["best_tiling"] = nullptr;
+      for (const tiles::BestTiling& t : tilings[n])
+        if (t.computation == r.computation_index && t.instruction == r.instruction_index)
+          rows.back()["best_tiling"] = best_tiling_json(t);
+    }
     json total{{"rows", m.total_rows},           {"shown", m.rows.size()},
                {"seconds", m.seconds},           {"logical_read_bytes", m.logical_reads},
                {"bytes_read", m.read},           {"output_bytes", m.written},
@@ -453,45 +463,59 @@ void render_group_csv(const std::vector<ModuleRows>& modules, const std::string&
   }
 }
 
-void render_csv(const std::vector<ModuleRows>& modules, std::ostream& out) {
+void render_csv(const std::vector<ModuleRows>& modules, const std::vector<std::vector<tiles::BestTiling>>& tilings,
+                bool with_tiles, std::ostream& out) {
   out << "file,line,column,module,computation,name,kind,opcode,output_shape,seconds,measured_seconds,share,runs,bound,"
          "flops,"
          "transcendentals,device_bytes_read,device_bytes_written,intensity,output_bytes,bytes_read,logical_read_bytes,"
          "counts_exact,worst_utilisation,highest_multiplicity,access,lint_findings,approximate,undefined,op_name,"
-         "source\n";
-  for (const ModuleRows& m : modules) {
+         "source"
+      << (with_tiles ? ",tile_sizes,tile_seconds" : "") << "\n";
+  for (std::size_t n = 0; n < modules.size(); ++n) {
+    const ModuleRows& m = modules[n];
     for (const SummaryRow& r : m.rows) {
-      const std::vector<std::string> fields = {r.file,
-                                               std::to_string(r.line),
-                                               std::to_string(r.column),
-                                               r.module,
-                                               r.computation,
-                                               r.name,
-                                               r.kind,
-                                               r.opcode,
-                                               r.output_shape,
-                                               fmt::format("{}", r.seconds()),
-                                               optional_csv(r.measured_seconds),
-                                               fmt::format("{}", r.share),
-                                               fmt::format("{}", r.runs.count),
-                                               std::string(cost::bound_name(r.cost.bound)),
-                                               r.cost.flops_known ? std::to_string(r.cost.flops) : "",
-                                               r.cost.flops_known ? std::to_string(r.cost.transcendentals) : "",
-                                               std::to_string(r.cost.device_bytes_read),
-                                               std::to_string(r.cost.device_bytes_written),
-                                               fmt::format("{}", r.cost.intensity()),
-                                               std::to_string(r.output_bytes),
-                                               std::to_string(r.bytes_read),
-                                               std::to_string(r.logical_read_bytes),
-                                               r.counts_exact ? "true" : "false",
-                                               optional_csv(r.worst_utilisation),
-                                               optional_csv(r.highest_multiplicity),
-                                               r.access.text,
-                                               std::to_string(r.lint_findings),
-                                               r.approximate ? "true" : "false",
-                                               r.undefined ? "true" : "false",
-                                               r.op_name,
-                                               r.source};
+      std::vector<std::string> fields = {r.file,
+                                         std::to_string(r.line),
+                                         std::to_string(r.column),
+                                         r.module,
+                                         r.computation,
+                                         r.name,
+                                         r.kind,
+                                         r.opcode,
+                                         r.output_shape,
+                                         fmt::format("{}", r.seconds()),
+                                         optional_csv(r.measured_seconds),
+                                         fmt::format("{}", r.share),
+                                         fmt::format("{}", r.runs.count),
+                                         std::string(cost::bound_name(r.cost.bound)),
+                                         r.cost.flops_known ? std::to_string(r.cost.flops) : "",
+                                         r.cost.flops_known ? std::to_string(r.cost.transcendentals) : "",
+                                         std::to_string(r.cost.device_bytes_read),
+                                         std::to_string(r.cost.device_bytes_written),
+                                         fmt::format("{}", r.cost.intensity()),
+                                         std::to_string(r.output_bytes),
+                                         std::to_string(r.bytes_read),
+                                         std::to_string(r.logical_read_bytes),
+                                         r.counts_exact ? "true" : "false",
+                                         optional_csv(r.worst_utilisation),
+                                         optional_csv(r.highest_multiplicity),
+                                         r.access.text,
+                                         std::to_string(r.lint_findings),
+                                         r.approximate ? "true" : "false",
+                                         r.undefined ? "true" : "false",
+                                         r.op_name,
+                                         r.source};
+      if (with_tiles) {
+        // --tiles: the best tiling's sizes ("16x128") and estimated seconds; empty for other rows.
+        std::string sizes, seconds;
+        for (const tiles::BestTiling& t : tilings[n]) {
+          if (t.computation != r.computation_index || t.instruction != r.instruction_index || !t.best) continue;
+          sizes = fmt::format("{}", fmt::join(t.best->sizes, "x"));
+          seconds = fmt::format("{}", t.best->seconds);
+        }
+        fields.push_back(sizes);
+        fields.push_back(seconds);
+      }
       std::string line;
       for (const std::string& f : fields) line.append(line.empty() ? "" : ",").append(csv_field(f));
       out << line << "\n";
@@ -600,8 +624,8 @@ void add_summary_options(CLI::App& cmd, SummaryOptions& options) {
   add_target_option(cmd, options.target, "the access verdicts judge reads for");
   add_device_options(cmd, options.device);
   cmd.add_flag("--tiles", options.tiles,
-               "After the table (text): the best tile sizes of each fusion row on the device, from `hlo-index tile`'s "
-               "search");
+               "The best tile sizes of each fusion row on the device, from `hlo-index tile`'s search: after the "
+               "table (text), `best_tiling` in each row (JSON), columns tile_sizes and tile_seconds (CSV)");
   cmd.add_option("--sort", options.sort, "Order rows by this column: " + column_list())
       ->each([&options](const std::string&) { options.sort_given = true; })
       ->type_name("COLUMN")
@@ -697,20 +721,25 @@ int run_summary_command(const SummaryOptions& options, std::ostream& out, std::o
                        cost::plural(modules->size(), "module"));
     return k_exit_input_error;
   }
+  // --tiles: the best tiling of each fusion row shown (hlo-index tile's search).
+  std::vector<std::vector<tiles::BestTiling>> tilings(shown.size());
+  for (std::size_t k = 0; options.tiles && k < shown.size(); ++k) {
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> fusions;
+    for (const SummaryRow& row : shown[k].rows)
+      if (row.kind != "-") fusions.emplace_back(row.computation_index, row.instruction_index);
+    const hlo::Module& module = (*modules)[shown_module[k]];
+    tilings[k] = tiles::best_tilings(module, fusions, cost::device_for(module, device->get()));
+  }
   if (options.format == "text") {
     render_text(shown, options, out);
-    for (std::size_t k = 0; options.tiles && k < shown.size(); ++k) {
-      std::vector<std::pair<std::string, std::string>> fusions;
-      for (const SummaryRow& row : shown[k].rows)
-        if (row.kind != "-") fusions.emplace_back(row.computation, row.name);
-      out << best_tilings_text((*modules)[shown_module[k]], fusions, device->get());
-    }
+    for (std::size_t k = 0; options.tiles && k < shown.size(); ++k)
+      out << best_tilings_text((*modules)[shown_module[k]], tilings[k], *shown[k].device);
   } else if (options.format == "json")
-    render_json(shown, options, out);
+    render_json(shown, options, tilings, out);
   else if (!options.group_by.empty())
     render_group_csv(shown, options.group_by, out);
   else
-    render_csv(shown, out);
+    render_csv(shown, tilings, options.tiles, out);
   return exit_code_after_input(some_input_failed, k_exit_ok, err);
 }
 

@@ -266,33 +266,32 @@ void setup_tile_command(CLI::App& app, int& exit_code) {
   cmd->callback([options, &exit_code] { exit_code = run_tile_command(*options, std::cout, std::cerr); });
 }
 
-std::string best_tilings_text(const hlo::Module& module, const std::vector<std::pair<std::string, std::string>>& rows,
-                              const cost::Device* device) {
-  const cost::Device& d = cost::device_for(module, device);
-  analysis::ModuleAnalysis analysis(module, indexing::AnalysisOptions{});
-  cost::CostModel costs(analysis, d);
-  std::string out = fmt::format("best tilings on {} (hlo-index tile FILE --instruction NAME for the tiles):\n", d.name);
-  for (const auto& [computation, name] : rows) {
-    const std::uint32_t ci = module.find_computation(computation);
-    if (ci == hlo::k_none) continue;
-    const hlo::Computation& c = module.computations[ci];
-    for (std::uint32_t ii = 0; ii < c.instructions.size(); ++ii) {
-      if (c.instructions[ii].name != name) continue;
-      const tiles::TiledFusion f = tiles::tile_instruction(analysis, ci, ii);
-      const tiles::TileSearch s = tiles::search_tilings(f, costs, 1);
-      if (s.best.empty()) {
-        out += fmt::format("  %{}: no tiling: {}\n", name, s.note);
-      } else {
-        const tiles::TilingEstimate& e = s.best[0];
-        out += fmt::format("  %{}: tile {}: {}{}\n", name, tuple_text(e.sizes), cost::human_seconds(e.seconds),
-                           e.exact_check ? " (beyond XLA: sizes its constraints reject, decided exactly)"
-                           : f.all_tiled ? ""
-                                         : " (XLA has no tiling)");
-      }
-      break;
+std::string best_tilings_text(const hlo::Module& module, const std::vector<tiles::BestTiling>& tilings,
+                              const cost::Device& device) {
+  std::string out =
+      fmt::format("best tilings on {} (hlo-index tile FILE --instruction NAME for the tiles):\n", device.name);
+  for (const tiles::BestTiling& t : tilings) {
+    const std::string_view name = module.computations[t.computation].instructions[t.instruction].name;
+    if (!t.best) {
+      out += fmt::format("  %{}: no tiling: {}\n", name, t.note);
+      continue;
     }
+    out += fmt::format("  %{}: tile {}: {}{}\n", name, tuple_text(t.best->sizes), cost::human_seconds(t.best->seconds),
+                       t.best->exact_check ? " (beyond XLA: sizes its constraints reject, decided exactly)"
+                       : t.xla_has_tiling  ? ""
+                                           : " (XLA has no tiling)");
   }
   return out;
+}
+
+nlohmann::ordered_json best_tiling_json(const tiles::BestTiling& tiling) {
+  if (!tiling.best) return nlohmann::ordered_json{{"sizes", nullptr}, {"note", tiling.note}};
+  return nlohmann::ordered_json{{"sizes", tiling.best->sizes},
+                                {"seconds", tiling.best->seconds},
+                                {"tiles", tiling.best->tiles},
+                                {"waves", tiling.best->waves},
+                                {"beyond_xla", tiling.best->exact_check},
+                                {"xla_has_tiling", tiling.xla_has_tiling}};
 }
 
 int run_tile_command(const TileOptions& options, std::ostream& out, std::ostream& err) {

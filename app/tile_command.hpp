@@ -7,12 +7,14 @@
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <iosfwd>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "app/common_options.hpp"
 #include "app/device_options.hpp"
+#include "indexing/tiles/tile_search.hpp"
 #include "parser/hlo_module.hpp"
 
 namespace hlo_index::app {
@@ -34,10 +36,12 @@ struct TileOptions {
 /// Adds tile's options to `cmd`, storing into `options` (which must outlive parsing).
 void add_tile_options(CLI::App& cmd, TileOptions& options);
 void setup_tile_command(CLI::App& app, int& exit_code);
-/// `summary --tiles`: the best tiling of each named instruction (computation, instruction) of
-/// `module` on `device` (null: the module's default), one line each, under a heading.
-std::string best_tilings_text(const hlo::Module& module, const std::vector<std::pair<std::string, std::string>>& rows,
-                              const cost::Device* device);
+/// `summary --tiles`: the best tilings (tiles::best_tilings) of a module's rows, one line each,
+/// under a heading naming `device`.
+std::string best_tilings_text(const hlo::Module& module, const std::vector<tiles::BestTiling>& tilings,
+                              const cost::Device& device);
+/// One best tiling as JSON: sizes, estimated seconds, whether XLA has the tiling; null without one.
+nlohmann::ordered_json best_tiling_json(const tiles::BestTiling& tiling);
 
 /// Runs the command; returns the exit code (0, or 2 for bad input).
 int run_tile_command(const TileOptions& options, std::ostream& out, std::ostream& err);

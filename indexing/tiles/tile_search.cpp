@@ -227,4 +227,25 @@ TileSearch search_tilings(const TiledFusion& fusion, cost::CostModel& costs, std
   return out;
 }
 
+std::vector<BestTiling> best_tilings(const hlo::Module& module,
+                                     const std::vector<std::pair<std::uint32_t, std::uint32_t>>& instructions,
+                                     const cost::Device& device) {
+  analysis::ModuleAnalysis analysis(module, indexing::AnalysisOptions{});
+  cost::CostModel costs(analysis, device);
+  std::vector<BestTiling> out;
+  for (const auto& [ci, ii] : instructions) {
+    BestTiling b{ci, ii, std::nullopt, false, {}};
+    const TiledFusion f = tile_instruction(analysis, ci, ii);
+    TileSearch search = search_tilings(f, costs, 1);
+    b.xla_has_tiling = f.all_tiled;
+    if (search.best.empty()) {
+      b.note = std::move(search.note);
+    } else {
+      b.best = std::move(search.best.front());
+    }
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
 }  // namespace hlo_index::tiles

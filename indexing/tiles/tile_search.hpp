@@ -10,7 +10,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "indexing/cost/cost_model.hpp"
@@ -49,5 +51,18 @@ TileSearch search_tilings(const TiledFusion& fusion, cost::CostModel& costs, std
 
 /// The estimate of one tiling (XLA-valid or not: instructions without a usable tile read whole).
 TilingEstimate estimate_tiling(const TiledFusion& fusion, cost::CostModel& costs, const ConcreteTiling& tiling);
+
+/// The best tiling of one instruction (`summary --tiles`): none with the search's note.
+struct BestTiling {
+  std::uint32_t computation = 0, instruction = 0;
+  std::optional<TilingEstimate> best;
+  bool xla_has_tiling = false;  // every instruction has an XLA tile (else the best is beyond XLA's)
+  std::string note;             // the search's, when there is no best
+};
+
+/// The best tiling of each (computation, instruction) of `module` on `device`, in order.
+std::vector<BestTiling> best_tilings(const hlo::Module& module,
+                                     const std::vector<std::pair<std::uint32_t, std::uint32_t>>& instructions,
+                                     const cost::Device& device);
 
 }  // namespace hlo_index::tiles
