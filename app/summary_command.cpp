@@ -102,6 +102,14 @@ ModuleRows module_rows(const hlo::Module& module, analysis::ModuleSummary summar
       kind.row.runs.count = kind.row.cost.seconds > 0 ? f.seconds / kind.row.cost.seconds : runs;
       kind.row.runs.exact = f.exact;
       kind.row.share = f.share;
+      // With a profile, the measured time of every copy too, so the line compares like with like.
+      kind.row.measured_seconds.reset();
+      kind.row.measured_events = 0;
+      for (const std::size_t k : f.members) {
+        if (!rows[k].measured_seconds) continue;
+        kind.row.measured_seconds = kind.row.measured_seconds.value_or(0) + *rows[k].measured_seconds;
+        kind.row.measured_events += rows[k].measured_events;
+      }
       m.kinds.push_back(std::move(kind));
     }
   }
