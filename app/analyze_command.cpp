@@ -154,8 +154,6 @@ bool check_names(const AnalyzeOptions& options, const std::vector<hlo::Module>& 
   return ok;
 }
 
-std::string strip_sigil(std::string name) { return !name.empty() && name[0] == '%' ? name.substr(1) : name; }
-
 // --canonical-names: every module re-printed under its canonical names and parsed again.
 bool rename_canonically(std::vector<hlo::Module>& modules, const parser::ParseOptions& options, std::ostream& err) {
   for (hlo::Module& module : modules) {
@@ -521,8 +519,8 @@ int analyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err)
                               options.work_budget_per_instruction);
   AnalyzeOptions opts = options;
   opts.cost = opts.cost || !opts.profile.empty();
-  for (std::string& n : opts.computations) n = strip_sigil(n);
-  for (std::string& n : opts.instructions) n = strip_sigil(n);
+  for (std::string& n : opts.computations) n = analysis::without_sigil(n);
+  for (std::string& n : opts.instructions) n = analysis::without_sigil(n);
   const std::optional<analysis::InstructionFilter> filter =
       analysis::module_and_match_filter(opts.modules, opts.match, err);
   if (!filter) return k_exit_input_error;

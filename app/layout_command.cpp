@@ -397,23 +397,22 @@ void setup_layout_command(CLI::App& app, int& exit_code) {
 
 namespace {
 
-std::string_view strip_sigil(std::string_view name) { return name.starts_with('%') ? name.substr(1) : name; }
-
 // The instructions named --instruction, or matching --match (in --module and --computation), of the modules.
 std::vector<Target> instruction_targets(const LayoutOptions& options, const analysis::InstructionFilter& filter,
                                         const std::vector<hlo::Module>& modules,
                                         std::vector<std::string>& computations) {
   std::vector<Target> targets;
+  const std::string computation = analysis::without_sigil(options.computation);
+  const std::string instruction = analysis::without_sigil(options.instruction);
   for (const hlo::Module& m : modules) {
     if (!filter.accepts_module(m)) continue;
     for (const hlo::Computation& c : m.computations) {
-      if (!options.computation.empty() && !analysis::name_matches(strip_sigil(options.computation), c.name)) continue;
+      if (!computation.empty() && !analysis::name_matches(computation, c.name)) continue;
       for (const hlo::Instruction& i : c.instructions)
         if (options.instruction.empty() ? filter.accepts_instruction(m, c, i)
-                                        : analysis::name_matches(strip_sigil(options.instruction), i.name)) {
+                                        : analysis::name_matches(instruction, i.name)) {
           // A plain name differs by computation only; a --match or a glob also by name.
-          const bool plain = !options.instruction.empty() &&
-                             strip_sigil(options.instruction).find_first_of("*?[") == std::string_view::npos;
+          const bool plain = !options.instruction.empty() && instruction.find_first_of("*?[") == std::string::npos;
           computations.emplace_back(plain ? std::string(c.name) : fmt::format("{} ({})", c.name, i.name));
           const char* where = m.source->text().data() <= i.name.data() &&
                                       i.name.data() < m.source->text().data() + m.source->text().size()
@@ -449,10 +448,10 @@ std::optional<Target> file_target(const LayoutOptions& options, std::vector<hlo:
   std::vector<std::string> found;
   std::vector<Target> targets = instruction_targets(options, *filter, modules, found);
   // "matches --match 'x'" for one instruction, "match ..." for several; likewise a glob.
-  const std::string_view instruction = strip_sigil(options.instruction);
+  const std::string instruction = analysis::without_sigil(options.instruction);
   auto what = [&](bool one) {
     if (options.instruction.empty()) return fmt::format("{} --match '{}'", one ? "matches" : "match", options.match);
-    if (instruction.find_first_of("*?[") != std::string_view::npos)
+    if (instruction.find_first_of("*?[") != std::string::npos)
       return fmt::format("{} '{}'", one ? "matches" : "match", instruction);
     return fmt::format("named '{}'", instruction);
   };

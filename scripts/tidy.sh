@@ -2,7 +2,7 @@
 # Runs clang-tidy-14 with the checks of .clang-tidy over the code BUILD_DIR
 # compiles, two translation units at a time, using its compile_commands.json
 # (configure first). With the unity build (HLO_INDEX_UNITY, the default) a
-# translation unit is a batch of up to 8 source files, so the library headers
+# translation unit is a batch of up to 16 source files, so the library headers
 # are parsed and matched once per batch: findings in the batch's files are
 # reported as in headers, which --header-filter admits for the repository's own
 # folders. Prints the findings and a count per check; exits 1 on any finding.
