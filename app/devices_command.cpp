@@ -37,6 +37,9 @@ std::string device_text(const cost::Device& d) {
                               : fmt::format("  transfer unit: a tile of the array's tiled layout ({} B untiled)\n",
                                             d.untiled_transfer_bytes);
   out += fmt::format("  f32 dots on the matrix unit as TF32: {}\n", d.tf32 ? "yes (XLA's default precision)" : "no");
+  if (d.resident_blocks_per_core > 0 && d.memory_latency > 0)
+    out += fmt::format("  tile search: {} blocks and {} threads resident per core, memory latency {}\n",
+                       d.resident_blocks_per_core, d.resident_threads_per_core, cost::human_seconds(d.memory_latency));
   out += "  source: " + d.source + "\n";
   return out;
 }

@@ -157,6 +157,18 @@ Device device_from_json(std::string_view text) {
   }
   d.source = string("source", false);
   if (d.source.empty()) d.source = "user-supplied (--device-file)";
+  // A GPU without the fields gets the named GPUs' figures (devices.cpp); others none.
+  const bool gpu = d.target == analysis::Target::kGpu;
+  auto count_or = [&](const char* field, std::int64_t otherwise) {
+    if (!j.contains(field)) return otherwise;
+    const double v = number(field, false);
+    if (v < 0) throw std::runtime_error(fmt::format("field \"{}\" must be >= 0", field));
+    return static_cast<std::int64_t>(v);
+  };
+  d.resident_blocks_per_core = count_or("resident_blocks_per_core", gpu ? 32 : 0);
+  d.resident_threads_per_core = count_or("resident_threads_per_core", gpu ? 2048 : 0);
+  d.memory_latency = j.contains("memory_latency") ? number("memory_latency", false) : gpu ? 500e-9 : 0;
+  if (d.memory_latency < 0) throw std::runtime_error("field \"memory_latency\" must be >= 0");
   return d;
 }
 
@@ -181,6 +193,9 @@ std::string device_to_json(const Device& d) {
   j["transfer_bytes"] = d.transfer_bytes;
   j["untiled_transfer_bytes"] = d.untiled_transfer_bytes;
   j["tf32"] = d.tf32;
+  j["resident_blocks_per_core"] = d.resident_blocks_per_core;
+  j["resident_threads_per_core"] = d.resident_threads_per_core;
+  j["memory_latency"] = d.memory_latency;
   j["source"] = d.source;
   return j.dump(2);
 }

@@ -58,6 +58,13 @@ struct Device {
   std::int64_t untiled_transfer_bytes = 512;
   bool tf32 = false;   // f32 dots run on the matrix unit as TF32 (XLA's default precision)
   std::string source;  // where the figures come from
+  /// For the tile search: the blocks (tiles) and threads one core holds at once, and
+  /// the latency of a load from memory. Each round of resident blocks waits at least
+  /// one memory round trip, so a tiling of many small tiles cannot move bytes at the
+  /// full bandwidth (Little's law). 0: not modelled (the TPU and CPU entries).
+  std::int64_t resident_blocks_per_core = 0;
+  std::int64_t resident_threads_per_core = 0;
+  double memory_latency = 0;  // seconds
 
   /// The peak for an operation of `type` on `unit`, falling back to wider
   /// classes (and from the matrix to the vector unit) when a class is not

@@ -228,6 +228,17 @@ std::vector<Device> make_devices() {
                false,
                "derived: cores x clock x FLOP per cycle (Intel optimization manual, AMX documentation); "
                "DRAM channels x MT/s x 8 B"});
+  // The tile search's residency limits and memory latency, the same for every GPU entry:
+  // 32 blocks and 2,048 threads per SM are NVIDIA's limits from compute capability 7.0 to
+  // 10.0 (CUDA programming guide, "Technical Specifications per Compute Capability"; AMD's
+  // CDNA3 CU also holds 2,048 work-items), and 500 ns is a model constant for a load
+  // from HBM, in the 400-600 ns range microbenchmarks report for A100 and H100.
+  for (Device& device : d) {
+    if (device.target != analysis::Target::kGpu) continue;
+    device.resident_blocks_per_core = 32;
+    device.resident_threads_per_core = 2048;
+    device.memory_latency = 500e-9;
+  }
   return d;
 }
 

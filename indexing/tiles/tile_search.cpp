@@ -86,6 +86,30 @@ double tile_bytes(const std::vector<std::int64_t>& sizes, const std::vector<std:
   return rows * std::ceil(row_bytes / u) * u;
 }
 
+// Threads of a block whose largest tile has `elements` (padded), as XLA's tiled model gives
+// them warps: up to 256 elements 1 warp, 1,024 2, 4,096 4, more 8.
+std::int64_t threads_per_block(std::int64_t elements) {
+  constexpr std::int64_t k_warp = 32;
+  if (elements <= 256) return k_warp;
+  if (elements <= 1024) return 2 * k_warp;
+  if (elements <= 4096) return 4 * k_warp;
+  return 8 * k_warp;
+}
+
+// The latency floor: the cores hold a limited number of blocks at once, and each round of
+// them waits at least one load from memory, so many small tiles cannot keep enough bytes in
+// flight to reach the bandwidth.
+void add_latency(const cost::Device& device, TilingEstimate& e) {
+  if (device.resident_blocks_per_core <= 0 || device.memory_latency <= 0) return;
+  e.threads_per_block = threads_per_block(e.largest_tile);
+  std::int64_t per_core = device.resident_blocks_per_core;
+  if (device.resident_threads_per_core > 0)
+    per_core = std::min(per_core, std::max<std::int64_t>(device.resident_threads_per_core / e.threads_per_block, 1));
+  e.resident_blocks = std::max<std::int64_t>(device.cores, 1) * per_core;
+  e.rounds = (e.tiles + e.resident_blocks - 1) / e.resident_blocks;
+  e.latency_seconds = static_cast<double>(e.rounds) * device.memory_latency;
+}
+
 TilingEstimate estimate(const TiledFusion& fusion, cost::CostModel& costs, const Pricing& p, const ConcreteTiling& t) {
   TilingEstimate out;
   out.sizes = t.sizes;
@@ -125,15 +149,22 @@ TilingEstimate estimate(const TiledFusion& fusion, cost::CostModel& costs, const
   out.compute_seconds = c.compute_seconds / out.occupancy;
   out.memory_seconds = c.memory_seconds / out.occupancy;
   out.overhead_seconds = c.overhead_seconds;
-  out.seconds = std::max(out.compute_seconds, out.memory_seconds) + out.overhead_seconds;
+  add_latency(costs.device(), out);
+  out.seconds = std::max({out.compute_seconds, out.memory_seconds, out.latency_seconds}) + out.overhead_seconds;
   return out;
 }
 
 std::string why(const TilingEstimate& e, std::int64_t cores, double distinct) {
   std::string bound = e.compute_seconds >= e.memory_seconds ? "compute" : "memory";
-  if (e.overhead_seconds > std::max(e.compute_seconds, e.memory_seconds)) bound = "overhead";
-  std::string text = fmt::format("{} tiles in {} wave{} of {} cores ({:.0f}% busy), {} read", e.tiles, e.waves,
-                                 e.waves == 1 ? "" : "s", cores, 100 * e.occupancy, cost::human_bytes(e.bytes_read));
+  if (e.latency_seconds > std::max(e.compute_seconds, e.memory_seconds)) bound = "latency";
+  if (e.overhead_seconds > std::max({e.compute_seconds, e.memory_seconds, e.latency_seconds})) bound = "overhead";
+  std::string text = fmt::format("{} tile{} in {} wave{} of {} cores ({:.0f}% busy)", e.tiles, e.tiles == 1 ? "" : "s",
+                                 e.waves, e.waves == 1 ? "" : "s", cores, 100 * e.occupancy);
+  if (e.rounds > 0)
+    text += fmt::format(" and {} round{} of {} resident blocks of {} threads ({} memory latency)", e.rounds,
+                        e.rounds == 1 ? "" : "s", e.resident_blocks, e.threads_per_block,
+                        cost::human_seconds(e.latency_seconds));
+  text += fmt::format(", {} read", cost::human_bytes(e.bytes_read));
   if (distinct > 0) text += fmt::format(" ({:.2f}x the untiled reads)", e.bytes_read / distinct);
   text += fmt::format(", {} FLOP; {}-bound", cost::human_count(e.flops), bound);
   return text;

@@ -25,7 +25,10 @@ struct TilingEstimate {
   std::int64_t tiles = 0, waves = 0;
   double occupancy = 0;  // tiles / (waves * cores)
   double bytes_read = 0, bytes_written = 0, flops = 0;
-  double compute_seconds = 0, memory_seconds = 0, overhead_seconds = 0, seconds = 0;
+  // Rounds of the blocks the cores hold at once (device.resident_*), each at least one
+  // memory latency: latency_seconds. 0 where the device does not model it.
+  std::int64_t threads_per_block = 0, resident_blocks = 0, rounds = 0;
+  double compute_seconds = 0, memory_seconds = 0, latency_seconds = 0, overhead_seconds = 0, seconds = 0;
   std::int64_t largest_tile = 0;  // elements of the largest instruction tile (padded to powers of two)
   bool xla_valid = false;         // XLA's constraints hold and every instruction has a tile
   bool exact_check = false;       // decided by exact counts instead (beyond XLA)
