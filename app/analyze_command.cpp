@@ -16,143 +16,17 @@
 #include "app/isl_limit.hpp"
 #include "app/profile_option.hpp"
 #include "app/progress.hpp"
-#include "indexing/analysis/computation_walk.hpp"
 #include "indexing/analysis/instruction_filter.hpp"
 #include "indexing/analysis/instruction_report.hpp"
 #include "indexing/analysis/module_input.hpp"
 #include "indexing/analysis/ordered_work.hpp"
+#include "indexing/analysis/shown_instructions.hpp"
 #include "indexing/compose/instruction_indexing.hpp"
 #include "indexing/cost/cost_model.hpp"
 #include "parser/canonical_names.hpp"
 
 namespace hlo_index::app {
 namespace {
-
-// Whether one of `patterns` (names or globs) matches `name`.
-bool named(const std::vector<std::string>& patterns, std::string_view name) {
-  return std::any_of(patterns.begin(), patterns.end(),
-                     [&](const std::string& pattern) { return analysis::name_matches(pattern, name); });
-}
-
-// The computations named with --computation, or else those that are not
-// fusion bodies; in program order.
-std::vector<std::uint32_t> selected_computations(const hlo::Module& module, const AnalyzeOptions& options) {
-  if (options.computations.empty()) {
-    std::vector<std::uint32_t> out = analysis::analysed_computations(module);
-    if (options.all_computations) return out;
-    const std::vector<bool> scalar = analysis::scalar_computations(module);
-    std::erase_if(out, [&](std::uint32_t ci) { return scalar[ci]; });
-    return out;
-  }
-  std::vector<std::uint32_t> out;
-  for (std::uint32_t ci = 0; ci < module.computations.size(); ++ci) {
-    if (named(options.computations, module.computations[ci].name)) out.push_back(ci);
-  }
-  return out;
-}
-
-// Instructions without operands (parameters, constants, iotas) have no maps
-// to show: left out unless --all-computations or named with --instruction.
-bool shown_instruction(const AnalyzeOptions& options, const hlo::Computation& c, const hlo::Instruction& i) {
-  if (!options.instructions.empty()) return named(options.instructions, i.name);
-  return options.all_computations || !c.operands_of(i).empty();
-}
-
-// Where an instruction that is not shown lives: the fusions whose bodies hold
-// it (it is analysed through them), e.g. "%fusion.3 in computation main".
-std::vector<std::string> fusions_containing(const hlo::Module& module, std::string_view name) {
-  std::vector<std::string> out;
-  for (const hlo::Computation& c : module.computations) {
-    for (const hlo::Instruction& i : c.instructions) {
-      if (i.opcode != hlo::Opcode::kFusion) continue;
-      for (std::uint32_t callee : c.callees_of(i)) {
-        if (callee >= module.computations.size()) continue;
-        const hlo::Computation& body = module.computations[callee];
-        if (std::any_of(body.instructions.begin(), body.instructions.end(),
-                        [&](const hlo::Instruction& b) { return analysis::name_matches(name, b.name); }))
-          out.push_back(fmt::format("%{} in computation {}", i.name, c.name));
-      }
-    }
-  }
-  return out;
-}
-
-// Up to 5 names of shown instructions that contain `name` or that `name`
-// contains (a typo in the suffix, a sigil too many), shortest first.
-std::vector<std::string> similar_names(const std::vector<hlo::Module>& modules, const AnalyzeOptions& options,
-                                       std::string_view name) {
-  std::vector<std::string> out;
-  if (name.empty()) return out;
-  for (const hlo::Module& m : modules) {
-    for (std::uint32_t ci : selected_computations(m, options)) {
-      for (const hlo::Instruction& i : m.computations[ci].instructions) {
-        const bool near = i.name.find(name) != std::string_view::npos ||
-                          (i.name.size() >= 3 && name.find(i.name) != std::string_view::npos);
-        if (near && std::find(out.begin(), out.end(), i.name) == out.end()) out.emplace_back(i.name);
-      }
-    }
-  }
-  std::stable_sort(out.begin(), out.end(),
-                   [](const std::string& a, const std::string& b) { return a.size() < b.size(); });
-  if (out.size() > 5) out.resize(5);
-  return out;
-}
-
-// Finds the computations and instructions named on the command line among
-// those analysed; an instruction of a fusion body gets a hint to the fusion.
-bool check_names(const AnalyzeOptions& options, const std::vector<hlo::Module>& modules, std::ostream& err) {
-  bool ok = true;
-  for (const std::string& name : options.computations) {
-    bool found = std::any_of(modules.begin(), modules.end(), [&](const hlo::Module& m) {
-      return std::any_of(m.computations.begin(), m.computations.end(),
-                         [&](const hlo::Computation& c) { return analysis::name_matches(name, c.name); });
-    });
-    if (!found) {
-      err << fmt::format("hlo-index: error: no computation named '{}'\n", name);
-      ok = false;
-    }
-  }
-  if (!ok) return false;  // instructions are looked for in the computations named
-  for (const std::string& name : options.instructions) {
-    bool shown = false;
-    std::vector<std::string> fusions;
-    for (const hlo::Module& m : modules) {
-      for (std::uint32_t ci : selected_computations(m, options)) {
-        for (const hlo::Instruction& i : m.computations[ci].instructions)
-          shown = shown || analysis::name_matches(name, i.name);
-      }
-      if (!shown) {
-        for (std::string& f : fusions_containing(m, name)) fusions.push_back(std::move(f));
-      }
-    }
-    if (shown) continue;
-    ok = false;
-    std::string elsewhere;  // a computation left out by default that holds it
-    for (const hlo::Module& m : modules) {
-      for (const hlo::Computation& c : m.computations) {
-        for (const hlo::Instruction& i : c.instructions) {
-          if (elsewhere.empty() && analysis::name_matches(name, i.name)) elsewhere = std::string(c.name);
-        }
-      }
-    }
-    if (fusions.empty() && !elsewhere.empty()) {
-      err << fmt::format(
-          "hlo-index: error: '{}' is in computation {}, a scalar computation that ops apply (to_apply=, "
-          "comparator=), which analyze leaves out by default: add --all-computations or --computation {}\n",
-          name, elsewhere, elsewhere);
-    } else if (fusions.empty()) {
-      const std::vector<std::string> near = similar_names(modules, options, name);
-      err << fmt::format("hlo-index: error: no instruction named '{}'{}\n", name,
-                         near.empty() ? "" : fmt::format(" (did you mean {}?)", fmt::join(near, ", ")));
-    } else {
-      err << fmt::format(
-          "hlo-index: error: '{}' is inside the body of fusion {}; it is analysed through the fusion: "
-          "--instruction {} (or --computation with the fused computation's name to analyse the body on its own)\n",
-          name, fmt::join(fusions, ", "), fusions[0].substr(1, fusions[0].find(' ') - 1));
-    }
-  }
-  return ok;
-}
 
 // --canonical-names: every module re-printed under its canonical names and parsed again.
 bool rename_canonically(std::vector<hlo::Module>& modules, const parser::ParseOptions& options, std::ostream& err) {
@@ -300,17 +174,10 @@ analysis::ReportRequest report_request(const AnalyzeOptions& options) {
 
 // --operand K must name an operand of some instruction shown; else nothing
 // would be printed for any of them.
-bool check_operand(const AnalyzeOptions& options, const std::vector<hlo::Module>& modules, std::ostream& err) {
+bool check_operand(const AnalyzeOptions& options, const analysis::InstructionFilter& filter,
+                   const std::vector<hlo::Module>& modules, std::ostream& err) {
   if (!options.operand) return true;
-  std::size_t most = 0;
-  for (const hlo::Module& module : modules) {
-    for (std::uint32_t ci : selected_computations(module, options)) {
-      const hlo::Computation& c = module.computations[ci];
-      for (const hlo::Instruction& i : c.instructions) {
-        if (shown_instruction(options, c, i)) most = std::max(most, c.operands_of(i).size());
-      }
-    }
-  }
+  const std::size_t most = analysis::most_operands_shown(modules, filter);
   if (*options.operand < most) return true;
   err << fmt::format(
       "hlo-index: error: --operand {} is out of range: the instructions shown have at most {} operand{}{}\n",
@@ -319,20 +186,11 @@ bool check_operand(const AnalyzeOptions& options, const std::vector<hlo::Module>
 }
 
 // The instructions shown, in program order over the modules.
-std::vector<analysis::WorkItem> shown_items(const std::vector<hlo::Module>& modules, const AnalyzeOptions& options,
+std::vector<analysis::WorkItem> shown_items(const std::vector<hlo::Module>& modules,
                                             const analysis::InstructionFilter& filter) {
   std::vector<analysis::WorkItem> items;
-  for (std::size_t k = 0; k < modules.size(); ++k) {
-    const hlo::Module& module = modules[k];
-    for (std::uint32_t ci : selected_computations(module, options)) {
-      const hlo::Computation& c = module.computations[ci];
-      for (std::uint32_t ii = 0; ii < c.instructions.size(); ++ii) {
-        if (shown_instruction(options, c, c.instructions[ii]) &&
-            filter.accepts_instruction(module, c, c.instructions[ii]))
-          items.push_back({k, ci, ii});
-      }
-    }
-  }
+  for (const analysis::FoundInstruction& f : analysis::shown_instructions(modules, filter))
+    items.push_back({f.module, f.computation, f.instruction});
   analysis::set_affinities(modules, items);
   return items;
 }
@@ -475,7 +333,7 @@ void analyze_modules(const std::vector<hlo::Module>& modules, bool several, cons
   const std::optional<analysis::Target> target = analysis::parse_target(options.target);
   analysis::MapTotals totals;
   ReportSequence sequence(modules, several, options, renderer, totals, progress, device, profile);
-  const std::vector<analysis::WorkItem> items = shown_items(modules, options, filter);
+  const std::vector<analysis::WorkItem> items = shown_items(modules, filter);
   analysis::run_in_program_order(
       items, analysis::resolve_jobs(options.jobs),
       [&](std::size_t module) {
@@ -500,15 +358,7 @@ void analyze_modules(const std::vector<hlo::Module>& modules, bool several, cons
 // --match must select some instruction of the computations shown.
 bool check_match(const analysis::InstructionFilter& filter, const AnalyzeOptions& options,
                  const std::vector<hlo::Module>& modules, std::ostream& err) {
-  if (!filter.match) return true;
-  for (const hlo::Module& m : modules) {
-    for (std::uint32_t ci : selected_computations(m, options)) {
-      const hlo::Computation& c = m.computations[ci];
-      for (const hlo::Instruction& i : c.instructions) {
-        if (shown_instruction(options, c, i) && filter.accepts_instruction(m, c, i)) return true;
-      }
-    }
-  }
+  if (!filter.match || !analysis::shown_instructions(modules, filter).empty()) return true;
   err << fmt::format("hlo-index: error: no instruction matches --match '{}'\n", options.match);
   return false;
 }
@@ -519,11 +369,11 @@ int analyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err)
                               options.work_budget_per_instruction);
   AnalyzeOptions opts = options;
   opts.cost = opts.cost || !opts.profile.empty();
-  for (std::string& n : opts.computations) n = analysis::without_sigil(n);
-  for (std::string& n : opts.instructions) n = analysis::without_sigil(n);
-  const std::optional<analysis::InstructionFilter> filter =
-      analysis::module_and_match_filter(opts.modules, opts.match, err);
+  std::optional<analysis::InstructionFilter> filter = analysis::module_and_match_filter(opts.modules, opts.match, err);
   if (!filter) return k_exit_input_error;
+  for (const std::string& n : opts.computations) filter->computations.push_back(analysis::without_sigil(n));
+  for (const std::string& n : opts.instructions) filter->instructions.push_back(analysis::without_sigil(n));
+  filter->all_computations = opts.all_computations;
   bool some_input_failed = false;
   std::optional<std::vector<hlo::Module>> modules =
       analysis::load_modules(opts.files, opts.allow_truncated, err, &some_input_failed);
@@ -532,8 +382,8 @@ int analyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err)
   const bool several = modules->size() > 1;
   if (!analysis::check_module_names(*filter, *modules, err)) return k_exit_input_error;
   std::erase_if(*modules, [&](const hlo::Module& m) { return !filter->accepts_module(m); });
-  if (!check_names(opts, *modules, err) || !check_match(*filter, opts, *modules, err) ||
-      !check_operand(opts, *modules, err))
+  if (!analysis::check_shown_names(*filter, *modules, err) || !check_match(*filter, opts, *modules, err) ||
+      !check_operand(opts, *filter, *modules, err))
     return k_exit_input_error;
   const std::optional<ChosenDevice> device = choose_device(opts.device, err);
   if (!device) return k_exit_input_error;

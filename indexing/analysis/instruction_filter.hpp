@@ -45,6 +45,11 @@ struct InstructionFilter {
   std::vector<std::string> kinds;         // fusion kinds (kLoop, kInput, ...): only fusions of those kinds
   std::vector<std::string> opcodes;       // opcodes as written (fusion, dot, ...)
   std::optional<NamePattern> match;       // on instruction names
+  // analyze's: instruction names (its --instruction), and whether it shows the scalar
+  // computations and the instructions without operands too (--all-computations). Which
+  // computations and instructions that leaves: shown_instructions.hpp.
+  std::vector<std::string> instructions;
+  bool all_computations = false;
 
   bool accepts_module(const hlo::Module& module) const;
   bool accepts_computation(const hlo::Computation& computation) const;
