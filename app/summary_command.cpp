@@ -233,7 +233,11 @@ std::vector<std::size_t> column_widths(const std::vector<std::string>& headers,
   return widths;
 }
 
-std::string table_line(const std::vector<std::string>& row, const std::vector<std::size_t>& widths, std::size_t shift) {
+// One line of a table: each cell cut to its column's width (the middle elided), padded on the
+// right where `left(k)` and on the left elsewhere; the last column unpadded.
+template <typename LeftAligned>
+std::string aligned_line(const std::vector<std::string>& row, const std::vector<std::size_t>& widths,
+                         LeftAligned left) {
   std::string line;
   for (std::size_t k = 0; k < row.size(); ++k) {
     const std::string cell = elide_middle(row[k], widths[k]);
@@ -244,10 +248,14 @@ std::string table_line(const std::vector<std::string>& row, const std::vector<st
     if (k + 1 == row.size()) {
       line += cell;  // the last column: no trailing blanks
     } else {
-      line += left_aligned(k, shift) ? cell + pad : pad + cell;
+      line += left(k) ? cell + pad : pad + cell;
     }
   }
   return line + "\n";
+}
+
+std::string table_line(const std::vector<std::string>& row, const std::vector<std::size_t>& widths, std::size_t shift) {
+  return aligned_line(row, widths, [shift](std::size_t k) { return left_aligned(k, shift); });
 }
 
 std::string what(bool all_instructions) { return all_instructions ? "instruction" : "fusion"; }
@@ -304,20 +312,11 @@ std::string group_table(const ModuleRows& m, const std::string& key_name) {
     widths[k] = headers[k].size();
     for (const auto& row : table) widths[k] = std::max(widths[k], row[k].size());
   }
+  // Figures right-aligned; the key, last, as it is.
+  const auto numbers = [](std::size_t) { return false; };
   std::string out;
-  auto line = [&](const std::vector<std::string>& row) {
-    for (std::size_t k = 0; k < row.size(); ++k) {
-      if (k > 0) out += ' ';
-      if (k + 1 == row.size()) {
-        out += row[k];
-      } else {
-        out += std::string(widths[k] - row[k].size(), ' ') + row[k];
-      }
-    }
-    out += '\n';
-  };
-  if (!table.empty()) line(headers);
-  for (const auto& row : table) line(row);
+  if (!table.empty()) out += aligned_line(headers, widths, numbers);
+  for (const auto& row : table) out += aligned_line(row, widths, numbers);
   return out;
 }
 
