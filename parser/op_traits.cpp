@@ -123,9 +123,12 @@ constexpr OpRow k_op_table[] = {
     // Sorting along one dimension.
     {Opcode::kSort, {.maps = M::kSort, .memo_attributes = k_dimensions, .operands = at_least(1), .callees = R::kSort}},
     {Opcode::kTopK, with(M::kSort, exactly(1))},
-    {Opcode::kBatchNormInference, {.maps = M::kBatchNorm, .memo_attributes = k_feature_index, .operands = exactly(5)}},
-    {Opcode::kBatchNormTraining, {.maps = M::kBatchNorm, .memo_attributes = k_feature_index, .operands = exactly(3)}},
-    {Opcode::kBatchNormGrad, {.maps = M::kBatchNorm, .memo_attributes = k_feature_index, .operands = exactly(5)}},
+    {Opcode::kBatchNormInference,
+     {.maps = M::kBatchNorm, .result = S::kBatchNorm, .memo_attributes = k_feature_index, .operands = exactly(5)}},
+    {Opcode::kBatchNormTraining,
+     {.maps = M::kBatchNorm, .result = S::kBatchNorm, .memo_attributes = k_feature_index, .operands = exactly(3)}},
+    {Opcode::kBatchNormGrad,
+     {.maps = M::kBatchNorm, .result = S::kBatchNorm, .memo_attributes = k_feature_index, .operands = exactly(5)}},
     {Opcode::kCustomCall, {.maps = M::kCustomCall, .memo_attributes = k_custom_call}},
 
     // Nothing read.
@@ -189,7 +192,8 @@ constexpr OpRow k_op_table[] = {
     {Opcode::kTuple, {.maps = M::kTuple, .result = S::kTuple}},
     {Opcode::kAllGather, {.maps = M::kAllGather, .result = S::kAllGather, .memo_attributes = k_dimensions,
                           .operands = at_least(1)}},
-    {Opcode::kAllGatherStart, {.maps = M::kAllGather, .memo_attributes = k_dimensions, .operands = at_least(1)}},
+    {Opcode::kAllGatherStart,
+     {.maps = M::kAllGather, .result = S::kAllGatherStart, .memo_attributes = k_dimensions, .operands = at_least(1)}},
     {Opcode::kAllToAll, {.maps = M::kAllToAll, .memo_attributes = k_collective_groups, .operands = at_least(1)}},
     {Opcode::kRaggedAllToAll, {.maps = M::kRaggedAllToAll, .result = S::kOutputOperandShape,
                                .operands = exactly(6)}},

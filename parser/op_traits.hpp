@@ -111,6 +111,8 @@ enum class ShapeRule : std::uint8_t {
   kGetTupleElement,
   kTuple,
   kAllGather,
+  kAllGatherStart,      // (the operands, their all-gather)
+  kBatchNorm,           // per-feature operands of the feature dimension's size
   kOperandShape,        // operand 0's shape (select-and-scatter, cholesky)
   kOutputOperandShape,  // operand 1's shape (ragged-all-to-all's output buffer)
   kTriangularSolve,

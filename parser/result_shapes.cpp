@@ -37,6 +37,7 @@ bool is_static(const Shape& s) {
 bool is_float(ElementType t) { return hlo::is_floating_point(t); }
 
 bool is_complex(ElementType t) { return t == ElementType::kC64 || t == ElementType::kC128; }
+bool is_integer(ElementType t) { return t >= ElementType::kS1 && t <= ElementType::kU64; }
 
 std::string text(const Shape& s) { return hlo::to_string_without_layout(s); }
 
@@ -151,7 +152,9 @@ public:
   }
 
   Outcome check() const {
-    if (m_opcode == Opcode::kUnknown || !is_static(m_result)) return {};
+    if (m_opcode == Opcode::kUnknown) return {};
+    if (Outcome problem = check_scalar_operands()) return problem;
+    if (!is_static(m_result)) return {};
     for (const Shape* s : m_operands)
       if (!s || !is_static(*s)) return {};
     return rule(hlo::op_traits(m_opcode).result)(*this);
@@ -539,9 +542,25 @@ private:
     return true;
   }
 
+  // XLA's verifier: the operands reduced have one set of dimensions. (Initial values that are
+  // not scalars pass, as in XLA's parser: a real dump has one, its reducer taking arrays.)
+  Outcome check_reduction_operands() const {
+    const std::size_t n = m_operands.size() / 2;
+    if (n == 0 || m_operands.size() % 2 != 0 || !operand(0) || operand(0)->is_tuple) return {};
+    for (std::size_t k = 1; k < n; ++k) {
+      if (operand(k) && !operand(k)->is_tuple && operand(k)->dims != operand(0)->dims)
+        return fail(
+            fmt::format("{}'s operand {} is {} but operand 0 is {}: the operands reduced must have the "
+                        "same dimensions",
+                        m_name, k, text(*operand(k)), text(*operand(0))));
+    }
+    return {};
+  }
+
   Outcome check_reduce() const {
     auto text_of = attribute("dimensions");
     auto dims = int_list("dimensions");
+    if (Outcome problem = check_reduction_operands()) return problem;
     if (!dims || !reduction_operands()) return {};
     const Shape& in = *operand(0);
     if (!in_range(*dims, in.rank()) || !distinct(*dims)) return {};
@@ -553,6 +572,7 @@ private:
 
   Outcome check_reduce_window() const {
     auto text_of = attribute("window");
+    if (Outcome problem = check_reduction_operands()) return problem;
     if (!text_of || !reduction_operands()) return {};
     auto window = parse_window(*text_of);
     const Shape& in = *operand(0);
@@ -570,8 +590,6 @@ private:
   Outcome check_pad() const {
     auto text_of = attribute("padding");
     if (m_operands.size() != 2 || !operand(0) || !operand(1) || m_result.is_tuple) return {};
-    if (operand(1)->rank() != 0)
-      return fail(fmt::format("pad's padding value (operand 1) must be a scalar, not {}", text(*operand(1))));
     if (!text_of) return {};
     auto padding = parse_padding(*text_of);
     const Shape& in = *operand(0);
@@ -705,6 +723,50 @@ private:
     return expect(single ? std::move(elements.front()) : tuple(std::move(elements)), source);
   }
 
+  // all-gather-start: the pair (what it sends, what it gathers): the operands (one, or a tuple
+  // of them), then the all-gather of them.
+  Outcome check_all_gather_start() const {
+    if (inferring() || !m_result.is_tuple || m_result.elements.size() != 2) return {};
+    std::vector<Shape> sent;
+    for (std::size_t k = 0; k < m_operands.size(); ++k) {
+      if (!operand(k)) return {};
+      sent.push_back(*operand(k));
+    }
+    const Shape expected = sent.size() == 1 ? std::move(sent.front()) : tuple(std::move(sent));
+    if (!hlo::compatible(m_result.elements[0], expected))
+      return fail(fmt::format("all-gather-start's result element 0 is {} but its operands are {}",
+                              text(m_result.elements[0]), text(expected)));
+    Rules gathered(Opcode::kAllGather, m_result.elements[1], m_operands, m_attributes);
+    gathered.m_name = "all-gather-start (element 1)";
+    return gathered.check_all_gather();
+  }
+
+  // batch-norm-inference (x, scale, offset, mean, variance), -training (x, scale, offset) and -grad
+  // (x, scale, mean, variance, grad_output): the per-feature operands are [C], C the size of x's
+  // dimension feature_index (XLA's shape inference); grad_output is x's shape. The result: x's
+  // shape, with the training and grad forms' two [C] outputs.
+  Outcome check_batch_norm() const {
+    auto feature = int_value("feature_index");
+    if (!feature || m_operands.empty() || !operand(0) || operand(0)->is_tuple) return {};
+    const Shape& x = *operand(0);
+    if (*feature < 0 || pos(*feature) >= x.rank()) return {};
+    const Dims per_feature{x.dims[pos(*feature)]};
+    const bool grad = m_opcode == Opcode::kBatchNormGrad;
+    for (std::size_t k = 1; k < m_operands.size(); ++k) {
+      const Shape* s = operand(k);
+      if (!s) return {};
+      const bool whole = grad && k == 4;
+      if (s->is_tuple || s->dims != (whole ? x.dims : per_feature))
+        return fail(fmt::format(
+            "{}'s operand {} is {} but must be {}", m_name, k, text(*s),
+            whole ? fmt::format("x's shape {}", text(x))
+                  : fmt::format("a vector of {} elements (the size of x's dimension {})", per_feature[0], *feature)));
+    }
+    if (m_opcode == Opcode::kBatchNormInference) return expect(x, "operand 0 (x)");
+    Shape feature_shape = array(x.type, per_feature);
+    return expect(tuple({x, feature_shape, feature_shape}), "x and its features");
+  }
+
   // Inference: each operand with dimension `d` multiplied by the group size.
   Outcome infer_all_gather(std::int64_t d, std::int64_t devices) const {
     std::vector<Shape> elements;
@@ -719,6 +781,24 @@ private:
     }
     Shape inferred = elements.size() == 1 ? std::move(elements.front()) : tuple(std::move(elements));
     return expect(inferred, "the operands");
+  }
+
+  // Operands that must be scalars whatever the dynamic sizes of the shapes (which the other
+  // rules leave alone): pad's padding value, dynamic-reshape's sizes (XLA's verifier; the maps
+  // read each of them whole at every element).
+  Outcome check_scalar_operands() const {
+    if (m_opcode == Opcode::kPad && m_operands.size() == 2 && operand(1) &&
+        (operand(1)->is_tuple || operand(1)->rank() != 0))
+      return fail(fmt::format("pad's padding value (operand 1) must be a scalar, not {}", text(*operand(1))));
+    if (m_opcode == Opcode::kDynamicReshape) {
+      for (std::size_t k = 1; k < m_operands.size(); ++k) {
+        const Shape* size = operand(k);
+        if (size && (size->is_tuple || size->rank() != 0 || !is_integer(size->type)))
+          return fail(
+              fmt::format("dynamic-reshape's size operand {} must be a scalar integer, not {}", k, text(*size)));
+      }
+    }
+    return {};
   }
 
   //===--- Dispatch ---===//
@@ -749,6 +829,7 @@ private:
     if (m_result.rank() + 1 != m_operands.size())
       return fail(fmt::format("dynamic-reshape to {} needs {} size operands, not {}", hlo::to_string(m_result),
                               m_result.rank(), m_operands.size() - 1));
+
     if (m_result.type != operand(0)->type)
       return fail(fmt::format("dynamic-reshape changes the element type ({} to {})", hlo::to_string(*operand(0)),
                               hlo::to_string(m_result)));
@@ -825,6 +906,8 @@ private:
         {S::kGetTupleElement, &call<&Rules::check_get_tuple_element>},
         {S::kTuple, &call<&Rules::check_tuple>},
         {S::kAllGather, &call<&Rules::check_all_gather>},
+        {S::kAllGatherStart, &call<&Rules::check_all_gather_start>},
+        {S::kBatchNorm, &call<&Rules::check_batch_norm>},
         {S::kOperandShape, &call<&Rules::check_operand_shape>},
         {S::kOutputOperandShape, &call<&Rules::check_output_operand_shape>},
         {S::kTriangularSolve, &call<&Rules::check_triangular_solve>},

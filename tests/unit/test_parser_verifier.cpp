@@ -620,6 +620,105 @@ ENTRY e {
           "pad's padding value (operand 1) must be a scalar, not f32[1]");
 }
 
+TEST_CASE("pad's padding value is a scalar also when the operand's size is dynamic", "[verifier]") {
+  const std::string text = R"(HloModule m
+ENTRY e {
+  p = f32[<=4] parameter(0)
+  v = f32[] parameter(1)
+  ROOT r = f32[<=6] pad(p, v), padding=1_1
+}
+)";
+  accepts(text);
+  rejects(with(text, "v = f32[]", "v = f32[2]"), {"ROOT r", "r ="},
+          "pad's padding value (operand 1) must be a scalar, not f32[2]");
+}
+
+// Found by the structure-aware mutants (tests/fuzz/hlo_mutator.hpp): a size operand of the shape of
+// another instruction reached the maps as a scalar read and ended in an internal error.
+TEST_CASE("dynamic-reshape's sizes are scalar integers", "[verifier]") {
+  const std::string text = R"(HloModule m
+ENTRY e {
+  p = f32[6] parameter(0)
+  a = s32[] parameter(1)
+  b = s32[] parameter(2)
+  ROOT r = f32[2,3] dynamic-reshape(p, a, b)
+}
+)";
+  accepts(text);
+  rejects(with(text, "b = s32[]", "b = f32[3,<=4]"), {"ROOT r", "r ="},
+          "dynamic-reshape's size operand 2 must be a scalar integer, not f32[3,<=4]");
+  rejects(with(text, "a = s32[]", "a = f32[]"), {"ROOT r", "r ="},
+          "dynamic-reshape's size operand 1 must be a scalar integer, not f32[]");
+}
+
+TEST_CASE("a variadic reduce's operands share their dimensions", "[verifier]") {
+  const std::string text = R"(HloModule m
+sum_and_max {
+  s_acc = f32[] parameter(0)
+  m_acc = s32[] parameter(1)
+  s_in = f32[] parameter(2)
+  m_in = s32[] parameter(3)
+  s = f32[] add(s_acc, s_in)
+  m = s32[] maximum(m_acc, m_in)
+  ROOT t = (f32[], s32[]) tuple(s, m)
+}
+ENTRY e {
+  x = f32[2,3,4] parameter(0)
+  y = s32[2,3,4] parameter(1)
+  zero = f32[] constant(0)
+  low = s32[] constant(-2147483648)
+  ROOT r = (f32[3], s32[3]) reduce(x, y, zero, low), dimensions={2,0}, to_apply=sum_and_max
+}
+)";
+  accepts(text);
+  rejects(with(text, "y = s32[2,3,4]", "y = s32[]"), {"ROOT r", "r ="},
+          "reduce's operand 1 is s32[] but operand 0 is f32[2,3,4]: the operands reduced must have the same "
+          "dimensions");
+}
+
+TEST_CASE("all-gather-start's result is its operands and their all-gather", "[verifier]") {
+  const std::string text = R"(HloModule m
+ENTRY e {
+  a = c64[4,2]{0,1} parameter(0)
+  b = c64[4,2,2,3]{3,2,0,1} parameter(1)
+  ags = ((c64[4,2]{0,1}, c64[4,2,2,3]{3,2,0,1}), (c64[4,4]{0,1}, c64[4,4,2,3]{3,2,0,1})) all-gather-start(a, b), channel_id=1, replica_groups={{0,1},{2,3}}, dimensions={1}, use_global_device_ids=true
+  ROOT agd = (c64[4,4]{0,1}, c64[4,4,2,3]{3,2,0,1}) all-gather-done(ags)
+}
+)";
+  accepts(text);
+  rejects(with(text, "a = c64[4,2]{0,1}", "a = c64[4,2,2,3]{3,2,0,1}"), {"ags =", "ags ="},
+          "all-gather-start's result element 0 is (c64[4,2], c64[4,2,2,3]) but its operands are (c64[4,2,2,3], "
+          "c64[4,2,2,3])");
+  rejects(with(text, "(c64[4,4]{0,1}, c64[4,4,2,3]{3,2,0,1})) all-gather-start",
+               "(c64[4,8]{0,1}, c64[4,4,2,3]{3,2,0,1})) all-gather-start"),
+          {"ags =", "ags ="},
+          "all-gather-start (element 1) result shape (c64[4,8], c64[4,4,2,3]) does not match the operand gathered "
+          "along dimension 1 by groups of 2: expected (c64[4,4], c64[4,4,2,3])");
+}
+
+TEST_CASE("batch norms: per-feature operands of the feature dimension's size, grad_output of x's shape", "[verifier]") {
+  const std::string text = R"(HloModule m
+ENTRY e {
+  x = f32[2,3,4] parameter(0)
+  scale = f32[3] parameter(1)
+  offset = f32[3] parameter(2)
+  mean = f32[3] parameter(3)
+  variance = f32[3] parameter(4)
+  grad = f32[2,3,4] parameter(5)
+  inference = f32[2,3,4] batch-norm-inference(x, scale, offset, mean, variance), epsilon=0.001, feature_index=1
+  training = (f32[2,3,4], f32[3], f32[3]) batch-norm-training(x, scale, offset), epsilon=0.001, feature_index=1
+  ROOT backward = (f32[2,3,4], f32[3], f32[3]) batch-norm-grad(x, scale, mean, variance, grad), epsilon=0.001, feature_index=1
+}
+)";
+  accepts(text);
+  rejects(with(text, "grad = f32[2,3,4]", "grad = f32[3]"), {"ROOT backward", "backward ="},
+          "batch-norm-grad's operand 4 is f32[3] but must be x's shape f32[2,3,4]");
+  rejects(with(text, "feature_index=1\n  ROOT", "feature_index=2\n  ROOT"), {"training =", "training ="},
+          "batch-norm-training's operand 1 is f32[3] but must be a vector of 4 elements (the size of x's dimension 2)");
+  rejects(with(text, "inference = f32[2,3,4]", "inference = f32[2,3]"), {"inference =", "inference ="},
+          "batch-norm-inference result shape f32[2,3] does not match operand 0 (x): expected f32[2,3,4]");
+}
+
 TEST_CASE("a computation a truncated input cuts off is not checked against its callers", "[verifier]") {
   const std::string text = R"(HloModule m
 ENTRY e {
