@@ -154,10 +154,18 @@ public:
   Outcome check() const {
     if (m_opcode == Opcode::kUnknown) return {};
     if (Outcome problem = check_scalar_operands()) return problem;
-    if (!is_static(m_result)) return {};
     for (const Shape* s : m_operands)
-      if (!s || !is_static(*s)) return {};
-    return rule(hlo::op_traits(m_opcode).result)(*this);
+      if (!s) return {};
+    // Tuples and get-tuple-element only compare shapes, and compatible() takes a dynamic size for
+    // any size up to its bound: they are checked whatever the sizes. The other rules compute
+    // sizes, so shapes with dynamic dimensions are left to them.
+    const hlo::ShapeRule r = hlo::op_traits(m_opcode).result;
+    if (r != hlo::ShapeRule::kTuple && r != hlo::ShapeRule::kGetTupleElement) {
+      if (!is_static(m_result)) return {};
+      for (const Shape* s : m_operands)
+        if (!is_static(*s)) return {};
+    }
+    return rule(r)(*this);
   }
 
 private:

@@ -719,6 +719,22 @@ ENTRY e {
           "batch-norm-inference result shape f32[2,3] does not match operand 0 (x): expected f32[2,3,4]");
 }
 
+// Found by the structure-aware mutants: the tuple's element was compared only when every shape was
+// static, so a custom call of a dynamic shape reached the physical maps as the tuple declared it.
+TEST_CASE("a tuple is checked against operands of dynamic shape too", "[verifier]") {
+  const std::string text = R"(HloModule m
+ENTRY e {
+  p = f32[<=6] parameter(0)
+  q = f32[2,4,5] parameter(1)
+  ROOT t = (f32[<=6], f32[2,4,5]) tuple(p, q)
+}
+)";
+  accepts(text);
+  accepts(with(text, "ROOT t = (f32[<=6]", "ROOT t = (f32[6]"));  // compatible: a bound for its size
+  rejects(with(text, "p = f32[<=6]", "p = f32[<=7]"), {"ROOT t", "t ="},
+          "tuple result shape (f32[<=6], f32[2,4,5]) does not match the operands: expected (f32[<=7], f32[2,4,5])");
+}
+
 TEST_CASE("a computation a truncated input cuts off is not checked against its callers", "[verifier]") {
   const std::string text = R"(HloModule m
 ENTRY e {
