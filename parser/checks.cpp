@@ -356,7 +356,7 @@ private:
   void check_result(const hlo::Computation& c, const hlo::Instruction& i) {
     // check_result_shape has nothing to say about these (parameters, constants, collectives,
     // ...: a quarter of a module): no key to build and look up.
-    if (i.opcode == hlo::Opcode::kUnknown || hlo::op_traits(i.opcode).result == hlo::ShapeRule::kNone) return;
+    if (!has_result_check(i.opcode)) return;
     if (m_passed.find(result_key(c, i)) != NameTable::k_absent) return;  // a pure function of the key: passed
     m_operand_shapes.clear();
     for (std::uint32_t k : c.operands_of(i))

@@ -792,12 +792,20 @@ private:
   }
 
   // Operands that must be scalars whatever the dynamic sizes of the shapes (which the other
-  // rules leave alone): pad's padding value, dynamic-reshape's sizes (XLA's verifier; the maps
-  // read each of them whole at every element).
+  // rules leave alone): pad's padding value, dynamic-reshape's and set-dimension-size's sizes
+  // (XLA's verifier; the maps read each of them whole at every element); and get-dimension-size's
+  // s32[] result.
   Outcome check_scalar_operands() const {
     if (m_opcode == Opcode::kPad && m_operands.size() == 2 && operand(1) &&
         (operand(1)->is_tuple || operand(1)->rank() != 0))
       return fail(fmt::format("pad's padding value (operand 1) must be a scalar, not {}", text(*operand(1))));
+    if (m_opcode == Opcode::kSetDimensionSize && m_operands.size() == 2 && operand(1) &&
+        (operand(1)->is_tuple || operand(1)->rank() != 0 || !is_integer(operand(1)->type)))
+      return fail(
+          fmt::format("set-dimension-size's size (operand 1) must be a scalar integer, not {}", text(*operand(1))));
+    if (m_opcode == Opcode::kGetDimensionSize && !inferring() &&
+        (m_result.is_tuple || m_result.rank() != 0 || m_result.type != ElementType::kS32))
+      return fail(fmt::format("get-dimension-size returns s32[], not {}", text(m_result)));
     if (m_opcode == Opcode::kDynamicReshape) {
       for (std::size_t k = 1; k < m_operands.size(); ++k) {
         const Shape* size = operand(k);
@@ -973,6 +981,11 @@ std::optional<ResultShapeError> check_result_shape(hlo::Opcode opcode, const hlo
                                                    std::span<const hlo::Shape* const> operands,
                                                    std::span<const hlo::Attribute> attributes) {
   return Rules(opcode, result, operands, attributes).check();
+}
+
+bool has_result_check(hlo::Opcode opcode) {
+  return opcode != Opcode::kUnknown && (hlo::op_traits(opcode).result != hlo::ShapeRule::kNone ||
+                                        opcode == Opcode::kGetDimensionSize || opcode == Opcode::kSetDimensionSize);
 }
 
 std::variant<hlo::Shape, ResultShapeError, std::monostate> infer_result_shape(

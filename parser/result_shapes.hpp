@@ -41,6 +41,10 @@ std::optional<ResultShapeError> check_result_shape(hlo::Opcode opcode, const hlo
                                                    std::span<const hlo::Shape* const> operands,
                                                    std::span<const hlo::Attribute> attributes);
 
+/// Whether check_result_shape has anything to check for `opcode`: a result-shape rule, or
+/// operands or a result of fixed shape (get-dimension-size, set-dimension-size).
+bool has_result_check(hlo::Opcode opcode);
+
 /// The result shape XLA's shape inference gives an instruction of `opcode`
 /// whose text leaves it out, by the same rules: the shape; the error the rule
 /// finds in the operands; or monostate when hlo-index cannot infer it (an op

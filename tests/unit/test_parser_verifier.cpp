@@ -735,6 +735,28 @@ ENTRY e {
           "tuple result shape (f32[<=6], f32[2,4,5]) does not match the operands: expected (f32[<=7], f32[2,4,5])");
 }
 
+TEST_CASE("get-dimension-size returns s32[], set-dimension-size takes a scalar size", "[verifier]") {
+  const std::string get = R"(HloModule m
+ENTRY e {
+  p = s32[5] parameter(0)
+  ROOT size = s32[] get-dimension-size(p), dimensions={0}
+}
+)";
+  accepts(get);
+  rejects(with(get, "ROOT size = s32[]", "ROOT size = f32[4,3]"), {"ROOT size", "size ="},
+          "get-dimension-size returns s32[], not f32[4,3]");
+  const std::string set = R"(HloModule m
+ENTRY e {
+  p = s32[5] parameter(0)
+  size = s32[] parameter(1)
+  ROOT dyn = s32[<=5] set-dimension-size(p, size), dimensions={0}
+}
+)";
+  accepts(set);
+  rejects(with(set, "size = s32[] parameter(1)", "size = s32[2] parameter(1)"), {"ROOT dyn", "dyn ="},
+          "set-dimension-size's size (operand 1) must be a scalar integer, not s32[2]");
+}
+
 TEST_CASE("a computation a truncated input cuts off is not checked against its callers", "[verifier]") {
   const std::string text = R"(HloModule m
 ENTRY e {
