@@ -806,6 +806,20 @@ private:
     if (m_opcode == Opcode::kGetDimensionSize && !inferring() &&
         (m_result.is_tuple || m_result.rank() != 0 || m_result.type != ElementType::kS32))
       return fail(fmt::format("get-dimension-size returns s32[], not {}", text(m_result)));
+    if (m_opcode == Opcode::kSend || m_opcode == Opcode::kCopyStart) {
+      // send: (the data, a context, a token); copy-start: (the destination, the source, a context).
+      const std::size_t copies = m_opcode == Opcode::kCopyStart ? 2 : 1;
+      if (!inferring() && !m_operands.empty() && operand(0)) {
+        if (!m_result.is_tuple || m_result.elements.size() <= copies)
+          return fail(fmt::format("{} must return a tuple whose first {} its operand's shape and a context, not {}",
+                                  m_name, copies == 2 ? "two elements are" : "element is", text(m_result)));
+        for (std::size_t k = 0; k < copies; ++k) {
+          if (!hlo::compatible(m_result.elements[k], *operand(0)))
+            return fail(fmt::format("{}'s result element {} is {} but its operand is {}", m_name, k,
+                                    text(m_result.elements[k]), text(*operand(0))));
+        }
+      }
+    }
     if (m_opcode == Opcode::kDynamicReshape) {
       for (std::size_t k = 1; k < m_operands.size(); ++k) {
         const Shape* size = operand(k);
@@ -984,8 +998,9 @@ std::optional<ResultShapeError> check_result_shape(hlo::Opcode opcode, const hlo
 }
 
 bool has_result_check(hlo::Opcode opcode) {
-  return opcode != Opcode::kUnknown && (hlo::op_traits(opcode).result != hlo::ShapeRule::kNone ||
-                                        opcode == Opcode::kGetDimensionSize || opcode == Opcode::kSetDimensionSize);
+  return opcode != Opcode::kUnknown &&
+         (hlo::op_traits(opcode).result != hlo::ShapeRule::kNone || opcode == Opcode::kGetDimensionSize ||
+          opcode == Opcode::kSetDimensionSize || opcode == Opcode::kSend || opcode == Opcode::kCopyStart);
 }
 
 std::variant<hlo::Shape, ResultShapeError, std::monostate> infer_result_shape(

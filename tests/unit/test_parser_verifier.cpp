@@ -757,6 +757,24 @@ ENTRY e {
           "set-dimension-size's size (operand 1) must be a scalar integer, not s32[2]");
 }
 
+TEST_CASE("send and copy-start return their operand's shape first", "[verifier]") {
+  const std::string text = R"(HloModule m
+ENTRY e {
+  p = s32[5] parameter(0)
+  tok = token[] after-all()
+  snd = (s32[5], u32[], token[]) send(p, tok), channel_id=1
+  sd = token[] send-done(snd), channel_id=1
+  cs = (s32[5], s32[5], u32[]) copy-start(p)
+  ROOT cd = s32[5] copy-done(cs)
+}
+)";
+  accepts(text);
+  rejects(with(text, "snd = (s32[5]", "snd = (f32[4,3]"), {"snd =", "snd ="},
+          "send's result element 0 is f32[4,3] but its operand is s32[5]");
+  rejects(with(text, "cs = (s32[5], s32[5]", "cs = (s32[5], s32[6]"), {"cs =", "cs ="},
+          "copy-start's result element 1 is s32[6] but its operand is s32[5]");
+}
+
 TEST_CASE("a computation a truncated input cuts off is not checked against its callers", "[verifier]") {
   const std::string text = R"(HloModule m
 ENTRY e {
