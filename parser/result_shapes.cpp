@@ -820,6 +820,22 @@ private:
         }
       }
     }
+    if (m_opcode == Opcode::kScatter && !inferring() && m_operands.size() >= 3 && m_operands.size() % 2 == 1) {
+      // (operands..., indices, updates...): one result per operand, of its dimensions (its element
+      // type is the reducer's, which the call checks compare).
+      const std::size_t n = (m_operands.size() - 1) / 2;
+      const bool single = n == 1 && !m_result.is_tuple;
+      if (!single && (!m_result.is_tuple || m_result.elements.size() != n))
+        return fail(fmt::format("scatter of {} operands must return {} results, not {}", n, n, text(m_result)));
+      for (std::size_t k = 0; k < n; ++k) {
+        const Shape& out = single ? m_result : m_result.elements[k];
+        if (operand(k) && !operand(k)->is_tuple && (out.is_tuple || out.dims != operand(k)->dims))
+          return fail(
+              fmt::format("scatter's result{} is {} but operand {} is {}: a scatter returns its operands' "
+                          "dimensions",
+                          single ? "" : fmt::format(" element {}", k), text(out), k, text(*operand(k))));
+      }
+    }
     if (m_opcode == Opcode::kDynamicReshape) {
       for (std::size_t k = 1; k < m_operands.size(); ++k) {
         const Shape* size = operand(k);
@@ -1000,7 +1016,8 @@ std::optional<ResultShapeError> check_result_shape(hlo::Opcode opcode, const hlo
 bool has_result_check(hlo::Opcode opcode) {
   return opcode != Opcode::kUnknown &&
          (hlo::op_traits(opcode).result != hlo::ShapeRule::kNone || opcode == Opcode::kGetDimensionSize ||
-          opcode == Opcode::kSetDimensionSize || opcode == Opcode::kSend || opcode == Opcode::kCopyStart);
+          opcode == Opcode::kSetDimensionSize || opcode == Opcode::kSend || opcode == Opcode::kCopyStart ||
+          opcode == Opcode::kScatter);
 }
 
 std::variant<hlo::Shape, ResultShapeError, std::monostate> infer_result_shape(

@@ -775,6 +775,25 @@ ENTRY e {
           "copy-start's result element 1 is s32[6] but its operand is s32[5]");
 }
 
+TEST_CASE("a scatter returns its operands' dimensions", "[verifier]") {
+  const std::string text = R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT sum = f32[] add(a, b)
+}
+ENTRY e {
+  operand = f32[3,8] parameter(0)
+  indices = s32[3,5,1] parameter(1)
+  updates = f32[3,5,2] parameter(2)
+  ROOT s = f32[3,8] scatter(operand, indices, updates), update_window_dims={2}, inserted_window_dims={}, input_batching_dims={0}, scatter_indices_batching_dims={0}, scatter_dims_to_operand_dims={1}, index_vector_dim=2, to_apply=add
+}
+)";
+  accepts(text);
+  rejects(with(text, "ROOT s = f32[3,8]", "ROOT s = f32[3,5,1]"), {"ROOT s =", "s ="},
+          "scatter's result is f32[3,5,1] but operand 0 is f32[3,8]: a scatter returns its operands' dimensions");
+}
+
 TEST_CASE("a computation a truncated input cuts off is not checked against its callers", "[verifier]") {
   const std::string text = R"(HloModule m
 ENTRY e {
