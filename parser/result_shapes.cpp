@@ -836,6 +836,7 @@ private:
                           single ? "" : fmt::format(" element {}", k), text(out), k, text(*operand(k))));
       }
     }
+    if (Outcome problem = check_tuple_element_passthrough()) return problem;
     if (m_opcode == Opcode::kDynamicReshape) {
       for (std::size_t k = 1; k < m_operands.size(); ++k) {
         const Shape* size = operand(k);
@@ -845,6 +846,51 @@ private:
       }
     }
     return {};
+  }
+
+  // The ops that pass elements of a tuple operand through (op_traits' tuple_element: the
+  // -done and -update of async pairs, opt-barrier, domain): their results have the
+  // dimensions of the elements they pass (types may differ: recv-done's token for the context).
+  Outcome check_tuple_element_passthrough() const {
+    using E = hlo::TupleElement;
+    const E element = hlo::op_traits(m_opcode).tuple_element;
+    // recv-done is left out: XLA's own tests hold one whose data differs from its recv's
+    // (import_async.hlo in the corpus), and XLA accepts it.
+    if (element == E::kNone || element == E::kIndexAttribute || m_opcode == Opcode::kRecvDone || inferring() ||
+        m_operands.size() != 1 || !m_operands[0])
+      return {};
+    const Shape& in = *m_operands[0];  // operand() gives arrays only
+    auto mismatch = [&](const Shape& passed, std::string_view what) {
+      return fail(fmt::format("{} result shape {} does not have the dimensions of {}, {}", m_name, text(m_result), what,
+                              text(passed)));
+    };
+    if (element == E::kFirst || element == E::kSecond) {
+      const std::size_t k = element == E::kFirst ? 0 : 1;
+      if (!in.is_tuple || in.elements.size() <= k) return {};
+      return same_dimensions(m_result, in.elements[k])
+                 ? Outcome{}
+                 : mismatch(in.elements[k], fmt::format("element {} of its operand", k));
+    }
+    if (!in.is_tuple) return same_dimensions(m_result, in) ? Outcome{} : mismatch(in, "its operand");
+    if (!m_result.is_tuple)
+      return in.elements.empty() || same_dimensions(m_result, in.elements[0])
+                 ? Outcome{}
+                 : mismatch(in.elements[0], "element 0 of its operand");
+    for (std::size_t k = 0; k < m_result.elements.size(); ++k) {
+      if (k >= in.elements.size() || !same_dimensions(m_result.elements[k], in.elements[k]))
+        return mismatch(in, "the elements of its operand");
+    }
+    return {};
+  }
+
+  // Equal dimensions, recursively through tuples; element types are not compared.
+  static bool same_dimensions(const Shape& a, const Shape& b) {
+    if (a.is_tuple != b.is_tuple) return false;
+    if (!a.is_tuple) return a.dims == b.dims;
+    if (a.elements.size() != b.elements.size()) return false;
+    for (std::size_t k = 0; k < a.elements.size(); ++k)
+      if (!same_dimensions(a.elements[k], b.elements[k])) return false;
+    return true;
   }
 
   //===--- Dispatch ---===//
@@ -1017,7 +1063,7 @@ bool has_result_check(hlo::Opcode opcode) {
   return opcode != Opcode::kUnknown &&
          (hlo::op_traits(opcode).result != hlo::ShapeRule::kNone || opcode == Opcode::kGetDimensionSize ||
           opcode == Opcode::kSetDimensionSize || opcode == Opcode::kSend || opcode == Opcode::kCopyStart ||
-          opcode == Opcode::kScatter);
+          opcode == Opcode::kScatter || hlo::op_traits(opcode).tuple_element != hlo::TupleElement::kNone);
 }
 
 std::variant<hlo::Shape, ResultShapeError, std::monostate> infer_result_shape(

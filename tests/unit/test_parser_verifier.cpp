@@ -689,8 +689,9 @@ ENTRY e {
   rejects(with(text, "a = c64[4,2]{0,1}", "a = c64[4,2,2,3]{3,2,0,1}"), {"ags =", "ags ="},
           "all-gather-start's result element 0 is (c64[4,2], c64[4,2,2,3]) but its operands are (c64[4,2,2,3], "
           "c64[4,2,2,3])");
-  rejects(with(text, "(c64[4,4]{0,1}, c64[4,4,2,3]{3,2,0,1})) all-gather-start",
-               "(c64[4,8]{0,1}, c64[4,4,2,3]{3,2,0,1})) all-gather-start"),
+  rejects(with(with(text, "(c64[4,4]{0,1}, c64[4,4,2,3]{3,2,0,1})) all-gather-start",
+                    "(c64[4,8]{0,1}, c64[4,4,2,3]{3,2,0,1})) all-gather-start"),
+               "ROOT agd = (c64[4,4]{0,1}", "ROOT agd = (c64[4,8]{0,1}"),
           {"ags =", "ags ="},
           "all-gather-start (element 1) result shape (c64[4,8], c64[4,4,2,3]) does not match the operand gathered "
           "along dimension 1 by groups of 2: expected (c64[4,4], c64[4,4,2,3])");
@@ -792,6 +793,34 @@ ENTRY e {
   accepts(text);
   rejects(with(text, "ROOT s = f32[3,8]", "ROOT s = f32[3,5,1]"), {"ROOT s =", "s ="},
           "scatter's result is f32[3,5,1] but operand 0 is f32[3,8]: a scatter returns its operands' dimensions");
+}
+
+TEST_CASE("the -done of an async pair returns the dimensions of what its -start produces", "[verifier]") {
+  const std::string text = R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT sum = f32[] add(a, b)
+}
+ENTRY e {
+  p = f32[10] parameter(0)
+  ars = f32[10] all-reduce-start(p), replica_groups={}, to_apply=add
+  ard = f32[10] all-reduce-done(ars)
+  cs = (f32[10], f32[10], u32[]) copy-start(p)
+  cd = f32[10] copy-done(cs)
+  cps = (f32[10], f32[10]) collective-permute-start(p), source_target_pairs={{0,1},{1,0}}
+  cpd = f32[10] collective-permute-done(cps)
+  ROOT t = (f32[10], f32[10], f32[10]) tuple(ard, cd, cpd)
+}
+)";
+  accepts(text);
+  rejects(with(with(text, "ard = f32[10]", "ard = f32[]"), "ROOT t = (f32[10],", "ROOT t = (f32[],"),
+          {"ard =", "ard ="},
+          "all-reduce-done result shape f32[] does not have the dimensions of its operand, f32[10]");
+  rejects(with(with(text, "cpd = f32[10]", "cpd = f32[5]"), "f32[10], f32[10]) tuple", "f32[10], f32[5]) tuple"),
+          {"cpd =", "cpd ="},
+          "collective-permute-done result shape f32[5] does not have the dimensions of element 1 of its operand, "
+          "f32[10]");
 }
 
 TEST_CASE("a computation a truncated input cuts off is not checked against its callers", "[verifier]") {
