@@ -42,7 +42,11 @@ AccessSetup access_setup(AccessModel model, std::int64_t output_slots, std::int6
   } else if (model == AccessModel::kTpuTiles) {
     // An untiled operand on TPU is taken in 512-byte pieces.
     s.unit_bits = tile_elements > 0 ? tile_elements * s.operand_bits : 512 * 8;
-    s.group_outputs = output_tile_elements > 0 ? output_tile_elements : 1024;
+    // A group is one tile of the output; one of more than 2^16 slots (a made-up layout such as
+    // f32[]{:T(128,128,128,128)}: XLA's TPU tiles hold a few thousand) is taken by its first 2^16
+    // slots, so that a group's work stays bounded (found by the structure-aware mutants: 17 s).
+    constexpr std::int64_t k_max_group_outputs = std::int64_t{1} << 16;
+    s.group_outputs = output_tile_elements > 0 ? std::min(output_tile_elements, k_max_group_outputs) : 1024;
   } else {
     s.unit_bits = 128 * 8;
   }
