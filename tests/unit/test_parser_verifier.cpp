@@ -512,7 +512,8 @@ TEST_CASE("a reducer takes scalar accumulators and elements and returns the accu
           "parameter(1) of the reducer 'add' is f32[] but operand 0 of 'r' has elements of type s32");
 }
 
-TEST_CASE("a reducer of two inputs returns a tuple of two accumulators; the inputs share dimensions", "[verifier]") {
+TEST_CASE("a reducer of two inputs returns a tuple of two accumulators, and the inputs share dimensions",
+          "[verifier]") {
   const std::string text = R"(HloModule m
 pair {
   a0 = f32[] parameter(0)
