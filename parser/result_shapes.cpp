@@ -837,6 +837,22 @@ private:
       }
     }
     if (Outcome problem = check_tuple_element_passthrough()) return problem;
+    if (m_opcode == Opcode::kAllToAll && !inferring() && !m_operands.empty()) {
+      // One result per operand, of its dimensions (the array form exchanges blocks of one
+      // dimension in place; the tuple form exchanges whole operands).
+      const std::size_t n = m_operands.size();
+      const bool single = n == 1 && !m_result.is_tuple;
+      if (!single && (!m_result.is_tuple || m_result.elements.size() != n))
+        return fail(fmt::format("all-to-all of {} operands must return {} results, not {}", n, n, text(m_result)));
+      for (std::size_t k = 0; k < n; ++k) {
+        const Shape& out = single ? m_result : m_result.elements[k];
+        if (operand(k) && (out.is_tuple || out.dims != operand(k)->dims))
+          return fail(
+              fmt::format("all-to-all's result{} is {} but operand {} is {}: an all-to-all returns its "
+                          "operands' dimensions",
+                          single ? "" : fmt::format(" element {}", k), text(out), k, text(*operand(k))));
+      }
+    }
     if (m_opcode == Opcode::kDynamicReshape) {
       for (std::size_t k = 1; k < m_operands.size(); ++k) {
         const Shape* size = operand(k);
@@ -1063,7 +1079,8 @@ bool has_result_check(hlo::Opcode opcode) {
   return opcode != Opcode::kUnknown &&
          (hlo::op_traits(opcode).result != hlo::ShapeRule::kNone || opcode == Opcode::kGetDimensionSize ||
           opcode == Opcode::kSetDimensionSize || opcode == Opcode::kSend || opcode == Opcode::kCopyStart ||
-          opcode == Opcode::kScatter || hlo::op_traits(opcode).tuple_element != hlo::TupleElement::kNone);
+          opcode == Opcode::kScatter || opcode == Opcode::kAllToAll ||
+          hlo::op_traits(opcode).tuple_element != hlo::TupleElement::kNone);
 }
 
 std::variant<hlo::Shape, ResultShapeError, std::monostate> infer_result_shape(

@@ -802,6 +802,24 @@ ENTRY e {
           "f32[10]");
 }
 
+TEST_CASE("an all-to-all returns its operands' dimensions", "[verifier]") {
+  const std::string text = R"(HloModule m
+ENTRY e {
+  p = f32[3,8] parameter(0)
+  r = f32[2] parameter(1)
+  s = f32[2] parameter(2)
+  exchanged = f32[3,8] all-to-all(p), replica_groups={{0,1}}, dimensions={1}
+  ROOT pairs = (f32[2], f32[2]) all-to-all(r, s), replica_groups={{0,1}}
+}
+)";
+  accepts(text);
+  rejects(with(text, "s = f32[2]", "s = f32[3,8]"), {"ROOT pairs", "pairs ="},
+          "all-to-all's result element 1 is f32[2] but operand 1 is f32[3,8]: an all-to-all returns its operands' "
+          "dimensions");
+  rejects(with(text, "exchanged = f32[3,8]", "exchanged = f32[3,4]"), {"exchanged =", "exchanged ="},
+          "all-to-all's result is f32[3,4] but operand 0 is f32[3,8]: an all-to-all returns its operands' dimensions");
+}
+
 TEST_CASE("a computation a truncated input cuts off is not checked against its callers", "[verifier]") {
   const std::string text = R"(HloModule m
 ENTRY e {
