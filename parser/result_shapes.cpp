@@ -639,11 +639,11 @@ private:
     if (m_operands.size() < 2 || !operand(0) || !operand(1) || m_result.is_tuple) return {};
     const Shape& in = *operand(0);
     const Shape& update = *operand(1);
-    if (update.rank() == in.rank())
-      for (std::size_t d = 0; d < in.rank(); ++d)
-        if (update.dims[d] > in.dims[d])
-          return fail(fmt::format("dynamic-update-slice update {} is larger than the operand {} in dimension {}",
-                                  text(update), text(in), d));
+    if (update.rank() != in.rank()) return {};  // check_scalar_operands says so
+    for (std::size_t d = 0; d < in.rank(); ++d)
+      if (update.dims[d] > in.dims[d])
+        return fail(fmt::format("dynamic-update-slice update {} is larger than the operand {} in dimension {}",
+                                text(update), text(in), d));
     return expect(in, "operand 0");
   }
 
@@ -837,6 +837,12 @@ private:
       }
     }
     if (Outcome problem = check_tuple_element_passthrough()) return problem;
+    // XLA's verifier; the maps index the update by the operand's dimensions (found by the
+    // structure-aware mutants: an s32[] update of an f32[6] operand crashed the analysis).
+    if (m_opcode == Opcode::kDynamicUpdateSlice && m_operands.size() >= 2 && operand(0) && operand(1) &&
+        operand(1)->rank() != operand(0)->rank())
+      return fail(fmt::format("dynamic-update-slice update {} has rank {} but the operand {} has rank {}",
+                              text(*operand(1)), operand(1)->rank(), text(*operand(0)), operand(0)->rank()));
     if (m_opcode == Opcode::kAllToAll && !inferring() && !m_operands.empty()) {
       // One result per operand, of its dimensions (the array form exchanges blocks of one
       // dimension in place; the tuple form exchanges whole operands).

@@ -820,6 +820,23 @@ ENTRY e {
           "all-to-all's result is f32[3,4] but operand 0 is f32[3,8]: an all-to-all returns its operands' dimensions");
 }
 
+// Found by the structure-aware mutants: a segmentation fault in the analysis before.
+TEST_CASE("a dynamic-update-slice's update has the operand's rank, dynamic sizes or not", "[verifier]") {
+  const std::string text = R"(HloModule m
+ENTRY e {
+  src = f32[6] parameter(0)
+  upd = f32[2] parameter(1)
+  i = s32[] parameter(2)
+  ROOT d = f32[6] dynamic-update-slice(src, upd, i)
+}
+)";
+  accepts(text);
+  rejects(with(text, "upd = f32[2]", "upd = s32[]"), {"ROOT d", "d ="},
+          "dynamic-update-slice update s32[] has rank 0 but the operand f32[6] has rank 1");
+  rejects(with(with(text, "src = f32[6]", "src = f32[<=6,4]"), "ROOT d = f32[6]", "ROOT d = f32[<=6,4]"),
+          {"ROOT d", "d ="}, "dynamic-update-slice update f32[2] has rank 1 but the operand f32[<=6,4] has rank 2");
+}
+
 TEST_CASE("a computation a truncated input cuts off is not checked against its callers", "[verifier]") {
   const std::string text = R"(HloModule m
 ENTRY e {
