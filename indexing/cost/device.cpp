@@ -165,9 +165,9 @@ Device device_from_json(std::string_view text) {
     if (v < 0) throw std::runtime_error(fmt::format("field \"{}\" must be >= 0", field));
     return static_cast<std::int64_t>(v);
   };
-  d.resident_blocks_per_core = count_or("resident_blocks_per_core", gpu ? 32 : 0);
-  d.resident_threads_per_core = count_or("resident_threads_per_core", gpu ? 2048 : 0);
-  d.memory_latency = j.contains("memory_latency") ? number("memory_latency", false) : gpu ? 500e-9 : 0;
+  d.resident_blocks_per_core = count_or("resident_blocks_per_core", gpu ? k_gpu_resident_blocks_per_core : 0);
+  d.resident_threads_per_core = count_or("resident_threads_per_core", gpu ? k_gpu_resident_threads_per_core : 0);
+  d.memory_latency = j.contains("memory_latency") ? number("memory_latency", false) : gpu ? k_gpu_memory_latency : 0;
   if (d.memory_latency < 0) throw std::runtime_error("field \"memory_latency\" must be >= 0");
   return d;
 }

@@ -72,6 +72,12 @@ struct Device {
   double peak(PeakClass type, ComputeUnit unit) const;
 };
 
+/// The tile search's figures for a GPU (devices.cpp says where they come from): every named GPU
+/// has them, and a --device-file GPU without the fields gets them.
+inline constexpr std::int64_t k_gpu_resident_blocks_per_core = 32;
+inline constexpr std::int64_t k_gpu_resident_threads_per_core = 2048;
+inline constexpr double k_gpu_memory_latency = 500e-9;
+
 /// The named devices, in table order.
 const std::vector<Device>& known_devices();
 /// A named device (case-insensitive), or none.

@@ -235,9 +235,9 @@ std::vector<Device> make_devices() {
   // from HBM, in the 400-600 ns range microbenchmarks report for A100 and H100.
   for (Device& device : d) {
     if (device.target != analysis::Target::kGpu) continue;
-    device.resident_blocks_per_core = 32;
-    device.resident_threads_per_core = 2048;
-    device.memory_latency = 500e-9;
+    device.resident_blocks_per_core = k_gpu_resident_blocks_per_core;
+    device.resident_threads_per_core = k_gpu_resident_threads_per_core;
+    device.memory_latency = k_gpu_memory_latency;
   }
   return d;
 }
