@@ -191,7 +191,8 @@ private:
     // One `, name=value` of b, appended to a.
     std::vector<Span> attributes;
     for (std::size_t at = lb->attributes; at < b.size() && b[at] == ',';) {
-      const std::size_t end = value_end(b, b.find('=', at) == std::string::npos ? b.size() : b.find('=', at) + 1);
+      const std::size_t equals = b.find('=', at);
+      const std::size_t end = value_end(b, equals == std::string::npos ? b.size() : equals + 1);
       attributes.push_back({at, end});
       at = end;
     }

@@ -149,9 +149,9 @@ int main(int argc, char** argv) {
   std::thread watchdog(watch, std::cref(inputs), 4 * max_seconds);
   std::size_t failed = 0;
   std::size_t runs = 0;
-  for (std::size_t k = 0; k < inputs.size(); ++k)
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    const std::string original = contents(inputs[k]);  // once for the input and all its mutants
     for (long m = -1; m < static_cast<long>(mutants); ++m) {
-      const std::string original = contents(inputs[k]);
       const std::string data =
           m < 0 ? original : hlo_index::fuzz::mutate_hlo(original, mutant_seed(inputs[k], static_cast<std::size_t>(m)));
       if (m >= 0 && data == original) continue;
@@ -176,6 +176,7 @@ int main(int argc, char** argv) {
       failed += verdict[0] == 'o' ? 0 : 1;
       std::printf(" %s (%.3f s, +%.0f MiB)\n", verdict, seconds, mb);
     }
+  }
   g_done = true;
   watchdog.join();
   std::printf("%zu inputs (%zu runs with mutants), %zu over %.1f s or %.0f MiB\n", inputs.size(), runs, failed,
