@@ -28,18 +28,6 @@
 namespace hlo_index::app {
 namespace {
 
-// --canonical-names: every module re-printed under its canonical names and parsed again.
-bool rename_canonically(std::vector<hlo::Module>& modules, const parser::ParseOptions& options, std::ostream& err) {
-  for (hlo::Module& module : modules) {
-    parser::DiagnosticEngine diagnostics;
-    std::optional<hlo::Module> renamed = parser::with_canonical_names(module, diagnostics, options);
-    err << parser::render(diagnostics);
-    if (!renamed) return false;
-    module = std::move(*renamed);
-  }
-  return true;
-}
-
 int analyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace
@@ -134,7 +122,7 @@ void setup_analyze_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--update", options->update, "With --expect: write the output to GOLDEN instead (created if missing)");
   cmd->add_flag("--canonical-names", options->canonical_names,
                 "Rename computations and instructions by name stem and position (fusion.123, fusion.7 -> fusion, "
-                "fusion.1; metadata and backend_config ignored), so goldens survive renumbering; --computation and "
+                "fusion.1; the maps do not change), so goldens survive renumbering; --computation and "
                 "--instruction then take the new names");
   cmd->callback([options, &exit_code] { exit_code = run_analyze_command(*options, std::cout, std::cerr); });
 }
@@ -378,7 +366,8 @@ int analyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err)
   std::optional<std::vector<hlo::Module>> modules =
       analysis::load_modules(opts.files, opts.allow_truncated, err, &some_input_failed);
   if (!modules) return k_exit_input_error;
-  if (opts.canonical_names && !rename_canonically(*modules, {opts.allow_truncated}, err)) return k_exit_internal_error;
+  if (opts.canonical_names)
+    for (hlo::Module& module : *modules) parser::rename_canonically(module);
   const bool several = modules->size() > 1;
   if (!analysis::check_module_names(*filter, *modules, err)) return k_exit_input_error;
   std::erase_if(*modules, [&](const hlo::Module& m) { return !filter->accepts_module(m); });

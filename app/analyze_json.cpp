@@ -193,8 +193,8 @@ public:
     json j;
     j["name"] = std::string(i.name);
     // Where to look in the dump; line 0 for an instruction the parser made up (an inline operand).
-    // Canonical names re-print the module, so positions would be in that text, not the user's,
-    // and would move with every edit the names are meant to survive: left out.
+    // Under canonical names positions are left out: they would move with every edit the names
+    // are meant to survive.
     if (!m_options.canonical_names) {
       const analysis::SourcePosition at = analysis::source_position(module, i);
       j["file"] = module.source ? module.source->name() : std::string();

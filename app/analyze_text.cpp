@@ -68,7 +68,7 @@ public:
   // One module needs no header; several are told apart by name and file.
   void begin_module(const hlo::Module& module, bool several) override {
     if (!several) return;
-    // Under canonical names the source is the re-printed text: the name alone.
+    // Under canonical names (output for golden files) the name alone: a golden outlives the file's path.
     if (m_options.canonical_names || !module.source)
       m_out << fmt::format("module {}\n", module.name);
     else

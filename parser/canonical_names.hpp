@@ -3,14 +3,11 @@
 // vs `fusion.57`), metadata or backend_config print the same.
 #pragma once
 
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "parser/diagnostics.hpp"
 #include "parser/hlo_module.hpp"
-#include "parser/parse.hpp"
 
 namespace hlo_index::parser {
 
@@ -43,19 +40,21 @@ struct CanonicalNames {
 CanonicalNames canonical_names(const hlo::Module& module);
 
 /// `module` printed (print_module) under its canonical names, without the
-/// attributes that vary between compiler runs and matter to no analysis:
-/// metadata, backend_config, frontend_attributes and stack_frame_id (and so
+/// attributes that vary between compiler runs of the same program: metadata,
+/// backend_config, frontend_attributes and stack_frame_id (and so
 /// without the stack-frame tables, which only those refer to). Every other attribute is
 /// kept as written; calls=, to_apply=, body=, ... and control-predecessors use
 /// the new names.
 std::string print_canonical(const hlo::Module& module);
 
-/// `module` under its canonical names: print_canonical parsed again (with
-/// `options`), so every name in it, and in anything computed from it, is
-/// canonical. The text always parses; if it did not (a bug), the errors go to
-/// `diagnostics` and the result is nullopt. Warnings of the second parse (the
-/// first one gave them already) are dropped.
-std::optional<hlo::Module> with_canonical_names(const hlo::Module& module, DiagnosticEngine& diagnostics,
-                                                const ParseOptions& options = {});
+/// `module` renamed in place to its canonical names: every name in it, and in
+/// anything computed from it, is canonical, and print_canonical(module) is what it
+/// was. Calls keep their callees (by index); calls=, to_apply=, ... and
+/// control-predecessors are rewritten to the new names. Every attribute stays:
+/// backend_config and frontend_attributes hold facts some maps read (a custom
+/// call's configuration, a sharding rule, a loop's trip count), and metadata is
+/// read by no analysis that is asked for canonical names. The new text lives in
+/// `module.synthesized_text`; the source, and the positions in it, stay.
+void rename_canonically(hlo::Module& module);
 
 }  // namespace hlo_index::parser

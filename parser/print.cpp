@@ -3,9 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <unordered_map>
 
-#include "parser/attributes.hpp"
+#include "parser/name_lists.hpp"
 #include "parser/scanners.hpp"
 
 namespace hlo_index::parser {
@@ -59,59 +58,11 @@ private:
     }
   }
 
-  // `%a` or `{%a, %b}`, braced as `value` is, with `name(k)` as the k-th name.
-  template <typename Name>
-  void name_list(std::string_view value, std::size_t count, Name name) {
-    const char* first = scan::skip_blank(value.data(), value.data() + value.size());
-    const bool braced = first != value.data() + value.size() && *first == '{';
-    if (braced) m_out += '{';
-    for (std::size_t k = 0; k < count; ++k) fmt::format_to(std::back_inserter(m_out), "{}%{}", k ? ", " : "", name(k));
-    if (braced) m_out += '}';
-  }
-
   void instruction_attributes(std::uint32_t ci, const hlo::Instruction& i) {
-    const hlo::Computation& c = m_module.computations[ci];
-    const auto callees = c.callees_of(i);
-    std::size_t next_callee = 0;
-    for (const hlo::Attribute& a : c.attributes_of(i)) {
-      const bool calls = m_options.rename && is_computation_attribute(a.name);
-      bool names = (calls || (m_options.rename && a.name == "control-predecessors")) &&
-                   parse_computation_list(a.value, m_names, nullptr);
-      // Count the callees of dropped attributes too, to keep the later ones in step.
-      const std::size_t first_callee = next_callee;
-      if (names && calls) {
-        names = next_callee + m_names.size() <= callees.size();  // always, in a module that parsed
-        next_callee += m_names.size();
-      }
-      if (dropped(a.name)) continue;
-      if (!names) {
-        fmt::format_to(std::back_inserter(m_out), ", {}={}", a.name, fold_blanks(a.value));
-      } else if (calls) {
-        fmt::format_to(std::back_inserter(m_out), ", {}=", a.name);
-        name_list(a.value, m_names.size(), [&](std::size_t k) {
-          const std::uint32_t callee = callees[first_callee + k];
-          return callee == hlo::k_none ? m_names[k] : computation_name(callee);
-        });
-      } else {
-        fmt::format_to(std::back_inserter(m_out), ", {}=", a.name);
-        name_list(a.value, m_names.size(), [&](std::size_t k) {
-          const std::uint32_t id = instruction_index(ci, m_names[k]);
-          return id == hlo::k_none ? m_names[k] : instruction_name(ci, id);
-        });
-      }
-    }
-  }
-
-  // The index of the instruction named `name` in computation `ci`, or k_none.
-  std::uint32_t instruction_index(std::uint32_t ci, std::string_view name) {
-    if (m_index_of != ci) {
-      m_index_of = ci;
-      m_index.clear();
-      const auto& instructions = m_module.computations[ci].instructions;
-      for (std::uint32_t k = 0; k < instructions.size(); ++k) m_index.emplace(instructions[k].name, k);
-    }
-    auto it = m_index.find(name);
-    return it == m_index.end() ? hlo::k_none : it->second;
+    m_name_lists.visit_attributes(ci, i, [this](const hlo::Attribute& a, const std::string* renamed) {
+      if (!dropped(a.name))
+        fmt::format_to(std::back_inserter(m_out), ", {}={}", a.name, renamed ? *renamed : fold_blanks(a.value));
+    });
   }
 
   // The names the signature of computation `ci` prints: entry k takes that of the instruction
@@ -166,9 +117,7 @@ private:
   const hlo::Module& m_module;
   const PrintOptions& m_options;
   std::string& m_out;
-  std::vector<std::string_view> m_names;   // reused: the names of one calls=/control-predecessors list
-  std::uint32_t m_index_of = hlo::k_none;  // the computation m_index describes
-  std::unordered_map<std::string_view, std::uint32_t> m_index;
+  NameListRenamer m_name_lists{m_module, m_options.rename};
 };
 
 }  // namespace

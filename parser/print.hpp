@@ -4,12 +4,12 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "parser/hlo_module.hpp"
+#include "parser/name_lists.hpp"
 
 namespace hlo_index::parser {
 
@@ -21,7 +21,7 @@ struct PrintOptions {
   /// instruction `parameter(N)`), calls=/to_apply=/body=/... and control-predecessors. A call of a
   /// computation the parser could not resolve (--allow-truncated) keeps its name as written.
   /// Unset: the names as parsed. The returned view must live until the call returns.
-  std::function<std::string_view(std::uint32_t computation, std::uint32_t instruction)> rename;
+  Renaming rename;
   /// Attributes left out wherever they appear (instruction, computation and module attributes),
   /// e.g. "metadata".
   std::vector<std::string_view> dropped_attributes;

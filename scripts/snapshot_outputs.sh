@@ -22,6 +22,8 @@ commands=(
   "analyze --utilisation --coalescing --format json"
   "analyze --physical"
   "analyze --physical --format json"
+  "analyze --canonical-names --utilisation"
+  "analyze --canonical-names --format json"
   "lint"
   "lint --all-instructions"
   "lint --format json"

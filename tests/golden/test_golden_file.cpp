@@ -453,6 +453,42 @@ TEST_CASE("analyze --canonical-names: a renumbered dump matches the golden file 
   }
 }
 
+TEST_CASE("analyze --canonical-names: the same maps as without, as backend_config and frontend_attributes stay") {
+  // The einsum's equation is its backend_config, and a dot's frontend_attributes ride along:
+  // renaming must not change what the maps know (it once dropped both, and the einsum's maps
+  // fell back to every element, approximate).
+  TempDir dir("canonical-config");
+  write(dir / "einsum.hlo", R"(HloModule einsum_diag.7
+
+ENTRY %main.3 (Arg_0.1: f32[3,3], Arg_1.2: f32[3]) -> f32[3] {
+  %Arg_0.1 = f32[3,3] parameter(0)
+  %Arg_1.2 = f32[3] parameter(1)
+  %custom-call.2 = f32[3] custom-call(%Arg_0.1, %Arg_0.1), custom_call_target="xla_builder.matrix.Einsum", backend_config="ii,ii->i", metadata={op_name="x"}
+  ROOT %dot.4 = f32[3] dot(%custom-call.2, %Arg_1.2), lhs_batch_dims={0}, rhs_batch_dims={0}, frontend_attributes={grad_x="false"}
+}
+)");
+  app::AnalyzeOptions options;
+  options.files = {(dir / "einsum.hlo").string()};
+  const Run plain = analyze(options);
+  options.canonical_names = true;
+  const Run canonical = analyze(options);
+  INFO(plain.out << plain.err << canonical.out << canonical.err);
+  REQUIRE(plain.code == 0);
+  REQUIRE(canonical.code == 0);
+  CHECK(canonical.out.find("(approximate") == std::string::npos);
+  CHECK(canonical.out.find("(d0) -> (d0, d0)") != std::string::npos);
+  std::string renamed = plain.out;
+  for (const auto& [from, to] : {std::pair<std::string, std::string>{"main.3", "main"},
+                                 {"Arg_0.1", "Arg_0"},
+                                 {"Arg_1.2", "Arg_1"},
+                                 {"custom-call.2", "custom-call"},
+                                 {"dot.4", "dot"}}) {
+    for (std::size_t at = renamed.find(from); at != std::string::npos; at = renamed.find(from, at + to.size()))
+      renamed.replace(at, from.size(), to);
+  }
+  CHECK(canonical.out == renamed);
+}
+
 TEST_CASE("analyze --canonical-names: with other flags, and names on the command line are canonical") {
   TempDir dir("flags");
   app::AnalyzeOptions options = expect("canonical_step.hlo", dir / "flags.golden");

@@ -1,5 +1,5 @@
 // Canonical names (parser/canonical_names.hpp): stems, positions, collisions,
-// renumbered dumps, and the renamed module parsed again with its calls intact.
+// renumbered dumps, and the module renamed in place with its calls intact.
 #include <catch2/catch.hpp>
 #include <string>
 
@@ -23,13 +23,17 @@ hlo::Module parse_one(const std::string& text) {
   return std::move(modules.front());
 }
 
-hlo::Module renamed(const hlo::Module& module) {
-  parser::DiagnosticEngine diagnostics;
-  auto out = parser::with_canonical_names(module, diagnostics);
-  INFO(parser::render(diagnostics));
-  REQUIRE(out.has_value());
-  CHECK(diagnostics.diagnostics().empty());
-  return std::move(*out);
+// `module` printed as it is named, without the attributes print_canonical leaves out.
+std::string print_without_run_specific(const hlo::Module& module) {
+  parser::PrintOptions options;
+  options.dropped_attributes = {"metadata", "backend_config", "frontend_attributes", "stack_frame_id"};
+  options.stack_frame_tables = false;
+  return parser::print_module(module, options);
+}
+
+hlo::Module renamed(hlo::Module module) {
+  parser::rename_canonically(module);
+  return module;
 }
 
 std::string callee_name(const hlo::Module& m, const hlo::Computation& c, std::string_view instruction, std::size_t k) {
@@ -224,17 +228,28 @@ void check_canonical_names_of_corpus(const std::filesystem::path& dir) {
     DYNAMIC_SECTION(file.filename().string()) {
       const parser::ParseOptions lenient{.allow_truncated = true};
       parser::DiagnosticEngine diagnostics;
-      auto modules = parser::parse_hlo_text(corpus::read(file), file.filename().string(), diagnostics, lenient);
+      const std::string text = corpus::read(file);
+      auto modules = parser::parse_hlo_text(text, file.filename().string(), diagnostics, lenient);
+      auto copies = parser::parse_hlo_text(text, file.filename().string(), diagnostics, lenient);
       REQUIRE_FALSE(diagnostics.has_errors());
-      for (const hlo::Module& module : modules) {
+      REQUIRE(copies.size() == modules.size());
+      for (std::size_t m = 0; m < modules.size(); ++m) {
+        const hlo::Module& module = modules[m];
         const std::string canonical = parser::print_canonical(module);
-        auto renamed = parser::with_canonical_names(module, diagnostics, lenient);
-        INFO(parser::render(diagnostics));
-        REQUIRE(renamed.has_value());
-        CHECK(renamed->instruction_count() == module.instruction_count());
+        // Renamed in place, the module prints as its canonical text, and that text parses to it.
+        hlo::Module& renamed = copies[m];
+        parser::rename_canonically(renamed);
+        CHECK(renamed.instruction_count() == module.instruction_count());
+        CHECK(parser::print_canonical(renamed) == canonical);
+        CHECK(print_without_run_specific(renamed) == canonical);
+        parser::DiagnosticEngine reparse;
+        auto reparsed = parser::parse_hlo_text(canonical, "canonical.hlo", reparse, lenient);
+        INFO(parser::render(reparse));
+        REQUIRE_FALSE(reparse.has_errors());
+        REQUIRE(reparsed.size() == 1);
         // Canonical names are a fixed point.
-        CHECK(parser::print_module(*renamed) == canonical);
-        CHECK(parser::print_canonical(*renamed) == canonical);
+        CHECK(parser::print_module(reparsed[0]) == canonical);
+        CHECK(parser::print_canonical(reparsed[0]) == canonical);
         // Another numbering of the same module.
         parser::DiagnosticEngine again;
         auto renumbered = parser::parse_hlo_text(print_renumbered(module), "renumbered.hlo", again, lenient);
@@ -280,7 +295,7 @@ TEST_CASE("canonical names: a renumbered dump with other metadata prints the sam
   hlo::Module a = parse_one(k_module), b = parse_one(k_renumbered);
   CHECK(parser::print_module(a) != parser::print_module(b));
   CHECK(parser::print_canonical(b) == parser::print_canonical(a));
-  CHECK(parser::print_module(renamed(b)) == parser::print_module(renamed(a)));
+  CHECK(print_without_run_specific(renamed(std::move(b))) == print_without_run_specific(renamed(std::move(a))));
 }
 
 TEST_CASE("canonical names: stems that collide get numbers in program order") {
@@ -311,7 +326,7 @@ ENTRY %3 {
   CHECK(names.instructions[2] == std::vector<std::string>{"add", "add.1", "add.clone", "add.2", "add.clone.1",
                                                           "multiply", "multiply.1", "add.3", "add.4"});
   // The calls follow their computations, not their old names.
-  hlo::Module r = renamed(m);
+  hlo::Module r = renamed(std::move(m));
   CHECK(r.name == "module");
   CHECK(callee_name(r, r.computations[2], "add.3", 0) == "c.1");
   CHECK(callee_name(r, r.computations[2], "add.4", 0) == "c");
@@ -333,13 +348,30 @@ TEST_CASE("canonical names: calls=, to_apply=, body=, condition= and branch list
   CHECK(entry.signature[0].name == "Arg_0");
   // Printing under canonical names again changes nothing.
   CHECK(parser::print_canonical(r) == k_canonical);
-  CHECK(parser::print_module(r) == k_canonical);
+  CHECK(print_without_run_specific(r) == k_canonical);
+}
+
+TEST_CASE("canonical names: renamed in place, control predecessors follow and every attribute stays") {
+  hlo::Module r = renamed(parse_one(k_module));
+  CHECK(parser::print_canonical(r) == k_canonical);
+  const hlo::Computation& entry = r.computations[r.entry];
+  REQUIRE(entry.instructions.size() == 6);
+  CHECK(entry.attribute(entry.instructions[4], "control-predecessors") == "{%while}");
+  CHECK(entry.attribute(entry.instructions[4], "calls") == "%fused_computation.1");
+  CHECK(entry.attribute(entry.instructions[2], "condition") == "%cond");
+  // Maps read backend_config and frontend_attributes (a custom call's configuration, a sharding rule).
+  CHECK(entry.attribute(entry.instructions[2], "backend_config") == R"({"known_trip_count":{"n":"3"}})");
+  CHECK(entry.attribute(entry.instructions[5], "frontend_attributes") == R"({_xla_stream="1"})");
+  CHECK(entry.attribute(entry.instructions[1], "stack_frame_id") == "1");
+  CHECK(entry.attribute(entry.instructions[3], "kind") == "kInput");
+  CHECK(r.stack_frame_tables.size() == 1);
+  CHECK(r.computations[1].signature[1].name == "param_1");
 }
 
 TEST_CASE("canonical names: a module without a header is named after its entry") {
   hlo::Module m = parse_one("ENTRY %main.5 {\n  %p.1 = f32[] parameter(0)\n  ROOT %n.2 = f32[] negate(%p.1)\n}\n");
   CHECK(parser::canonical_names(m).module == "main");
-  hlo::Module r = renamed(m);
+  hlo::Module r = renamed(std::move(m));
   CHECK(r.name == "main");
   CHECK(parser::print_module(r) == "ENTRY %main {\n  %p = f32[] parameter(0)\n  ROOT %n = f32[] negate(%p)\n}\n");
 }
