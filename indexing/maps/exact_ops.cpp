@@ -137,8 +137,63 @@ std::optional<bool> are_equal_uncached(const IndexingMap& a, const IndexingMap& 
 
 // Bounded: past it the memo starts over.
 constexpr std::size_t k_max_memoised_equalities = 1 << 15;
+constexpr std::size_t k_max_memoised_samples = 1 << 15;
+
+// An integer point of the map's domain as values of [d, s, rt] (Domain::position order); nullopt
+// when it is empty, beyond isl (non-affine) or past isl's budget. Kept for the process: the
+// deduplication of a set asks for each member's point against every other member.
+std::optional<std::vector<std::int64_t>> domain_sample(const IndexingMap& map) {
+  const Domain& domain = map.domain();
+  if (domain.has_empty_bounds() || has_non_affine(map)) return std::nullopt;
+  if (domain.constraints().empty()) {
+    std::vector<std::int64_t> corner;
+    for (Var v : domain.all_variables()) corner.push_back(domain.bounds(v).lo);
+    return corner;
+  }
+  struct Key {
+    IndexingMap domain_only;
+    unsigned long operation_limit;
+    bool operator==(const Key& other) const = default;
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key& key) const { return MapHash()(key.domain_only) ^ key.operation_limit; }
+  };
+  using Sample = std::optional<std::vector<std::int64_t>>;
+  static SharedMemo<Key, IslAnswer<Sample>, KeyHash> memo(k_max_memoised_samples);
+  return recall_isl_answer(memo, Key{IndexingMap(domain, {}), IslContext::get().operation_limit()}, [&] {
+    return within_isl_budget([&] { return sample_point(graph_set(domain, {})); }, [] { return Sample(); });
+  });
+}
+
+// Whether `x` relates a point (its domain's sample and the image there) that `y` does not.
+bool image_missing_in(const IndexingMap& x, const IndexingMap& y, std::int64_t limit) {
+  const std::optional<std::vector<std::int64_t>> point = domain_sample(x);
+  if (!point) return false;
+  const auto dims = static_cast<std::ptrdiff_t>(x.dim_count());
+  const auto ranges = static_cast<std::ptrdiff_t>(x.domain().count(VarKind::kRange));
+  const std::vector<std::int64_t> d(point->begin(), point->begin() + dims);
+  const std::vector<std::int64_t> s(point->begin() + dims, point->begin() + dims + ranges);
+  const std::vector<std::int64_t> rt(point->begin() + dims + ranges, point->end());
+  const simplify::VarValues values{d, s, rt};
+  std::vector<std::int64_t> image;
+  for (const Expr& e : x.results()) image.push_back(simplify::evaluate(e, values));
+  const auto images = images_at(y, d, rt, limit);
+  return images && images->count(image) == 0;
+}
 
 }  // namespace
+
+bool differ_at_a_sample(const IndexingMap& a, const IndexingMap& b, std::int64_t limit) {
+  if (!a.is_defined() || !b.is_defined() || a.dim_count() != b.dim_count() || a.runtime_count() != b.runtime_count() ||
+      a.results().size() != b.results().size()) {
+    return false;
+  }
+  try {
+    return image_missing_in(a, b, limit) || image_missing_in(b, a, limit);
+  } catch (const simplify::ArithmeticOverflow&) {
+    return false;
+  }
+}
 
 std::optional<bool> are_equal(const IndexingMap& a, const IndexingMap& b) {
   if (a == b) return are_equal_uncached(a, b);  // no isl question
@@ -192,7 +247,7 @@ std::optional<bool> are_equal_uncached(const IndexingMap& a, const IndexingMap& 
   }
   if (a == b) return true;
   // A cheap proof of inequality before asking isl.
-  if (differ_at_a_corner(a, b, 256)) return false;
+  if (differ_at_a_corner(a, b, 256) || differ_at_a_sample(a, b, 256)) return false;
   if (has_non_affine(a) || has_non_affine(b)) {
     // Beyond isl: compared point by point when small, else unknown.
     auto pa = enumerate_relation(a, /*with_inputs=*/true);

@@ -28,6 +28,14 @@ std::optional<bool> are_equal(const IndexingMap& a, const IndexingMap& b);
 /// Assumes the same variable counts.
 bool differ_at_a_corner(const IndexingMap& a, const IndexingMap& b, std::int64_t limit);
 
+/// True when one map relates a point the other does not: an integer point of
+/// a's domain (isl's sample of it, kept per domain) whose image b lacks at the
+/// same dimension and runtime values, or the reverse. A proof of inequality
+/// where differ_at_a_corner finds none: pieces whose domains differ inside the
+/// box agree at its corners (outside both). False proves nothing; past `limit`
+/// range-variable combinations, or isl's budget, it is false.
+bool differ_at_a_sample(const IndexingMap& a, const IndexingMap& b, std::int64_t limit);
+
 /// Variable clean-ups that ask isl whether what they drop can hold.
 /// Drops range variables (and runtime variables when `runtime_too`) that
 /// neither the results nor a constraint involving a used variable mention

@@ -6,6 +6,7 @@
 #include <isl/ilp.h>
 #include <isl/local_space.h>
 #include <isl/map.h>
+#include <isl/point.h>
 #include <isl/set.h>
 #include <isl/space.h>
 #include <isl/union_map.h>
@@ -242,6 +243,20 @@ std::optional<Interval> dimension_bounds(const isl::set& set, unsigned pos) {
   auto hi = to_int64(check(isl_set_max_val(set.get(), var.get())));
   if (!lo || !hi) return std::nullopt;
   return Interval{*lo, *hi};
+}
+
+std::optional<std::vector<std::int64_t>> sample_point(const isl::set& set) {
+  const std::unique_ptr<isl_point, decltype(&isl_point_free)> point(check(isl_set_sample_point(set.copy())),
+                                                                    &isl_point_free);
+  if (isl_point_is_void(point.get()) == isl_bool_true) return std::nullopt;
+  const isl_size n = isl_set_dim(set.get(), isl_dim_set);
+  std::vector<std::int64_t> out;
+  for (isl_size k = 0; k < n; ++k) {
+    const std::optional<std::int64_t> x = to_int64(check(isl_point_get_coordinate_val(point.get(), isl_dim_set, k)));
+    if (!x) return std::nullopt;
+    out.push_back(*x);
+  }
+  return out;
 }
 
 simplify::Wide count_points(const isl::set& set) {

@@ -48,6 +48,10 @@ isl::set project_out(const isl::set& set, unsigned first, unsigned n);
 /// or the set is empty.
 std::optional<Interval> dimension_bounds(const isl::set& set, unsigned pos);
 
+/// One integer point of the set, its coordinates in set-dimension order; nullopt
+/// when the set is empty or a coordinate does not fit 64 bits.
+std::optional<std::vector<std::int64_t>> sample_point(const isl::set& set);
+
 /// The number of integer points; isl enumerates all but the innermost
 /// dimension, so callers use it for small sets only.
 simplify::Wide count_points(const isl::set& set);

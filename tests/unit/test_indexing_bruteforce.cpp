@@ -847,6 +847,53 @@ TEST_CASE("differ_at_a_corner only proves what enumeration sees", "[bruteforce]"
   }
 }
 
+TEST_CASE("differ_at_a_sample only proves what enumeration sees", "[bruteforce]") {
+  MapGenerator gen(619, with_divisions(2));
+  int fired = 0;
+  for (int i = 0; i < 150; ++i) {
+    IndexingMap m = gen.map();
+    IndexingMap other = m;
+    if (other.is_defined()) {
+      auto k = static_cast<std::size_t>(gen.uniform(0, static_cast<std::int64_t>(m.results().size()) - 1));
+      other.results()[k] = other.results()[k] + gen.uniform(0, 1);
+      Expr e = gen.expr(m.domain(), 1);
+      std::int64_t v = simplify::evaluate(e, gen.box_point(m.domain()).values());
+      if (gen.one_in(2)) other.add_constraint(e, {v - gen.uniform(0, 4), v + gen.uniform(0, 4)});
+    }
+    INFO("map: " << indexing::print_map(m));
+    INFO("other: " << indexing::print_map(other));
+    const bool same = relation_of(m) == relation_of(other);
+    for (std::int64_t limit : {1, 256, 4096}) {
+      if (indexing::differ_at_a_sample(m, other, limit)) {
+        CHECK_FALSE(same);
+        ++fired;
+      }
+    }
+  }
+  CHECK(fired > 0);
+}
+
+TEST_CASE("differ_at_a_sample: pieces that differ inside the box, where the corners see nothing") {
+  // Two pieces of a chain of dynamic-update-slices (a real GPU dump): each corner of the box lies
+  // outside both domains, so only a point inside one of them tells them apart.
+  const IndexingMap a = indexing::parse_map(
+      "(d0, d1){rt0, rt1, rt2} -> (), domain: d0 in [0, 3], d1 in [0, 3], rt0 in [0, 91], rt1 in [1, 95], "
+      "rt2 in [5, 96], d0 - rt0 + rt1 in [4, 98], d0 - rt2 + rt1 in [-95, -1]");
+  const IndexingMap b = indexing::parse_map(
+      "(d0, d1){rt0, rt1, rt2} -> (), domain: d0 in [0, 3], d1 in [0, 3], rt0 in [5, 96], rt1 in [1, 95], "
+      "rt2 in [0, 91], d0 - rt0 + rt1 in [-95, -1], d0 - rt2 + rt1 in [4, 98]");
+  CHECK_FALSE(indexing::differ_at_a_corner(a, b, 256));
+  CHECK(indexing::differ_at_a_sample(a, b, 256));
+  CHECK(indexing::are_equal(a, b) == std::optional<bool>(false));
+  // Equal relations written differently: no point tells them apart.
+  const IndexingMap c = indexing::parse_map("(d0) -> (d0), domain: d0 in [0, 7], d0 mod 2 in [0, 0]");
+  const IndexingMap d =
+      indexing::parse_map("(d0)[s0] -> (s0 * 2), domain: d0 in [0, 7], s0 in [0, 3], d0 - s0 * 2 in [0, 0]");
+  CHECK_FALSE(indexing::differ_at_a_sample(c, d, 256));
+  CHECK_FALSE(indexing::differ_at_a_sample(a, a, 256));
+  CHECK(indexing::are_equal(c, d) == std::optional<bool>(true));
+}
+
 TEST_CASE("the final-map memo answers like simplify and insert_unique", "[bruteforce]") {
   MapGenerator gen(613, with_divisions(2));
   indexing::FinalMapMemo memo;
