@@ -345,18 +345,19 @@ bool tighten_domain(IndexingMap& map) {
     bool changed;
   };
   struct Key {
-    IndexingMap map;
+    IndexingMap domain_only;        // the tightening reads the domain alone: maps into other operands share it
     unsigned long operation_limit;  // a smaller budget may stop where a larger one tightens
     bool operator==(const Key& other) const = default;
   };
   struct KeyHash {
-    std::size_t operator()(const Key& key) const { return MapHash()(key.map) ^ key.operation_limit; }
+    std::size_t operator()(const Key& key) const { return MapHash()(key.domain_only) ^ key.operation_limit; }
   };
   static SharedMemo<Key, IslAnswer<Tightened>, KeyHash> memo(k_max_memoised_tightenings);
-  const Tightened tightened = recall_isl_answer(memo, Key{map, IslContext::get().operation_limit()}, [&] {
-    const bool changed = tighten();
-    return Tightened{map.is_known_empty(), map.domain(), changed};
-  });
+  const Tightened tightened =
+      recall_isl_answer(memo, Key{IndexingMap(map.domain(), {}), IslContext::get().operation_limit()}, [&] {
+        const bool changed = tighten();
+        return Tightened{map.is_known_empty(), map.domain(), changed};
+      });
   // The domain only (a recalled answer; a computed one is already in place): equal maps may differ
   // in what operator== leaves out (a runtime source's instruction).
   if (tightened.empty) {
