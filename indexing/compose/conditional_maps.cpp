@@ -27,8 +27,7 @@ std::string_view unquoted_name(std::string_view text) {
 // The selector as a runtime variable of `map`, restricted to the values that
 // select branch `branch`: its index, and for the last branch every index out
 // of range too (two pieces); a pred selects branch 0 when true (1).
-MapSet when_branch(const IndexingMap& map, std::size_t branch, std::size_t branches_count, std::uint32_t selector,
-                   bool pred) {
+MapSet when_branch(IndexingMap map, std::size_t branch, std::size_t branches_count, std::uint32_t selector, bool pred) {
   if (!map.is_defined()) return {map};
   constexpr std::int64_t k_min = std::numeric_limits<std::int32_t>::min();
   constexpr std::int64_t k_max = std::numeric_limits<std::int32_t>::max();
@@ -55,8 +54,10 @@ MapSet when_branch(const IndexingMap& map, std::size_t branch, std::size_t branc
   source.instruction = selector;
   source.feasible = pred ? Interval{0, 1} : Interval{k_min, k_max};
   MapSet out;
-  for (const Interval& v : values) {
-    IndexingMap piece = map;
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    const Interval& v = values[k];
+    // The last piece takes the map itself: a branch of a wide conditional has thousands.
+    IndexingMap piece = k + 1 < values.size() ? map : std::move(map);
     piece.domain().variables(VarKind::kRuntime).push_back(Variable{v, {}});
     piece.runtime_sources().push_back(source);
     out.push_back(std::move(piece));
@@ -131,7 +132,7 @@ std::vector<MapSet> IndexingAnalysis::conditional_maps(std::uint32_t computation
       if (body.empty()) continue;
       for (IndexingMap& m : body[0]) {
         from_branch_operand(m, i + 1, operands[i + 1]);
-        for (IndexingMap& piece : when_branch(m, i, branch.size(), operands[0], pred))
+        for (IndexingMap& piece : when_branch(std::move(m), i, branch.size(), operands[0], pred))
           sets[i + 1].push_back(std::move(piece));
       }
     }
@@ -150,7 +151,7 @@ std::vector<MapSet> IndexingAnalysis::conditional_maps(std::uint32_t computation
   for (std::size_t k = 0; k < outputs && k < body.size(); ++k) {
     for (IndexingMap& m : body[k]) {
       from_branch_operand(m, i + 1, operands[i + 1]);
-      for (IndexingMap& piece : when_branch(m, i, branch.size(), operands[0], pred))
+      for (IndexingMap& piece : when_branch(std::move(m), i, branch.size(), operands[0], pred))
         sets[k].push_back(std::move(piece));
     }
   }
