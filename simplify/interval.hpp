@@ -18,14 +18,20 @@ public:
   using std::overflow_error::overflow_error;
 };
 
+/// Throws ArithmeticOverflow. Out of line, so that the checks below stay small enough to be
+/// inlined into the loops that evaluate expressions at every point (heat maps, enumeration).
+[[noreturn]] void throw_integer_overflow();
+
 inline std::int64_t checked_add(std::int64_t a, std::int64_t b) {
   std::int64_t r;
-  if (__builtin_add_overflow(a, b, &r)) throw ArithmeticOverflow("integer overflow in an indexing expression");
+  if (__builtin_add_overflow(a, b, &r)) [[unlikely]]
+    throw_integer_overflow();
   return r;
 }
 inline std::int64_t checked_mul(std::int64_t a, std::int64_t b) {
   std::int64_t r;
-  if (__builtin_mul_overflow(a, b, &r)) throw ArithmeticOverflow("integer overflow in an indexing expression");
+  if (__builtin_mul_overflow(a, b, &r)) [[unlikely]]
+    throw_integer_overflow();
   return r;
 }
 inline std::int64_t checked_neg(std::int64_t a) { return checked_mul(a, -1); }
