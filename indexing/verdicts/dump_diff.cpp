@@ -7,6 +7,8 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <optional>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
@@ -71,11 +73,31 @@ bool moves_data(std::string_view opcode) {
   return std::find(k_moves.begin(), k_moves.end(), opcode) != k_moves.end();
 }
 
+// Each interned shape's text with and without layouts, written once: a while or conditional
+// takes and gives tuples of hundreds of elements, and every row names its operands' shapes.
+class ShapeTexts {
+public:
+  explicit ShapeTexts(const hlo::Module& module)
+      : m_module(module), m_with(module.shapes.size()), m_without(module.shapes.size()) {}
+  const std::string& with_layout(hlo::ShapeId id) {
+    if (!m_with[id]) m_with[id] = hlo::to_string(m_module.shape(id));
+    return *m_with[id];
+  }
+  const std::string& without_layouts(hlo::ShapeId id) {
+    if (!m_without[id]) m_without[id] = hlo::to_string(without_layout(m_module.shape(id)));
+    return *m_without[id];
+  }
+
+private:
+  const hlo::Module& m_module;
+  std::vector<std::optional<std::string>> m_with, m_without;
+};
+
 // What matched fusions must agree on. Structure: kind, the work (fused
 // opcodes) and the shapes in and out with layouts. Signature: kind, the
 // arithmetic (fused opcodes that do not only move data) and the shapes
 // without layouts.
-void describe(const hlo::Module& module, const ModuleSources& sources, const hlo::Computation& c,
+void describe(const hlo::Module& module, const ModuleSources& sources, ShapeTexts& texts, const hlo::Computation& c,
               const hlo::Instruction& instr, DiffEntry& e) {
   collect_opcodes(module, sources, c, instr, e.fused_opcodes, e.op_tokens);
   std::sort(e.fused_opcodes.begin(), e.fused_opcodes.end());
@@ -85,15 +107,15 @@ void describe(const hlo::Module& module, const ModuleSources& sources, const hlo
   std::vector<std::string> arithmetic;
   std::copy_if(e.fused_opcodes.begin(), e.fused_opcodes.end(), std::back_inserter(arithmetic),
                [](const std::string& op) { return !moves_data(op); });
-  std::vector<std::string> with_layouts, without_layouts;
+  std::vector<std::string_view> with_layouts, without_layouts;
   for (std::uint32_t operand : c.operands_of(instr)) {
-    const hlo::Shape& shape = module.shape_of(c.instructions[operand]);
-    with_layouts.push_back(hlo::to_string(shape));
-    without_layouts.push_back(hlo::to_string(without_layout(shape)));
+    const hlo::ShapeId shape = c.instructions[operand].shape;
+    with_layouts.push_back(texts.with_layout(shape));
+    without_layouts.push_back(texts.without_layouts(shape));
   }
-  e.shapes = fmt::format("({}) -> {}", fmt::join(with_layouts, ", "), hlo::to_string(module.shape_of(instr)));
+  e.shapes = fmt::format("({}) -> {}", fmt::join(with_layouts, ", "), texts.with_layout(instr.shape));
   e.signature = fmt::format("{}|{}|({}) -> {}", e.row.kind, fmt::join(arithmetic, ","),
-                            fmt::join(without_layouts, ", "), hlo::to_string(without_layout(module.shape_of(instr))));
+                            fmt::join(without_layouts, ", "), texts.without_layouts(instr.shape));
   e.structure = fmt::format("{}|{}|{}", e.row.kind, fmt::join(e.fused_opcodes, ","), e.shapes);
 }
 
@@ -281,6 +303,7 @@ std::vector<DiffEntry> diff_entries(const hlo::Module& module, const SummaryRequ
   const parser::CanonicalNames names = parser::canonical_names(module);
   const ModuleFingerprints fingerprints(module);
   const ModuleSources sources(module);
+  ShapeTexts texts(module);
   // Rows name their instruction by computation and name, unique within a module.
   std::map<std::pair<std::string_view, std::string_view>, std::pair<std::uint32_t, std::uint32_t>> where;
   for (std::uint32_t ci = 0; ci < module.computations.size(); ++ci) {
@@ -297,7 +320,7 @@ std::vector<DiffEntry> diff_entries(const hlo::Module& module, const SummaryRequ
     e.canonical = fmt::format("{}/{}", names.computations[ci], names.instructions[ci][ii]);
     e.fingerprint = fingerprints.of(ci, ii);
     e.identity = fmt::format("{:016x}", fingerprints.hash(ci, ii));
-    describe(module, sources, c, c.instructions[ii], e);
+    describe(module, sources, texts, c, c.instructions[ii], e);
     entries.push_back(std::move(e));
   }
   return entries;
