@@ -46,6 +46,8 @@ enum class TargetMaps {
   kPadToStatic,
   kPartialReduce,      // op_maps_partial_reduce.cpp
   kTridiagonalSolver,  // op_maps_tridiagonal.cpp
+  kSpmdFullToShard,    // op_maps_spmd_shard.cpp
+  kSpmdShardToFull,
 };
 
 struct KnownTarget {
@@ -76,6 +78,12 @@ constexpr KnownTarget k_targets[] = {
      "XLA host offloading (memory_annotations.h): operand 0 pinned to device SRAM"},
     {"RandomGammaGrad", TargetMaps::kElementwise,
      "TensorFlow/XLA RandomGammaGrad: the derivative of a gamma sample by its alpha, elementwise"},
+    {"SPMDFullToShardShape", TargetMaps::kSpmdFullToShard,
+     "XLA SPMD partitioner (spmd_partitioner.cc, JAX shard_map): the shard of the full operand that the "
+     "device holds, one per device along each dimension the shapes cut"},
+    {"SPMDShardToFullShape", TargetMaps::kSpmdShardToFull,
+     "XLA SPMD partitioner (spmd_partitioner.cc, JAX shard_map): the full array made of every device's "
+     "shard"},
     {"SetBound", TargetMaps::kIdentity, "XLA: sets the bound of a dynamic dimension of operand 0"},
     {"Sharding", TargetMaps::kIdentity, "XLA SPMD: a sharding annotation on operand 0"},
     {"SliceToDynamic", TargetMaps::kElementwise,
@@ -339,6 +347,8 @@ std::vector<MapSet> o2i_known(const OpContext& op, std::size_t output, TargetMap
     case TargetMaps::kPadToStatic: return o2i_mhlo_dynamic(op, output, MhloDynamicOp::kPadToStatic);
     case TargetMaps::kPartialReduce: return o2i_partial_reduce(op, output);
     case TargetMaps::kTridiagonalSolver: return o2i_tridiagonal_solver(op, output);
+    case TargetMaps::kSpmdFullToShard: return o2i_spmd_shard(op, true);
+    case TargetMaps::kSpmdShardToFull: return o2i_spmd_shard(op, false);
   }
   return {};
 }
@@ -385,6 +395,8 @@ std::vector<MapSet> i2o_known(const OpContext& op, std::size_t operand, TargetMa
     case TargetMaps::kPadToStatic: return i2o_mhlo_dynamic(op, operand, MhloDynamicOp::kPadToStatic);
     case TargetMaps::kPartialReduce: return i2o_partial_reduce(op, operand);
     case TargetMaps::kTridiagonalSolver: return i2o_tridiagonal_solver(op, operand);
+    case TargetMaps::kSpmdFullToShard: return i2o_spmd_shard(op, true);
+    case TargetMaps::kSpmdShardToFull: return i2o_spmd_shard(op, false);
   }
   return {};
 }

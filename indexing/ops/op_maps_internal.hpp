@@ -222,6 +222,10 @@ enum class MhloDynamicOp { kBroadcastInDim, kReshape, kRealDynamicSlice, kPadToS
 std::vector<MapSet> o2i_mhlo_dynamic(const OpContext& op, std::size_t output, MhloDynamicOp kind);
 std::vector<MapSet> i2o_mhlo_dynamic(const OpContext& op, std::size_t operand, MhloDynamicOp kind);
 
+// op_maps_spmd_shard.cpp: SPMDFullToShardShape (`to_shard`) and SPMDShardToFullShape.
+std::vector<MapSet> o2i_spmd_shard(const OpContext& op, bool to_shard);
+std::vector<MapSet> i2o_spmd_shard(const OpContext& op, bool to_shard);
+
 // op_maps_partial_reduce.cpp: the TPU approximate top-k.
 std::vector<MapSet> o2i_partial_reduce(const OpContext& op, std::size_t output);
 std::vector<MapSet> i2o_partial_reduce(const OpContext& op, std::size_t operand);

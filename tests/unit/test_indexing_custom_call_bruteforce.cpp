@@ -21,6 +21,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -753,6 +754,150 @@ TEST_CASE("backend_config with proto3 JSON's lowerCamelCase names reads as with 
   CHECK(gemm_snake == gemm_camel);
   CHECK_FALSE(gemm_camel.at({0, 0}).second);
   CHECK(gemm_camel.at({0, 0}).first.size() == 4 * 3 * 2);
+}
+
+}  // namespace test_indexing_custom_call_bruteforce_cases
+
+namespace test_indexing_custom_call_bruteforce_cases {
+
+namespace {
+
+// The relation of `map` at each assignment of its runtime variables, range
+// variables enumerated; the replica id of every pair into `replica` when given.
+std::map<Point, Relation> relation_by_runtime(const IndexingMap& map,
+                                              std::map<std::pair<Point, Point>, Point>* replica) {
+  std::map<Point, Relation> out;
+  REQUIRE(map.is_defined());
+  const auto vars = map.domain().all_variables();
+  const std::size_t nd = map.dim_count(), nr = map.range_count();
+  std::vector<std::int64_t> values(vars.size());
+  std::function<void(std::size_t)> walk = [&](std::size_t v) {
+    if (v == vars.size()) {
+      const simplify::VarValues at{std::span(values).subspan(0, nd), std::span(values).subspan(nd, nr),
+                                   std::span(values).subspan(nd + nr)};
+      for (const auto& c : map.domain().constraints())
+        if (!c.interval.contains(simplify::evaluate(c.expr, at))) return;
+      Point result;
+      for (const auto& e : map.results()) result.push_back(simplify::evaluate(e, at));
+      const Point in(values.begin(), values.begin() + static_cast<long>(nd));
+      out[Point(values.begin() + static_cast<long>(nd + nr), values.end())].insert({in, result});
+      if (replica != nullptr) {
+        Point id;
+        for (const auto& e : map.replica_id()) id.push_back(simplify::evaluate(e, at));
+        (*replica)[{in, result}] = id;
+      }
+      return;
+    }
+    const auto bounds = map.domain().bounds(vars[v]);
+    for (std::int64_t x = bounds.lo; x <= bounds.hi; ++x) {
+      values[v] = x;
+      walk(v + 1);
+    }
+  };
+  walk(0);
+  return out;
+}
+
+// The one map of the root's (output 0, operand 0) in each direction, which must be exact.
+std::pair<IndexingMap, IndexingMap> root_maps(const std::string& text) {
+  INFO(text);
+  const std::vector<hlo::Module> modules = test::parse_ok(text);
+  const hlo::Module& m = modules[0];
+  const hlo::Computation& c = m.computations[m.entry];
+  indexing::IndexingAnalysis analysis(m, {});
+  const indexing::InstructionIndexing maps = analysis.analyze(m.entry, c.root, true, true);
+  const MapSet& o2i = maps.output_to_input.at(0).at(0);
+  const MapSet& i2o = maps.input_to_output.at(0).at(0);
+  REQUIRE(o2i.size() == 1);
+  REQUIRE(i2o.size() == 1);
+  CHECK_FALSE(o2i[0].approximate());
+  CHECK_FALSE(i2o[0].approximate());
+  return {o2i[0], i2o[0]};
+}
+
+}  // namespace
+
+TEST_CASE("custom-call SPMDFullToShardShape and SPMDShardToFullShape: each device's shard, exactly",
+          "[op-bruteforce][custom-call]") {
+  test::Rng rng(1809);
+  for (int round = 0; round < 24; ++round) {
+    const Point full = random_dims(rng, static_cast<std::size_t>(rng.uniform(1, 3)), 5);
+    Point shard, shards, cut;  // cut: the dimensions with more than one shard
+    for (std::size_t k = 0; k < full.size(); ++k) {
+      const std::int64_t devices = rng.uniform(1, 3);
+      shard.push_back((full[k] + devices - 1) / devices);
+      shards.push_back((full[k] + shard[k] - 1) / shard[k]);
+      if (shards[k] > 1) cut.push_back(static_cast<std::int64_t>(k));
+    }
+    INFO("full " << shape_text("f32", full) << ", shard " << shape_text("f32", shard));
+    // The devices by shard index along the cut dimensions, and each one's reads of the full array.
+    std::vector<Point> devices = all_points([&] {
+      Point grid;
+      for (std::int64_t k : cut) grid.push_back(shards[static_cast<std::size_t>(k)]);
+      return grid;
+    }());
+    auto element_of = [&](const Point& device, const Point& j) {
+      Point i = j;
+      for (std::size_t c = 0; c < cut.size(); ++c) {
+        const auto k = static_cast<std::size_t>(cut[c]);
+        i[k] += device[c] * shard[k];
+      }
+      return i;
+    };
+    auto inside = [&](const Point& i) {
+      for (std::size_t k = 0; k < i.size(); ++k)
+        if (i[k] >= full[k]) return false;
+      return true;
+    };
+
+    // FullToShard: device t's output element j is full element t * s + j; padding reads nothing.
+    const auto [to_shard, from_full] = root_maps(module(fmt::format("  x = {} parameter(0)\n", shape_text("f32", full)),
+                                                        fmt::format("{} custom-call(x), custom_call_target="
+                                                                    "\"SPMDFullToShardShape\", sharding={{manual}}",
+                                                                    shape_text("f32", shard))));
+    const std::map<Point, Relation> by_device = relation_by_runtime(to_shard, nullptr);
+    const std::map<Point, Relation> fed_by_device = relation_by_runtime(from_full, nullptr);
+    for (const Point& device : devices) {
+      INFO("device " << fmt::format("{}", fmt::join(device, ",")));
+      Relation expected;
+      for (const Point& j : all_points(shard))
+        if (inside(element_of(device, j))) expected.insert({j, element_of(device, j)});
+      const auto it = by_device.find(device);
+      CHECK((it == by_device.end() ? Relation{} : it->second) == expected);
+      const auto fed = fed_by_device.find(device);
+      CHECK((fed == fed_by_device.end() ? Relation{} : fed->second) == test::inverse(expected));
+    }
+    for (const auto& [device, pairs] : by_device) CHECK(device.size() == cut.size());
+
+    // ShardToFull: full element i is element i mod s of the shard with index i floordiv s, which
+    // the replica id names in row-major order over the cut dimensions.
+    const auto [to_full, from_shard] =
+        root_maps(module(fmt::format("  x = {} parameter(0)\n", shape_text("f32", shard)),
+                         fmt::format("{} custom-call(x), custom_call_target="
+                                     "\"SPMDShardToFullShape\"",
+                                     shape_text("f32", full))));
+    std::map<std::pair<Point, Point>, Point> replica;
+    const std::map<Point, Relation> gathered = relation_by_runtime(to_full, &replica);
+    REQUIRE(gathered.size() == 1);  // no runtime variables
+    Relation expected;
+    std::map<std::pair<Point, Point>, Point> expected_replica;
+    for (const Point& device : devices) {
+      std::int64_t position = 0;
+      for (std::size_t c = 0; c < cut.size(); ++c)
+        position = position * shards[static_cast<std::size_t>(cut[c])] + device[c];
+      for (const Point& j : all_points(shard)) {
+        const Point i = element_of(device, j);
+        if (!inside(i)) continue;
+        expected.insert({i, j});
+        expected_replica[{i, j}] = Point{position};
+      }
+    }
+    CHECK(gathered.begin()->second == expected);
+    CHECK(replica == expected_replica);
+    const std::map<Point, Relation> scattered = relation_by_runtime(from_shard, nullptr);
+    REQUIRE(scattered.size() == 1);
+    CHECK(scattered.begin()->second == test::inverse(expected));
+  }
 }
 
 }  // namespace test_indexing_custom_call_bruteforce_cases
