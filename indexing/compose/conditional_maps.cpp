@@ -54,14 +54,14 @@ MapSet when_branch(IndexingMap map, std::size_t branch, std::size_t branches_cou
   source.instruction = selector;
   source.feasible = pred ? Interval{0, 1} : Interval{k_min, k_max};
   MapSet out;
-  for (std::size_t k = 0; k < values.size(); ++k) {
-    const Interval& v = values[k];
-    // The last piece takes the map itself: a branch of a wide conditional has thousands.
-    IndexingMap piece = k + 1 < values.size() ? map : std::move(map);
+  auto add = [&](IndexingMap piece, const Interval& v) {
     piece.domain().variables(VarKind::kRuntime).push_back(Variable{v, {}});
     piece.runtime_sources().push_back(source);
     out.push_back(std::move(piece));
-  }
+  };
+  // The last piece takes the map itself: a branch of a wide conditional has thousands.
+  for (std::size_t k = 0; k + 1 < values.size(); ++k) add(map, values[k]);
+  add(std::move(map), values.back());
   return out;
 }
 
