@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <set>
 #include <span>
 #include <utility>
@@ -21,8 +22,11 @@ namespace hlo_index::test {
 using Point = std::vector<std::int64_t>;
 using Relation = std::set<std::pair<Point, Point>>;
 
-inline Relation relation_of_any_runtime(const indexing::IndexingMap& map) {
-  Relation out;
+/// The relation at each assignment of the runtime variables (range variables
+/// enumerated), and the replica id of every pair into `replica` when given.
+inline std::map<Point, Relation> relation_by_runtime(const indexing::IndexingMap& map,
+                                                     std::map<std::pair<Point, Point>, Point>* replica = nullptr) {
+  std::map<Point, Relation> out;
   REQUIRE(map.is_defined());
   const auto vars = map.domain().all_variables();
   const std::size_t nd = map.dim_count(), nr = map.range_count();
@@ -35,7 +39,13 @@ inline Relation relation_of_any_runtime(const indexing::IndexingMap& map) {
         if (!c.interval.contains(simplify::evaluate(c.expr, at))) return;
       Point result;
       for (const auto& e : map.results()) result.push_back(simplify::evaluate(e, at));
-      out.insert({Point(values.begin(), values.begin() + static_cast<long>(nd)), result});
+      const Point in(values.begin(), values.begin() + static_cast<long>(nd));
+      out[Point(values.begin() + static_cast<long>(nd + nr), values.end())].insert({in, result});
+      if (replica != nullptr) {
+        Point id;
+        for (const auto& e : map.replica_id()) id.push_back(simplify::evaluate(e, at));
+        (*replica)[{in, result}] = id;
+      }
       return;
     }
     const auto bounds = map.domain().bounds(vars[v]);
@@ -45,6 +55,13 @@ inline Relation relation_of_any_runtime(const indexing::IndexingMap& map) {
     }
   };
   walk(0);
+  return out;
+}
+
+/// The union of the relations over every value of the runtime variables.
+inline Relation relation_of_any_runtime(const indexing::IndexingMap& map) {
+  Relation out;
+  for (const auto& [runtime, pairs] : relation_by_runtime(map)) out.insert(pairs.begin(), pairs.end());
   return out;
 }
 

@@ -81,18 +81,32 @@ Point dims_of(const hlo::Shape& s) { return s.dims; }
 // How the maps of (output k, operand j) must relate to the expected reads.
 enum class Claim { kExact, kApproximate, kEither };
 
+// The maps of the root of `text`'s entry computation, both directions.
+struct AnalysedRoot {
+  std::vector<hlo::Module> modules;
+  indexing::InstructionIndexing maps;
+};
+
+AnalysedRoot analyse_root(const std::string& text) {
+  INFO(text);
+  AnalysedRoot out{test::parse_ok(text), {}};
+  const hlo::Module& m = out.modules[0];
+  indexing::IndexingAnalysis analysis(m, {});
+  out.maps = analysis.analyze(m.entry, m.computations[m.entry].root, true, true);
+  return out;
+}
+
 // Checks the root of `text`'s entry computation against `reads`; `claim(k, j)`
 // says whether those maps must be exact or approximate. Returns the reasons of
 // the approximate maps seen.
 std::set<std::string> check_root(const std::string& text, const Reads& reads,
                                  const std::function<Claim(std::size_t, std::size_t)>& claim) {
   INFO(text);
-  const std::vector<hlo::Module> modules = test::parse_ok(text);
-  const hlo::Module& m = modules[0];
+  const AnalysedRoot analysed = analyse_root(text);
+  const hlo::Module& m = analysed.modules[0];
   const hlo::Computation& c = m.computations[m.entry];
   const hlo::Instruction& root = c.instructions[c.root];
-  indexing::IndexingAnalysis analysis(m, {});
-  const indexing::InstructionIndexing maps = analysis.analyze(m.entry, c.root, true, true);
+  const indexing::InstructionIndexing& maps = analysed.maps;
   const hlo::Shape& shape = m.shape_of(root);
   const std::size_t outputs = shape.is_tuple ? shape.elements.size() : 1;
   const auto operands = c.operands_of(root);
@@ -762,50 +776,11 @@ namespace test_indexing_custom_call_bruteforce_cases {
 
 namespace {
 
-// The relation of `map` at each assignment of its runtime variables, range
-// variables enumerated; the replica id of every pair into `replica` when given.
-std::map<Point, Relation> relation_by_runtime(const IndexingMap& map,
-                                              std::map<std::pair<Point, Point>, Point>* replica) {
-  std::map<Point, Relation> out;
-  REQUIRE(map.is_defined());
-  const auto vars = map.domain().all_variables();
-  const std::size_t nd = map.dim_count(), nr = map.range_count();
-  std::vector<std::int64_t> values(vars.size());
-  std::function<void(std::size_t)> walk = [&](std::size_t v) {
-    if (v == vars.size()) {
-      const simplify::VarValues at{std::span(values).subspan(0, nd), std::span(values).subspan(nd, nr),
-                                   std::span(values).subspan(nd + nr)};
-      for (const auto& c : map.domain().constraints())
-        if (!c.interval.contains(simplify::evaluate(c.expr, at))) return;
-      Point result;
-      for (const auto& e : map.results()) result.push_back(simplify::evaluate(e, at));
-      const Point in(values.begin(), values.begin() + static_cast<long>(nd));
-      out[Point(values.begin() + static_cast<long>(nd + nr), values.end())].insert({in, result});
-      if (replica != nullptr) {
-        Point id;
-        for (const auto& e : map.replica_id()) id.push_back(simplify::evaluate(e, at));
-        (*replica)[{in, result}] = id;
-      }
-      return;
-    }
-    const auto bounds = map.domain().bounds(vars[v]);
-    for (std::int64_t x = bounds.lo; x <= bounds.hi; ++x) {
-      values[v] = x;
-      walk(v + 1);
-    }
-  };
-  walk(0);
-  return out;
-}
-
 // The one map of the root's (output 0, operand 0) in each direction, which must be exact.
 std::pair<IndexingMap, IndexingMap> root_maps(const std::string& text) {
   INFO(text);
-  const std::vector<hlo::Module> modules = test::parse_ok(text);
-  const hlo::Module& m = modules[0];
-  const hlo::Computation& c = m.computations[m.entry];
-  indexing::IndexingAnalysis analysis(m, {});
-  const indexing::InstructionIndexing maps = analysis.analyze(m.entry, c.root, true, true);
+  const AnalysedRoot root = analyse_root(text);
+  const indexing::InstructionIndexing& maps = root.maps;
   const MapSet& o2i = maps.output_to_input.at(0).at(0);
   const MapSet& i2o = maps.input_to_output.at(0).at(0);
   REQUIRE(o2i.size() == 1);
@@ -855,8 +830,8 @@ TEST_CASE("custom-call SPMDFullToShardShape and SPMDShardToFullShape: each devic
                                                         fmt::format("{} custom-call(x), custom_call_target="
                                                                     "\"SPMDFullToShardShape\", sharding={{manual}}",
                                                                     shape_text("f32", shard))));
-    const std::map<Point, Relation> by_device = relation_by_runtime(to_shard, nullptr);
-    const std::map<Point, Relation> fed_by_device = relation_by_runtime(from_full, nullptr);
+    const std::map<Point, Relation> by_device = test::relation_by_runtime(to_shard);
+    const std::map<Point, Relation> fed_by_device = test::relation_by_runtime(from_full);
     for (const Point& device : devices) {
       INFO("device " << fmt::format("{}", fmt::join(device, ",")));
       Relation expected;
@@ -877,7 +852,7 @@ TEST_CASE("custom-call SPMDFullToShardShape and SPMDShardToFullShape: each devic
                                      "\"SPMDShardToFullShape\"",
                                      shape_text("f32", full))));
     std::map<std::pair<Point, Point>, Point> replica;
-    const std::map<Point, Relation> gathered = relation_by_runtime(to_full, &replica);
+    const std::map<Point, Relation> gathered = test::relation_by_runtime(to_full, &replica);
     REQUIRE(gathered.size() == 1);  // no runtime variables
     Relation expected;
     std::map<std::pair<Point, Point>, Point> expected_replica;
@@ -894,7 +869,7 @@ TEST_CASE("custom-call SPMDFullToShardShape and SPMDShardToFullShape: each devic
     }
     CHECK(gathered.begin()->second == expected);
     CHECK(replica == expected_replica);
-    const std::map<Point, Relation> scattered = relation_by_runtime(from_shard, nullptr);
+    const std::map<Point, Relation> scattered = test::relation_by_runtime(from_shard);
     REQUIRE(scattered.size() == 1);
     CHECK(scattered.begin()->second == test::inverse(expected));
   }
