@@ -184,6 +184,7 @@ std::vector<std::size_t> lexicographic_order(std::size_t n) {
 // (a gather's index rows), or from an unknown place.
 bool thread_dependent_runtime(const IndexingMap& map) {
   for (const indexing::RuntimeSource& s : map.runtime_sources()) {
+    if (s.uniform) continue;
     if (!s.map || !s.map->is_defined()) return true;
     for (const simplify::Expr& e : s.map->results())
       if (simplify::uses_kind(e, VarKind::kDim)) return true;

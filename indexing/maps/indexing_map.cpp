@@ -9,7 +9,8 @@ namespace hlo_index::indexing {
 
 bool RuntimeSource::operator==(const RuntimeSource& other) const {
   // The clamp range is part of the value: clamp(o, 0, 6) and clamp(o, 0, 4) differ.
-  if (source != other.source || operand != other.operand || feasible != other.feasible) return false;
+  if (source != other.source || operand != other.operand || feasible != other.feasible || uniform != other.uniform)
+    return false;
   if (!map || !other.map) return map == other.map;
   return *map == *other.map;
 }

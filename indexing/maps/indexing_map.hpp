@@ -55,6 +55,9 @@ struct RuntimeSource {
   /// A conditional's branch selector: the variable is a condition on which
   /// branch runs (map_set_bound bounds the sets such conditions multiply sooner).
   bool branch_selector = false;
+  /// The same value for every element, though read from no operand: the device's position in
+  /// its group or its shard index (coalescing samples it at one value, as XLA does).
+  bool uniform = false;
   bool operator==(const RuntimeSource& other) const;
 };
 

@@ -53,6 +53,7 @@ RuntimeSource shard_index_source(std::size_t k, std::int64_t shards) {
   RuntimeSource source;
   source.source = "the device's shard index along dimension " + std::to_string(k);
   source.feasible = Interval{0, shards - 1};
+  source.uniform = true;
   return source;
 }
 

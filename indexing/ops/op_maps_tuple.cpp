@@ -130,6 +130,7 @@ RuntimeSource group_position(std::int64_t group) {
   RuntimeSource source;
   source.source = "the device's position in its replica group";
   source.feasible = Interval{0, group - 1};
+  source.uniform = true;
   return source;
 }
 

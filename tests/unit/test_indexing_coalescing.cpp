@@ -250,6 +250,16 @@ TEST_CASE("coalescing: runtime offsets", "[indexing][coalescing]") {
       "index_vector_dim=1, slice_sizes={1,8}\n}\n");
   CHECK(gather.pattern == ReadPattern::kIrregular);
   CHECK(gather.reason == "data-dependent: runtime offsets that differ between the threads of a group");
+  // A device's shard index and its position in the group are the same for every thread, though
+  // no operand holds them: judged at one value, not called data-dependent.
+  auto shard = root_pattern(
+      "ENTRY e {\n  p = f32[4,2048] parameter(0)\n"
+      "  ROOT s = f32[4,1024] custom-call(p), custom_call_target=\"SPMDFullToShardShape\"\n}\n");
+  CHECK(shard.pattern == ReadPattern::kCoalesced);
+  auto exchange = root_pattern(
+      "ENTRY e {\n  p = f32[8,1024] parameter(0)\n"
+      "  ROOT a = f32[8,1024] all-to-all(p), dimensions={0}, replica_groups={{0,1,2,3,4,5,6,7}}\n}\n");
+  CHECK(exchange.pattern == ReadPattern::kCoalesced);
 }
 
 TEST_CASE("coalescing: TPU reads whole tiles", "[indexing][coalescing]") {
