@@ -30,7 +30,8 @@ private:
   std::map<std::string, std::size_t, std::less<>> m_seen;
 };
 
-// Attributes that vary between compiler runs and matter to no analysis.
+// Attributes that vary between compiler runs of one program: left out of the canonical print
+// (rename_canonically keeps them: maps read backend_config and frontend_attributes).
 constexpr std::array<std::string_view, 4> k_run_specific_attributes = {"metadata", "backend_config",
                                                                        "frontend_attributes", "stack_frame_id"};
 
