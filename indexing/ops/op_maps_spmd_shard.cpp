@@ -25,9 +25,10 @@ namespace hlo_index::indexing::detail {
 
 namespace {
 
-// The shard and full dimensions, checked: one array operand, ranks equal, no shard larger.
+// The shard and full dimensions, checked (one array operand, ranks equal, no shard larger), and
+// the shards along each dimension (1: the dimension is not cut).
 struct ShardShapes {
-  std::vector<std::int64_t> shard, full;
+  std::vector<std::int64_t> shard, full, shards;
 };
 
 ShardShapes shard_shapes(const OpContext& op, bool to_shard) {
@@ -40,13 +41,16 @@ ShardShapes shard_shapes(const OpContext& op, bool to_shard) {
   for (std::size_t k = 0; k < s.full.size(); ++k) {
     if (s.shard[k] > s.full[k] || (s.shard[k] == 0 && s.full[k] != 0))
       throw Unsupported("a shard larger than the full array");
+    s.shards.push_back(s.shard[k] == 0 ? 1 : (s.full[k] + s.shard[k] - 1) / s.shard[k]);
   }
   return s;
 }
 
-// Shards along dimension k.
-std::int64_t shard_count(const ShardShapes& s, std::size_t k) {
-  return s.shard[k] == 0 ? 1 : (s.full[k] + s.shard[k] - 1) / s.shard[k];
+// `map` within bounds: each (expression, interval) a constraint of its domain.
+IndexingMap within(IndexingMap map, const std::vector<std::pair<Expr, Interval>>& bounds) {
+  for (const auto& [e, interval] : bounds)
+    if (!map.domain().add_constraint(e, interval)) map.set_known_empty();
+  return map;
 }
 
 RuntimeSource shard_index_source(std::size_t k, std::int64_t shards) {
@@ -67,14 +71,13 @@ struct ShardIndices {
 ShardIndices shard_indices(const ShardShapes& s) {
   ShardIndices out;
   for (std::size_t k = 0; k < s.full.size(); ++k) {
-    const std::int64_t shards = shard_count(s, k);
-    if (shards == 1) {
+    if (s.shards[k] == 1) {
       out.of_dimension.emplace_back();
       continue;
     }
     out.of_dimension.emplace_back(Expr::runtime(u32(out.variables.size())));
-    out.variables.push_back(Variable{Interval{0, shards - 1}, {}});
-    out.sources.push_back(shard_index_source(k, shards));
+    out.variables.push_back(Variable{Interval{0, s.shards[k] - 1}, {}});
+    out.sources.push_back(shard_index_source(k, s.shards[k]));
   }
   return out;
 }
@@ -87,32 +90,29 @@ IndexingMap through_shard_index(const ShardShapes& s, bool inverse) {
   ShardIndices t = shard_indices(s);
   const std::vector<std::int64_t>& from = inverse ? s.full : s.shard;
   std::vector<Expr> results = build::dims(from.size());
-  std::vector<std::pair<Expr, Interval>> within;
+  std::vector<std::pair<Expr, Interval>> bounds;
   for (std::size_t k = 0; k < from.size(); ++k) {
     if (!t.of_dimension[k]) continue;
     const Expr shift = *t.of_dimension[k] * s.shard[k];
     results[k] = inverse ? results[k] - shift : results[k] + shift;
-    within.emplace_back(results[k], inverse ? Interval{0, s.shard[k] - 1} : Interval{0, s.full[k] - 1});
+    bounds.emplace_back(results[k], inverse ? Interval{0, s.shard[k] - 1} : Interval{0, s.full[k] - 1});
   }
   IndexingMap map(Domain(build::variables(from), {}, std::move(t.variables)), std::move(results));
   map.runtime_sources() = std::move(t.sources);
-  for (const auto& [e, bounds] : within)
-    if (!map.domain().add_constraint(e, bounds)) map.set_known_empty();
-  return map;
+  return within(std::move(map), bounds);
 }
 
 // Full element x is element x mod s of the shard of index x floordiv s
-// (ShardToFull's output -> operand), the
-// shard's position in row-major order as the replica id, as an all-gather's.
+// (ShardToFull's output -> operand), the shard's position in row-major order
+// as the replica id, as an all-gather's.
 IndexingMap into_shard(const ShardShapes& s) {
   std::vector<Expr> results = build::dims(s.full.size());
   Expr position = Expr::constant(0);
   for (std::size_t k = 0; k < s.full.size(); ++k) {
-    const std::int64_t shards = shard_count(s, k);
-    if (shards == 1) continue;
+    if (s.shards[k] == 1) continue;
     const Expr x = results[k];
     results[k] = simplify::mod(x, s.shard[k]);
-    position = position * shards + simplify::floor_div(x, s.shard[k]);
+    position = position * s.shards[k] + simplify::floor_div(x, s.shard[k]);
   }
   IndexingMap map = build::map(s.full, std::move(results));
   map.replica_id() = {position};
@@ -125,18 +125,14 @@ IndexingMap into_shard(const ShardShapes& s) {
 IndexingMap out_of_shard(const ShardShapes& s) {
   std::vector<Expr> results = build::dims(s.shard.size());
   std::vector<std::int64_t> ranges;
-  std::vector<std::pair<Expr, Interval>> within;
+  std::vector<std::pair<Expr, Interval>> bounds;
   for (std::size_t k = 0; k < s.shard.size(); ++k) {
-    const std::int64_t shards = shard_count(s, k);
-    if (shards == 1) continue;
+    if (s.shards[k] == 1) continue;
     results[k] = results[k] + Expr::range(u32(ranges.size())) * s.shard[k];
-    ranges.push_back(shards);
-    within.emplace_back(results[k], Interval{0, s.full[k] - 1});
+    ranges.push_back(s.shards[k]);
+    bounds.emplace_back(results[k], Interval{0, s.full[k] - 1});
   }
-  IndexingMap map = build::map(s.shard, std::move(results), ranges);
-  for (const auto& [e, bounds] : within)
-    if (!map.domain().add_constraint(e, bounds)) map.set_known_empty();
-  return map;
+  return within(build::map(s.shard, std::move(results), ranges), bounds);
 }
 
 }  // namespace
