@@ -26,15 +26,17 @@ int main(int argc, char** argv) {
   using hlo_index::bench::seconds_since;
   using namespace hlo_index;
   if (argc < 2) {
-    std::fprintf(stderr, "usage: analyze_bench FILE [--direction out2in|both] [--xla-compat]\n");
+    std::fprintf(stderr, "usage: analyze_bench FILE [both] [--xla-compat] [--slowest N]\n");
     return 2;
   }
   const std::string path = argv[1];
   bool both = false, xla = false;
+  std::size_t slowest = 5;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "both") both = true;
     if (a == "--xla-compat") xla = true;
+    if (a == "--slowest" && i + 1 < argc) slowest = std::stoul(argv[++i]);
   }
   parser::DiagnosticEngine diagnostics;
   auto source = parser::read_source(path, diagnostics);
@@ -83,7 +85,7 @@ int main(int argc, char** argv) {
       "memo, %zu computed\n",
       simplify_hits, simplify_misses, verdict_hits, verdict_misses);
   std::printf("analysis: %.3f s total, peak RSS %.1f MiB\n", analyze_s, static_cast<double>(peak_rss_kib()) / 1024);
-  for (std::size_t k = 0; k < timings.size() && k < 5; ++k) {
+  for (std::size_t k = 0; k < timings.size() && k < slowest; ++k) {
     std::printf("  slowest #%zu: %.2f ms  %s\n", k + 1, timings[k].seconds * 1e3, timings[k].name.c_str());
   }
   return diagnostics.has_errors() ? 1 : 0;

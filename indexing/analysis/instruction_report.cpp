@@ -108,8 +108,11 @@ InstructionUtilisation instruction_utilisation(ModuleAnalysis& analysis, std::ui
     missing[j] = memo.find(keys[j]) == memo.end();
     any_missing = any_missing || missing[j];
   }
-  InstructionUtilisation counted =
-      utilisation(module, c, instr, any_missing ? only_operands(indexing, missing) : InstructionIndexing{});
+  // Every operand missing (the usual case): the maps as they are, without a copy.
+  const bool all_missing = any_missing && std::all_of(missing.begin(), missing.end(), [](bool m) { return m; });
+  InstructionUtilisation counted = all_missing   ? utilisation(module, c, instr, indexing)
+                                   : any_missing ? utilisation(module, c, instr, only_operands(indexing, missing))
+                                                 : utilisation(module, c, instr, InstructionIndexing{});
   for (std::size_t j = 0; j < operands.size(); ++j) {
     if (missing[j]) {
       memo.emplace(keys[j], counted.operands[j]);

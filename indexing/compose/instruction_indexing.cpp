@@ -171,15 +171,18 @@ IndexingMap compose_like_xla(const IndexingMap& first, const IndexingMap& second
   return m;
 }
 
-// Every map of a set composed with every map of another, into `into`.
+// Every map of a set composed with every map of another by `step` (composition_step), into
+// `into`; each map hashed once.
 template <typename Step>
-void compose_into(const MapSet& first, const MapSet& second, MapSet& into, MapStyle style, const Step& step) {
+void compose_into(const MapSet& first, const MapSet& second, MapSet& into, const Step& step) {
+  std::vector<std::size_t> second_hashes;
+  second_hashes.reserve(second.size());
+  for (const IndexingMap& b : second) second_hashes.push_back(MapIdentityHash()(b));
   for (const IndexingMap& a : first) {
-    for (const IndexingMap& b : second) {
-      IndexingMap m = style == MapStyle::kXla ? compose_like_xla(a, b) : compose(a, b);
-      step(m);
+    const std::size_t a_hash = MapIdentityHash()(a);
+    for (std::size_t k = 0; k < second.size(); ++k) {
       // Structural dedup while composing; equal relations merge at the end.
-      insert_unique(into, std::move(m), false);
+      insert_unique(into, step(a, a_hash, second[k], second_hashes[k]), false);
     }
   }
 }
@@ -552,6 +555,33 @@ void IndexingAnalysis::insert_all_final(MapSet& set) {
   set = std::move(unique);
 }
 
+IndexingMap IndexingAnalysis::composition_step(const IndexingMap& first, std::size_t first_hash,
+                                               const IndexingMap& second, std::size_t second_hash,
+                                               std::size_t& compositions) {
+  auto count = [&] {
+    check_deadline();
+    if (++compositions > k_max_compositions_per_walk) throw CompositionLimitReached();
+  };
+  const ComposedPairMemo::Step* known = m_pair_memo.find(first, first_hash, second, second_hash);
+  if (known == nullptr) {
+    IndexingMap m = m_options.style == MapStyle::kXla ? compose_like_xla(first, second) : compose(first, second);
+    count();
+    // Deterministic caps on the map's size, before and after simplifying it (map_complexity.hpp).
+    ComposedPairMemo::Step step;
+    step.over_caps = exceeds_composition_caps(m);
+    if (!step.over_caps) {
+      m_step_memo.simplify(m, step_policy());
+      step.over_caps = exceeds_composition_caps(m);
+    }
+    if (!step.over_caps) step.map = std::move(m);
+    known = &m_pair_memo.insert(first, first_hash, second, second_hash, std::move(step));
+  } else {
+    count();
+  }
+  if (known->over_caps) throw CompositionLimitReached(composition_caps_reason());
+  return known->map;
+}
+
 std::vector<MapSet> IndexingAnalysis::fused_output_to_input(std::uint32_t callee, std::size_t output) {
   if (auto it = m_fused_o2i.find({callee, output}); it != m_fused_o2i.end()) return it->second;
   std::vector<MapSet> result;
@@ -583,13 +613,9 @@ std::vector<MapSet> IndexingAnalysis::walk_output_to_input(std::uint32_t callee,
   const std::vector<std::uint32_t>& order = body_order(callee);
   const bool walked_often = leaf_count(root_shape) > 1;  // once per output
   std::size_t compositions = 0;
-  auto step = [this, &compositions, policy = step_policy()](IndexingMap& m) {
-    check_deadline();
-    if (++compositions > k_max_compositions_per_walk) throw CompositionLimitReached();
-    // Deterministic caps on the map's size, before and after simplifying it (map_complexity.hpp).
-    if (exceeds_composition_caps(m)) throw CompositionLimitReached(composition_caps_reason());
-    m_step_memo.simplify(m, policy);
-    if (exceeds_composition_caps(m)) throw CompositionLimitReached(composition_caps_reason());
+  auto step = [this, &compositions](const IndexingMap& a, std::size_t a_hash, const IndexingMap& b,
+                                    std::size_t b_hash) {
+    return composition_step(a, a_hash, b, b_hash, compositions);
   };
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const std::uint32_t i = *it;
@@ -625,7 +651,7 @@ std::vector<MapSet> IndexingAnalysis::walk_output_to_input(std::uint32_t callee,
           if (!consumer.empty()) {
             IndexingMap identity = IndexingMap::identity(dimension_sizes(leaf_shape(shape, s->first)));
             simplify(identity, single_op_policy(Opcode::kTuple));
-            compose_into(consumer, {std::move(identity)}, state[{operands[path[0]], 0}], m_options.style, step);
+            compose_into(consumer, {std::move(identity)}, state[{operands[path[0]], 0}], step);
           }
           continue;
         }
@@ -647,17 +673,17 @@ std::vector<MapSet> IndexingAnalysis::walk_output_to_input(std::uint32_t callee,
           // wide tuple reads one of its thousands of operands, and walking the others with
           // empty sets made the walks of all outputs quadratic in the width.
           if (!consumer.empty() && !producer[j].empty())
-            compose_into(consumer, producer[j], state[{operands[j], 0}], m_options.style, step);
+            compose_into(consumer, producer[j], state[{operands[j], 0}], step);
         } else if (reads_tuple_leaves_by_result(instr.opcode)) {
           // Each map names the leaf it reads in its first result.
           for (const IndexingMap& p : producer[j]) {
             MapSet& into = state[{operands[j], tuple_element_of(p)}];
-            if (!consumer.empty()) compose_into(consumer, {without_tuple_element(p)}, into, m_options.style, step);
+            if (!consumer.empty()) compose_into(consumer, {without_tuple_element(p)}, into, step);
           }
         } else {
           // The op reads the leaf its output passes on (get-tuple-element's index=, ...).
           const std::size_t element = operand_tuple_element(OpContext{m_module, body, i}, s->first).value_or(0);
-          compose_into(consumer, producer[j], state[{operands[j], element}], m_options.style, step);
+          compose_into(consumer, producer[j], state[{operands[j], element}], step);
         }
       }
     }
@@ -710,13 +736,9 @@ std::vector<MapSet> IndexingAnalysis::walk_input_to_output(std::uint32_t callee,
   const bool walked_often = parameter_count(body) > 1;        // once per operand
   std::vector<char> read_whole(body.instructions.size(), 0);  // users given UNDEFINED for a whole tuple
   std::size_t compositions = 0;
-  auto step = [this, &compositions, policy = step_policy()](IndexingMap& m) {
-    check_deadline();
-    if (++compositions > k_max_compositions_per_walk) throw CompositionLimitReached();
-    // Deterministic caps on the map's size, before and after simplifying it (map_complexity.hpp).
-    if (exceeds_composition_caps(m)) throw CompositionLimitReached(composition_caps_reason());
-    m_step_memo.simplify(m, policy);
-    if (exceeds_composition_caps(m)) throw CompositionLimitReached(composition_caps_reason());
+  auto step = [this, &compositions](const IndexingMap& a, std::size_t a_hash, const IndexingMap& b,
+                                    std::size_t b_hash) {
+    return composition_step(a, a_hash, b, b_hash, compositions);
   };
   for (std::uint32_t i : body_order(callee)) {
     WalkState::Outputs* reached = state.reached(i);
@@ -745,7 +767,7 @@ std::vector<MapSet> IndexingAnalysis::walk_input_to_output(std::uint32_t callee,
           const std::vector<MapSet>& consumer = body_op_maps(callee, user, position, true, walked_often, scratch);
           for (std::size_t q = 0; q < consumer.size(); ++q) {
             if (consumer[q].empty() || operand_tuple_element(user_op, q) != element) continue;
-            compose_into(producer, consumer[q], state[{user, q}], m_options.style, step);
+            compose_into(producer, consumer[q], state[{user, q}], step);
           }
           continue;
         }
@@ -764,7 +786,7 @@ std::vector<MapSet> IndexingAnalysis::walk_input_to_output(std::uint32_t callee,
         std::vector<MapSet> scratch;
         const std::vector<MapSet>& consumer = body_op_maps(callee, user, position, true, walked_often, scratch);
         for (std::size_t q = 0; q < consumer.size(); ++q) {
-          compose_into(producer, consumer[q], state[{user, q}], m_options.style, step);
+          compose_into(producer, consumer[q], state[{user, q}], step);
         }
       }
     }
@@ -808,6 +830,7 @@ InstructionIndexing IndexingAnalysis::analyze(std::uint32_t computation, std::ui
   auto forget = [this] {
     m_final_memo.clear();
     m_step_memo.clear();
+    m_pair_memo.clear();
     if (!m_body_op_maps.empty()) m_body_op_maps = {};
   };
   // isl computations stop at the deadline too: one long call would otherwise

@@ -213,6 +213,11 @@ private:
   /// they are kept by position then. Returns `scratch` or the memo's entry.
   const std::vector<MapSet>& body_op_maps(std::uint32_t callee, std::uint32_t instruction, std::size_t index,
                                           bool forward, bool walked_often, std::vector<MapSet>& scratch);
+  /// One composition step of a walk: `first` then `second` (hashed by MapIdentityHash),
+  /// counted against the walk's bound, simplified, within the composition caps before and
+  /// after simplifying (map_complexity.hpp); a pair seen before comes from m_pair_memo.
+  IndexingMap composition_step(const IndexingMap& first, std::size_t first_hash, const IndexingMap& second,
+                               std::size_t second_hash, std::size_t& compositions);
   /// Adds a finally simplified map to a composed set (insert_unique, semantic in the exact style).
   void insert_final(MapSet& set, std::vector<std::uint32_t>& ids, IndexingMap map);
   /// Replaces `set` by its maps inserted one by one with insert_final (per tuple element when they name one).
@@ -261,6 +266,7 @@ private:
   // The simplification between composition steps, memoised the same way: the walks of a
   // wide call's outputs compose the same maps along the paths they share.
   FinalMapMemo m_step_memo;
+  ComposedPairMemo m_pair_memo;  // the steps themselves, for the instruction being analysed
   std::map<std::tuple<std::uint32_t, std::uint32_t, std::size_t>, WhileAnswer> m_while_memo;
   std::set<std::pair<std::uint32_t, std::uint32_t>> m_while_counted;  // whiles count_while has seen
   std::map<std::pair<std::uint32_t, std::uint32_t>, LoopDataflow> m_loop_dataflow;

@@ -178,4 +178,25 @@ void FinalMapMemo::insert_unique(MapSet& set, std::vector<std::uint32_t>& ids, I
   set.push_back(std::move(map));
 }
 
+const ComposedPairMemo::Step* ComposedPairMemo::find(const IndexingMap& first, std::size_t first_hash,
+                                                     const IndexingMap& second, std::size_t second_hash) {
+  if (const unsigned long limit = IslContext::get().operation_limit(); limit != m_isl_limit) {
+    clear();
+    m_isl_limit = limit;
+  }
+  const auto it = m_steps.find(Probe{&first, &second, pair_hash(first_hash, second_hash)});
+  return it == m_steps.end() ? nullptr : &it->second;
+}
+
+const ComposedPairMemo::Step& ComposedPairMemo::insert(const IndexingMap& first, std::size_t first_hash,
+                                                       const IndexingMap& second, std::size_t second_hash,
+                                                       Step&& step) {
+  return m_steps.try_emplace(Key{first, second, pair_hash(first_hash, second_hash)}, std::move(step)).first->second;
+}
+
+void ComposedPairMemo::clear() {
+  // A fresh table, as FinalMapMemo::clear does.
+  if (!m_steps.empty()) m_steps = {};
+}
+
 }  // namespace hlo_index::indexing

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <optional>
-#include <set>
+#include <utility>
 
 #include "indexing/maps/isl_answer_memo.hpp"
 #include "indexing/maps/isl_bridge.hpp"
@@ -11,6 +11,7 @@
 #include "indexing/maps/map_ops.hpp"
 #include "indexing/maps/non_affine.hpp"
 #include "indexing/maps/shared_memo.hpp"
+#include "simplify/compiled_expr.hpp"
 #include "simplify/range.hpp"
 
 namespace hlo_index::indexing {
@@ -68,17 +69,42 @@ std::optional<bool> is_empty(const IndexingMap& map) {
 
 namespace {
 
-// The results at dimension values d and runtime values rt: every image of
-// (d, rt), found by enumerating the range variables (at most `limit`
-// combinations; nullopt when there are more). Empty: (d, rt) is not in the
-// domain.
-std::optional<std::set<std::vector<std::int64_t>>> images_at(const IndexingMap& m, const std::vector<std::int64_t>& d,
-                                                             const std::vector<std::int64_t>& rt, std::int64_t limit) {
+// A map's constraints and results compiled once (CompiledExpr): the proofs below evaluate them
+// at every combination of the range variables (625 for two 25-element ones) at several points.
+class CompiledMap {
+public:
+  explicit CompiledMap(const IndexingMap& m) {
+    for (const Constraint& c : m.domain().constraints())
+      m_constraints.emplace_back(simplify::CompiledExpr(c.expr), c.interval);
+    for (const Expr& r : m.results()) m_results.emplace_back(r);
+  }
+  bool inside(const simplify::VarValues& values) const {
+    return std::all_of(m_constraints.begin(), m_constraints.end(),
+                       [&](const auto& c) { return c.second.contains(c.first(values)); });
+  }
+  std::int64_t result(std::size_t i, const simplify::VarValues& values) const { return m_results[i](values); }
+
+private:
+  std::vector<std::pair<simplify::CompiledExpr, Interval>> m_constraints;
+  std::vector<simplify::CompiledExpr> m_results;
+};
+
+// Every image of (d, rt) under `m`, found by enumerating the range variables
+// (at most `limit` combinations), handed to `visit` with repeats until it
+// returns true. nullopt when there are more combinations; true when `visit`
+// stopped the enumeration; false when every image was visited (none when
+// (d, rt) is not in the domain). One buffer for every image: the proofs of
+// inequality below ask this for each pair a deduplication compares.
+// `compiled`: `m` compiled, or null to evaluate its trees.
+template <typename Visit>
+std::optional<bool> visit_images_at(const IndexingMap& m, const CompiledMap* compiled,
+                                    const std::vector<std::int64_t>& d, const std::vector<std::int64_t>& rt,
+                                    std::int64_t limit, Visit visit) {
   const Domain& domain = m.domain();
   for (Var v : domain.all_variables()) {
     if (v.kind == VarKind::kRange) continue;
     const std::int64_t x = v.kind == VarKind::kDim ? d[v.index] : rt[v.index];
-    if (!domain.bounds(v).contains(x)) return std::set<std::vector<std::int64_t>>{};
+    if (!domain.bounds(v).contains(x)) return false;
   }
   const auto& ranges = domain.variables(VarKind::kRange);
   std::int64_t combinations = 1;
@@ -86,25 +112,65 @@ std::optional<std::set<std::vector<std::int64_t>>> images_at(const IndexingMap& 
     combinations = simplify::saturating_mul(combinations, r.bounds.size());
     if (combinations > limit) return std::nullopt;
   }
-  std::set<std::vector<std::int64_t>> out;
   std::vector<std::int64_t> s;
   s.reserve(ranges.size());
   for (const Variable& r : ranges) s.push_back(r.bounds.lo);
+  std::vector<std::int64_t> image(m.results().size());
   for (std::int64_t n = 0; n < combinations; ++n) {
     const simplify::VarValues values{d, s, rt};
-    bool inside = std::all_of(domain.constraints().begin(), domain.constraints().end(), [&](const Constraint& c) {
-      return c.interval.contains(simplify::evaluate(c.expr, values));
-    });
+    const bool inside =
+        compiled != nullptr
+            ? compiled->inside(values)
+            : std::all_of(domain.constraints().begin(), domain.constraints().end(),
+                          [&](const Constraint& c) { return c.interval.contains(simplify::evaluate(c.expr, values)); });
     if (inside) {
-      std::vector<std::int64_t> image;
-      for (const Expr& e : m.results()) image.push_back(simplify::evaluate(e, values));
-      out.insert(std::move(image));
+      for (std::size_t i = 0; i < image.size(); ++i)
+        image[i] = compiled != nullptr ? compiled->result(i, values) : simplify::evaluate(m.results()[i], values);
+      if (visit(std::as_const(image))) return true;
     }
     for (std::size_t k = 0; k < s.size(); ++k) {
       if (++s[k] <= ranges[k].bounds.hi) break;
       s[k] = ranges[k].bounds.lo;
     }
   }
+  return false;
+}
+
+// Whether enumerating `m`'s range variables at a point takes enough steps to compile it first.
+bool worth_compiling(const IndexingMap& m) {
+  constexpr std::int64_t k_min_compiled_combinations = 8;
+  std::int64_t combinations = 1;
+  for (const Variable& r : m.domain().variables(VarKind::kRange))
+    combinations = simplify::saturating_mul(combinations, r.bounds.size());
+  return combinations >= k_min_compiled_combinations;
+}
+
+// A set of result tuples of one arity: sorted, without repeats, stored flat.
+struct ImageSet {
+  std::vector<std::int64_t> flat;
+  bool any = false;  // a map without results has one empty image or none
+  bool operator==(const ImageSet& other) const = default;
+};
+
+// The images of (d, rt) under `m` (visit_images_at); nullopt past `limit`.
+std::optional<ImageSet> images_at(const IndexingMap& m, const CompiledMap* compiled, const std::vector<std::int64_t>& d,
+                                  const std::vector<std::int64_t>& rt, std::int64_t limit) {
+  ImageSet out;
+  const auto visited = visit_images_at(m, compiled, d, rt, limit, [&](const std::vector<std::int64_t>& image) {
+    out.any = true;
+    out.flat.insert(out.flat.end(), image.begin(), image.end());
+    return false;
+  });
+  if (!visited) return std::nullopt;
+  const std::size_t arity = m.results().size();
+  if (arity == 0 || out.flat.size() <= arity) return out;
+  std::vector<std::vector<std::int64_t>> tuples;
+  for (auto it = out.flat.begin(); it != out.flat.end(); it += static_cast<std::ptrdiff_t>(arity))
+    tuples.emplace_back(it, it + static_cast<std::ptrdiff_t>(arity));
+  std::sort(tuples.begin(), tuples.end());
+  tuples.erase(std::unique(tuples.begin(), tuples.end()), tuples.end());
+  out.flat.clear();
+  for (const auto& t : tuples) out.flat.insert(out.flat.end(), t.begin(), t.end());
   return out;
 }
 
@@ -115,13 +181,15 @@ bool differ_at_a_corner(const IndexingMap& a, const IndexingMap& b, std::int64_t
     return false;
   }
   try {
+    const std::optional<CompiledMap> ca = worth_compiling(a) ? std::optional<CompiledMap>(a) : std::nullopt;
+    const std::optional<CompiledMap> cb = worth_compiling(b) ? std::optional<CompiledMap>(b) : std::nullopt;
     for (const IndexingMap* m : {&a, &b}) {
       for (bool upper : {false, true}) {
         std::vector<std::int64_t> d, rt;
         for (const Variable& v : m->domain().variables(VarKind::kDim)) d.push_back(upper ? v.bounds.hi : v.bounds.lo);
         for (const Variable& v : m->domain().variables(VarKind::kRuntime))
           rt.push_back(upper ? v.bounds.hi : v.bounds.lo);
-        auto x = images_at(a, d, rt, limit), y = images_at(b, d, rt, limit);
+        auto x = images_at(a, ca ? &*ca : nullptr, d, rt, limit), y = images_at(b, cb ? &*cb : nullptr, d, rt, limit);
         if (x && y && *x != *y) return true;
       }
     }
@@ -194,8 +262,10 @@ bool image_missing_in(const IndexingMap& x, const IndexingMap& y, std::int64_t l
   const simplify::VarValues values{d, s, rt};
   std::vector<std::int64_t> image;
   for (const Expr& e : x.results()) image.push_back(simplify::evaluate(e, values));
-  const auto images = images_at(y, d, rt, limit);
-  return images && images->count(image) == 0;
+  const std::optional<CompiledMap> compiled = worth_compiling(y) ? std::optional<CompiledMap>(y) : std::nullopt;
+  const auto found = visit_images_at(y, compiled ? &*compiled : nullptr, d, rt, limit,
+                                     [&](const std::vector<std::int64_t>& at) { return at == image; });
+  return found.has_value() && !*found;
 }
 
 }  // namespace

@@ -207,8 +207,12 @@ LintFinding Linter::finding(LintRule rule, const hlo::Computation& c, std::uint3
 }
 
 std::vector<LintFinding> Linter::lint(std::uint32_t computation, std::uint32_t instruction) {
+  return lint(computation, instruction, m_analysis.indexing(computation, instruction, true, false));
+}
+
+std::vector<LintFinding> Linter::lint(std::uint32_t computation, std::uint32_t instruction,
+                                      const InstructionIndexing& logical) {
   const hlo::Computation& c = m_module.computations[computation];
-  const InstructionIndexing logical = m_analysis.indexing(computation, instruction, true, false);
   std::vector<LintFinding> out;
   whole_instruction_rules(c, instruction, logical, out);
   const std::vector<OperandFacts> facts = operand_facts(c, c.instructions[instruction], logical);

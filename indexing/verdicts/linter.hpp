@@ -45,6 +45,10 @@ public:
   /// The findings of instruction `instruction` of computation `computation`,
   /// in no particular order.
   std::vector<LintFinding> lint(std::uint32_t computation, std::uint32_t instruction);
+  /// The same, given the instruction's output -> operand maps from this Linter's analysis
+  /// (a caller that has them already: composing them again costs as much as the rules).
+  std::vector<LintFinding> lint(std::uint32_t computation, std::uint32_t instruction,
+                                const indexing::InstructionIndexing& logical);
   /// The target uncoalesced-read judges reads for (`--target`); none: detected from the module.
   void set_target(std::optional<Target> target) { m_analysis.patterns().set_target(target); }
   /// The device costly-recompute and missed-fusion estimate time on (`--device`); null: the

@@ -7,10 +7,15 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <set>
+#include <string>
+#include <tuple>
 #include <utility>
+#include <vector>
 
 #include "indexing/analysis/instruction_filter.hpp"
 #include "indexing/verdicts/linter.hpp"
@@ -403,6 +408,29 @@ TEST_CASE("summary rows: sorting by each column, ties by position") {
   CHECK(order("line") == "cab");
   CHECK_FALSE(analysis::find_summary_column("speed"));
   CHECK(analysis::summary_column_names().size() == 18);
+}
+
+TEST_CASE("summary rows: sorting many rows keeps every row and orders them as a stable sort would") {
+  // Enough rows for long cycles in the permutation sort_rows applies in place, with ties.
+  std::vector<SummaryRow> rows;
+  std::uint64_t state = 12345;
+  for (std::size_t k = 0; k < 500; ++k) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    SummaryRow r;
+    r.name = std::string(1, static_cast<char>('a' + (state >> 60) % 8));
+    r.line = 1000 - k;  // the tie-break
+    r.op_name = std::to_string(k);
+    rows.push_back(std::move(r));
+  }
+  std::vector<SummaryRow> expected = rows;
+  std::stable_sort(expected.begin(), expected.end(), [](const SummaryRow& a, const SummaryRow& b) {
+    return std::tie(a.name, a.line) < std::tie(b.name, b.line);
+  });
+  analysis::sort_rows(rows, *analysis::find_summary_column("name"));
+  REQUIRE(rows.size() == expected.size());
+  std::size_t misplaced = 0;
+  for (std::size_t k = 0; k < rows.size(); ++k) misplaced += rows[k].op_name == expected[k].op_name ? 0 : 1;
+  CHECK(misplaced == 0);
 }
 
 TEST_CASE("summary rows: sorting by measured time, rows without a measurement last") {

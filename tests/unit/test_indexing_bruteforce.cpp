@@ -920,6 +920,37 @@ TEST_CASE("the final-map memo answers like simplify and insert_unique", "[brutef
   CHECK(memo.verdict_hits() > 0);
 }
 
+TEST_CASE("the composition-pair memo answers a pair only for the same two maps, field by field") {
+  using Step = indexing::ComposedPairMemo::Step;
+  indexing::ComposedPairMemo memo;
+  const IndexingMap a = indexing::parse_map("(d0) -> (d0 * 2), domain: d0 in [0, 7]");
+  const IndexingMap b = indexing::parse_map("(d0) -> (d0 + 1), domain: d0 in [0, 15]");
+  IndexingMap b_approximate = b;
+  b_approximate.mark_approximate("a reason");
+  const auto hash = [](const IndexingMap& m) { return indexing::MapIdentityHash()(m); };
+  CHECK(memo.find(a, hash(a), b, hash(b)) == nullptr);
+  IndexingMap composed = indexing::compose(a, b);
+  memo.insert(a, hash(a), b, hash(b), Step{composed, false});
+  const Step* known = memo.find(a, hash(a), b, hash(b));
+  REQUIRE(known != nullptr);
+  CHECK(indexing::MapIdentical()(known->map, composed));
+  // Another order, or a map equal as a relation but approximate: not the same step.
+  CHECK(memo.find(b, hash(b), a, hash(a)) == nullptr);
+  CHECK(memo.find(a, hash(a), b_approximate, hash(b_approximate)) == nullptr);
+  // A step over the caps is remembered as such.
+  memo.insert(b, hash(b), a, hash(a), Step{IndexingMap(), true});
+  REQUIRE(memo.find(b, hash(b), a, hash(a)) != nullptr);
+  CHECK(memo.find(b, hash(b), a, hash(a))->over_caps);
+  {
+    // Another isl budget may simplify otherwise: everything is forgotten.
+    const indexing::ScopedIslOperationLimit smaller(indexing::IslContext::get().operation_limit() / 2);
+    CHECK(memo.find(a, hash(a), b, hash(b)) == nullptr);
+  }
+  memo.insert(a, hash(a), b, hash(b), Step{composed, false});
+  memo.clear();
+  CHECK(memo.find(a, hash(a), b, hash(b)) == nullptr);
+}
+
 TEST_CASE("the final-map memo keeps each map's approximation reason", "[bruteforce]") {
   // One relation, approximate for two reasons: the memo must not answer the
   // second from the first (the printed reason would depend on analysis order).
