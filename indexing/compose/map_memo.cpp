@@ -115,6 +115,7 @@ void FinalMapMemo::clear() {
   // ever reached, once per instruction of the module.
   if (!m_simplified.empty()) m_simplified = {};
   if (!m_ids.empty()) m_ids = {};
+  if (!m_signatures.empty()) m_signatures = {};
   if (!m_verdicts.empty()) m_verdicts = {};
 }
 
@@ -137,6 +138,22 @@ void FinalMapMemo::simplify(IndexingMap& map, SimplifyPolicy policy) {
 
 std::uint32_t FinalMapMemo::intern(const IndexingMap& map) {
   return m_ids.try_emplace(map, static_cast<std::uint32_t>(m_ids.size())).first->second;
+}
+
+bool FinalMapMemo::signatures_differ(std::uint32_t a, const IndexingMap& map_a, std::uint32_t b,
+                                     const IndexingMap& map_b) {
+  auto signature = [this](std::uint32_t id, const IndexingMap& map) -> const std::optional<std::uint64_t>& {
+    if (m_signatures.size() <= id) m_signatures.resize(id + 1);
+    Signature& s = m_signatures[id];
+    if (!s.known) {
+      s.value = image_signature(map, k_enumeration_limit);
+      s.known = true;
+    }
+    return s.value;
+  };
+  const std::optional<std::uint64_t> x = signature(a, map_a);
+  const std::optional<std::uint64_t>& y = signature(b, map_b);
+  return x && y && *x != *y;
 }
 
 // insert_unique's steps in its order; only the isl-backed verdict of a pair
@@ -162,6 +179,9 @@ void FinalMapMemo::insert_unique(MapSet& set, std::vector<std::uint32_t>& ids, I
   const std::uint32_t id = intern(map);
   for (std::size_t k = 0; k < set.size(); ++k) {
     if (into_distinct_elements(set[k], element)) continue;  // merges_into: false
+    // Different images at a fixed point: different relations (merges_into: false), proved with
+    // one enumeration per map where the tests of merges_into enumerate per pair.
+    if (signatures_differ(ids[k], set[k], id, map)) continue;
     const std::uint64_t key = (static_cast<std::uint64_t>(ids[k]) << 32) | id;
     bool merges = false;
     if (auto it = m_verdicts.find(key); it != m_verdicts.end()) {

@@ -72,12 +72,20 @@ private:
   /// Forgets every isl-backed answer when the isl limit changed.
   void check_limit();
   std::uint32_t intern(const IndexingMap& map);
+  /// Whether the maps with ids `a` and `b` have different image signatures (different relations).
+  bool signatures_differ(std::uint32_t a, const IndexingMap& map_a, std::uint32_t b, const IndexingMap& map_b);
 
   unsigned long m_isl_limit = 0;
   SimplifyPolicy m_policy = SimplifyPolicy::kNone;
   bool m_keyed = false;
   std::unordered_map<IndexingMap, IndexingMap, MapIdentityHash, MapIdentical> m_simplified;
   std::unordered_map<IndexingMap, std::uint32_t, MapIdentityHash, MapIdentical> m_ids;
+  // By id: image_signature of the map, worked out when the map is first compared.
+  struct Signature {
+    bool known = false;
+    std::optional<std::uint64_t> value;
+  };
+  std::vector<Signature> m_signatures;
   std::unordered_map<std::uint64_t, bool> m_verdicts;  // (member id << 32 | new id) -> merges
   std::size_t m_simplify_hits = 0, m_simplify_misses = 0;
   std::size_t m_verdict_hits = 0, m_verdict_misses = 0;

@@ -282,6 +282,31 @@ bool differ_at_a_sample(const IndexingMap& a, const IndexingMap& b, std::int64_t
   }
 }
 
+std::optional<std::uint64_t> image_signature(const IndexingMap& map, std::int64_t limit) {
+  if (!map.is_defined() || map.is_known_empty() || map.has_replica_id()) return std::nullopt;
+  auto mix = [](std::uint64_t& seed, std::uint64_t value) {
+    seed ^= value + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2);
+  };
+  std::uint64_t signature = 0;
+  mix(signature, map.dim_count());
+  mix(signature, map.runtime_count());
+  mix(signature, map.results().size());
+  try {
+    const std::optional<CompiledMap> compiled = worth_compiling(map) ? std::optional<CompiledMap>(map) : std::nullopt;
+    for (const std::int64_t value : {0, 1}) {
+      const std::vector<std::int64_t> d(map.dim_count(), value), rt(map.runtime_count(), value);
+      const std::optional<ImageSet> images = images_at(map, compiled ? &*compiled : nullptr, d, rt, limit);
+      if (!images) return std::nullopt;
+      mix(signature, images->any ? 1 : 0);
+      mix(signature, images->flat.size());
+      for (const std::int64_t x : images->flat) mix(signature, static_cast<std::uint64_t>(x));
+    }
+  } catch (const simplify::ArithmeticOverflow&) {
+    return std::nullopt;
+  }
+  return signature;
+}
+
 std::optional<bool> are_equal(const IndexingMap& a, const IndexingMap& b) {
   if (a == b) return are_equal_uncached(a, b);  // no isl question
   if (a.is_defined() && b.is_defined() && !a.is_known_empty() && !b.is_known_empty() && !a.has_replica_id() &&

@@ -36,6 +36,14 @@ bool differ_at_a_corner(const IndexingMap& a, const IndexingMap& b, std::int64_t
 /// range-variable combinations, or isl's budget, it is false.
 bool differ_at_a_sample(const IndexingMap& a, const IndexingMap& b, std::int64_t limit);
 
+/// A hash of a defined map's images at two fixed points (every dimension and runtime value 0,
+/// then every one 1), each enumerated over at most `limit` combinations of range variables,
+/// with its variable and result counts: maps of equal relations have equal signatures, so
+/// different signatures prove the relations differ, with one enumeration per map instead of
+/// one per pair (a deduplication compares every pair of a set). None past `limit`, for maps
+/// with replica ids, UNDEFINED or KNOWN EMPTY ones, or on overflow.
+std::optional<std::uint64_t> image_signature(const IndexingMap& map, std::int64_t limit);
+
 /// Variable clean-ups that ask isl whether what they drop can hold.
 /// Drops range variables (and runtime variables when `runtime_too`) that
 /// neither the results nor a constraint involving a used variable mention

@@ -867,6 +867,43 @@ TEST_CASE("differ_at_a_corner and differ_at_a_sample only prove what enumeration
   CHECK(sample_fired > 0);
 }
 
+TEST_CASE("image_signature: maps of equal relations have equal signatures", "[bruteforce]") {
+  MapGenerator gen(619, with_divisions(2));
+  int told_apart = 0, same_relations = 0;
+  for (int i = 0; i < 200; ++i) {
+    IndexingMap m = gen.map();
+    IndexingMap other = gen.one_in(3) ? m : nearby_map(gen, m);
+    // The same relation written otherwise: simplified, or with a constraint that always holds.
+    if (gen.one_in(3) && other.is_defined()) indexing::simplify(other, indexing::SimplifyPolicy::kExact);
+    INFO("map: " << indexing::print_map(m));
+    INFO("other: " << indexing::print_map(other));
+    const bool same = relation_of(m) == relation_of(other);
+    const auto x = indexing::image_signature(m, 4096);
+    const auto y = indexing::image_signature(other, 4096);
+    if (same) {
+      ++same_relations;
+      if (x && y) CHECK(*x == *y);
+    } else if (x && y && *x != *y) {
+      ++told_apart;
+    }
+  }
+  CHECK(same_relations > 0);
+  CHECK(told_apart > 0);
+  // It fires on a difference at the fixed points and not on one elsewhere.
+  const IndexingMap a = indexing::parse_map("(d0) -> (d0 + 3), domain: d0 in [0, 7]");
+  const IndexingMap b = indexing::parse_map("(d0) -> (5), domain: d0 in [0, 7]");
+  const IndexingMap c = indexing::parse_map("(d0) -> (d0 + 3), domain: d0 in [0, 7], d0 + 1 in [1, 7]");
+  CHECK(*indexing::image_signature(a, 256) != *indexing::image_signature(b, 256));
+  CHECK(*indexing::image_signature(a, 256) == *indexing::image_signature(c, 256));
+  CHECK(indexing::are_equal(a, c) == std::optional<bool>(false));
+  // Nothing past the enumeration limit, for UNDEFINED maps or maps with replica ids.
+  const IndexingMap wide =
+      indexing::parse_map("(d0)[s0, s1] -> (s0 + s1), domain: d0 in [0, 3], s0 in [0, 99], s1 in [0, 99]");
+  CHECK_FALSE(indexing::image_signature(wide, 256));
+  CHECK(indexing::image_signature(wide, 20000));
+  CHECK_FALSE(indexing::image_signature(IndexingMap::undefined("no maps"), 256));
+}
+
 TEST_CASE("differ_at_a_sample: pieces that differ inside the box, where the corners see nothing") {
   // Two pieces of a chain of dynamic-update-slices (a real GPU dump): each corner of the box lies
   // outside both domains, so only a point inside one of them tells them apart.
