@@ -138,7 +138,15 @@ CostModel::~CostModel() = default;
 const InstructionCost& CostModel::cost(std::uint32_t computation, std::uint32_t instruction) {
   const auto key = std::make_pair(computation, instruction);
   if (auto it = m_costs.find(key); it != m_costs.end()) return it->second;
-  return m_costs.emplace(key, compute(computation, instruction)).first->second;
+  return m_costs.emplace(key, compute(computation, instruction, {nullptr, nullptr})).first->second;
+}
+
+const InstructionCost& CostModel::cost(std::uint32_t computation, std::uint32_t instruction,
+                                       const indexing::InstructionIndexing& indexing,
+                                       const analysis::InstructionUtilisation& counted) {
+  const auto key = std::make_pair(computation, instruction);
+  if (auto it = m_costs.find(key); it != m_costs.end()) return it->second;
+  return m_costs.emplace(key, compute(computation, instruction, {&indexing, &counted})).first->second;
 }
 
 void CostModel::estimate_time(InstructionCost& c, bool launches_kernel) const {
@@ -163,7 +171,9 @@ void CostModel::estimate_time(InstructionCost& c, bool launches_kernel) const {
   }
 }
 
-InstructionCost CostModel::compute(std::uint32_t computation, std::uint32_t instruction) {
+InstructionCost CostModel::compute(
+    std::uint32_t computation, std::uint32_t instruction,
+    const std::pair<const indexing::InstructionIndexing*, const analysis::InstructionUtilisation*>& known) {
   const hlo::Module& module = m_analysis.module();
   const hlo::Computation& c = module.computations.at(computation);
   const hlo::Instruction& instr = c.instructions.at(instruction);
@@ -172,9 +182,13 @@ InstructionCost CostModel::compute(std::uint32_t computation, std::uint32_t inst
   if (rule == CostRule::kBookkeeping || rule == CostRule::kControlFlow) return out;
   out.runs = true;
   try {
-    const indexing::InstructionIndexing indexing = m_analysis.indexing(computation, instruction, true, false);
-    const analysis::InstructionUtilisation counted =
-        analysis::instruction_utilisation(m_analysis, computation, instruction, indexing);
+    std::optional<indexing::InstructionIndexing> own_indexing;
+    std::optional<analysis::InstructionUtilisation> own_counted;
+    if (known.first == nullptr) own_indexing = m_analysis.indexing(computation, instruction, true, false);
+    const indexing::InstructionIndexing& indexing = known.first != nullptr ? *known.first : *own_indexing;
+    if (known.second == nullptr)
+      own_counted = analysis::instruction_utilisation(m_analysis, computation, instruction, indexing);
+    const analysis::InstructionUtilisation& counted = known.second != nullptr ? *known.second : *own_counted;
     if (rule == CostRule::kFusion)
       add_fusion_flops(computation, instruction, out);
     else

@@ -20,6 +20,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "indexing/analysis/fused_reads.hpp"
@@ -112,6 +113,11 @@ public:
   /// The cost of one run of an instruction of a computation analysed on its
   /// own (not a fusion body).
   const InstructionCost& cost(std::uint32_t computation, std::uint32_t instruction);
+  /// The same, given the instruction's output -> operand maps and utilisation from this model's
+  /// analysis (a caller that has them: working them out again is a third of a cost).
+  const InstructionCost& cost(std::uint32_t computation, std::uint32_t instruction,
+                              const indexing::InstructionIndexing& indexing,
+                              const analysis::InstructionUtilisation& counted);
   /// How often `computation` runs per run of the module (its callers' runs
   /// times trip counts).
   Executions executions(std::uint32_t computation);
@@ -130,7 +136,10 @@ public:
   analysis::ModuleAnalysis& analysis() { return m_analysis; }
 
 private:
-  InstructionCost compute(std::uint32_t computation, std::uint32_t instruction);
+  /// `known`: the maps and utilisation when the caller has them, else null.
+  InstructionCost compute(
+      std::uint32_t computation, std::uint32_t instruction,
+      const std::pair<const indexing::InstructionIndexing*, const analysis::InstructionUtilisation*>& known);
   void add_fusion_flops(std::uint32_t computation, std::uint32_t instruction, InstructionCost& out);
   void add_op_flops(std::uint32_t computation, std::uint32_t instruction,
                     const analysis::InstructionUtilisation* counted, InstructionCost& out);

@@ -150,7 +150,7 @@ SummaryRow summary_row(ModuleAnalysis& analysis, Linter& linter, SummaryMemo& me
   row.lint_findings = memo.lint_findings(linter, module, ci, ii, indexing, counted, keep_findings, row.findings);
   row.runs = costs.executions(ci);
   // A reducer's or comparator's instruction runs inside the op that applies it: no cost of its own.
-  if (row.runs.count > 0) row.cost = costs.cost(ci, ii);
+  if (row.runs.count > 0) row.cost = costs.cost(ci, ii, indexing, counted);
   return row;
 }
 

@@ -1054,8 +1054,8 @@ TEST_CASE("an exhausted isl budget gives sound over-approximations", "[bruteforc
 }
 
 TEST_CASE("count_image falls back to an upper bound and recovers with the budget", "[bruteforce]") {
-  // Neither injective nor a projection: the image needs isl.
-  IndexingMap sum = indexing::parse_map("(d0, d1) -> (d0 + d1), domain: d0 in [0, 3], d1 in [0, 3]");
+  // Neither injective nor a projection, and too many points to enumerate: the image needs isl.
+  IndexingMap sum = indexing::parse_map("(d0, d1) -> (d0 + d1), domain: d0 in [0, 99], d1 in [0, 99]");
   const unsigned long before = indexing::IslContext::get().operation_limit();
   indexing::Count bounded;
   {
@@ -1065,11 +1065,38 @@ TEST_CASE("count_image falls back to an upper bound and recovers with the budget
   }
   CHECK(indexing::IslContext::get().operation_limit() == before);
   CHECK_FALSE(bounded.exact);
-  CHECK(bounded.value >= 7);
+  CHECK(bounded.value >= 199);
   // The budget is back, and the isl context still answers exactly.
   indexing::Count exact = indexing::count_image(sum);
   CHECK(exact.exact);
-  CHECK(exact.value == 7);
+  CHECK(exact.value == 199);
+}
+
+TEST_CASE("count_image enumerates an image whose variables that matter span few points, without isl") {
+  // 4 x 4 points: counted point by point, so even a budget of one isl operation answers exactly.
+  const IndexingMap small = indexing::parse_map("(d0, d1) -> (d0 + d1), domain: d0 in [0, 3], d1 in [0, 3]");
+  // 10^6 points, but the result reads only rt0 and s0 (d0 and d1 may take any value): 40 x 25.
+  const IndexingMap units = indexing::parse_map(
+      "(d0, d1)[s0]{rt0} -> ((rt0 * 64 + s0) floordiv 8), domain: d0 in [0, 999], d1 in [0, 999], s0 in [0, 24], "
+      "rt0 in [0, 39]");
+  // Every variable read and 10^4 points: left to isl, which the budget stops.
+  const IndexingMap large = indexing::parse_map("(d0, d1) -> (d0 + d1), domain: d0 in [0, 99], d1 in [0, 99]");
+  indexing::Count a, b, c;
+  {
+    IgnoreKnownIslLeaks known_leak;
+    IslLimitScope tiny(1);
+    a = indexing::count_image(small);
+    b = indexing::count_image(units);
+    c = indexing::count_image(large);
+  }
+  CHECK(a.exact);
+  CHECK(a.value == 7);
+  CHECK(b.exact);
+  std::set<std::int64_t> unit_values;
+  for (std::int64_t rt0 = 0; rt0 <= 39; ++rt0)
+    for (std::int64_t s0 = 0; s0 <= 24; ++s0) unit_values.insert((rt0 * 64 + s0) / 8);
+  CHECK(b.value == static_cast<std::int64_t>(unit_values.size()));
+  CHECK_FALSE(c.exact);
 }
 
 #ifdef BRUTEFORCE_HAS_LSAN
