@@ -297,11 +297,11 @@ bool ModuleDiff::regression() const {
 
 std::vector<DiffEntry> diff_entries(const hlo::Module& module, const SummaryRequest& request,
                                     cost::CostTotals* totals) {
-  ModuleSummary summary = summarise_module(module, request);
+  const ModuleFingerprints fingerprints(module);
+  ModuleSummary summary = summarise_module(module, request, &fingerprints);
   if (totals != nullptr) *totals = summary.totals;
   std::vector<SummaryRow> rows = std::move(summary.rows);
   const parser::CanonicalNames names = parser::canonical_names(module);
-  const ModuleFingerprints fingerprints(module);
   const ModuleSources sources(module);
   ShapeTexts texts(module);
   // Rows name their instruction by computation and name, unique within a module.

@@ -215,7 +215,9 @@ struct SummaryState {
   SummaryMemo memo;
   cost::CostModel costs;
   ModuleSources sources;
-  std::optional<ModuleFingerprints> identities;  // worked out with the first row (a module without rows needs none)
+  // The module's fingerprints: given, or worked out with the first row (a module without rows needs none).
+  const ModuleFingerprints* identities = nullptr;
+  std::optional<ModuleFingerprints> own_identities;
 };
 
 // A row, or only the cost of an instruction the filter leaves out (for the module's totals).
@@ -256,8 +258,11 @@ void add_measured(std::span<const hlo::Module> modules, const cost::Profile& pro
 
 }  // namespace
 
-std::vector<ModuleSummary> summarise_modules(std::span<const hlo::Module> modules, const SummaryRequest& request,
-                                             cost::ProfileJoin* join) {
+namespace {
+
+// summarise_modules; `fingerprints`: those of the one module, when the caller has them.
+std::vector<ModuleSummary> summarise(std::span<const hlo::Module> modules, const SummaryRequest& request,
+                                     cost::ProfileJoin* join, const ModuleFingerprints* fingerprints) {
   std::vector<ModuleSummary> out(modules.size());
   // Every instruction that runs in the computations the module's runs reach (the totals), each
   // a row when the filter selects it.
@@ -285,12 +290,16 @@ std::vector<ModuleSummary> summarise_modules(std::span<const hlo::Module> module
   for (std::size_t m = 0; m < modules.size(); ++m) out[m].rows.reserve(rows_of[m]);
   run_in_program_order(
       items, resolve_jobs(request.jobs),
-      [&](std::size_t module) { return std::make_unique<SummaryState>(modules[module], request); },
+      [&](std::size_t module) {
+        auto state = std::make_unique<SummaryState>(modules[module], request);
+        state->identities = fingerprints;
+        return state;
+      },
       [&](SummaryState& state, const WorkItem& item) {
         SummaryItem result;
         const std::size_t k = static_cast<std::size_t>(&item - items.data());
         if (shown[k]) {
-          if (!state.identities) state.identities.emplace(modules[item.module]);
+          if (state.identities == nullptr) state.identities = &state.own_identities.emplace(modules[item.module]);
           result.row = summary_row(state.analysis, state.linter, state.memo, state.costs, state.sources,
                                    *state.identities, item.computation, item.instruction, request.keep_findings);
           result.cost = result.row->cost;
@@ -315,8 +324,16 @@ std::vector<ModuleSummary> summarise_modules(std::span<const hlo::Module> module
   return out;
 }
 
-ModuleSummary summarise_module(const hlo::Module& module, const SummaryRequest& request) {
-  return std::move(summarise_modules(std::span<const hlo::Module>(&module, 1), request).front());
+}  // namespace
+
+std::vector<ModuleSummary> summarise_modules(std::span<const hlo::Module> modules, const SummaryRequest& request,
+                                             cost::ProfileJoin* join) {
+  return summarise(modules, request, join, nullptr);
+}
+
+ModuleSummary summarise_module(const hlo::Module& module, const SummaryRequest& request,
+                               const ModuleFingerprints* fingerprints) {
+  return std::move(summarise(std::span<const hlo::Module>(&module, 1), request, nullptr, fingerprints).front());
 }
 
 const std::vector<std::string_view>& summary_column_names() {

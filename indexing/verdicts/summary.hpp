@@ -17,6 +17,7 @@
 
 #include "indexing/analysis/access_verdict.hpp"
 #include "indexing/analysis/dump_stage.hpp"
+#include "indexing/analysis/fingerprint.hpp"
 #include "indexing/analysis/instruction_filter.hpp"
 #include "indexing/analysis/read_patterns.hpp"
 #include "indexing/compose/instruction_indexing.hpp"
@@ -101,8 +102,10 @@ struct SummaryRequest {
 /// With a profile, also the profile joined to the modules in `join` (when not null).
 std::vector<ModuleSummary> summarise_modules(std::span<const hlo::Module> modules, const SummaryRequest& request,
                                              cost::ProfileJoin* join = nullptr);
-/// The rows of one module.
-ModuleSummary summarise_module(const hlo::Module& module, const SummaryRequest& request);
+/// The rows of one module; `fingerprints`: the module's, when the caller has them (else worked
+/// out here).
+ModuleSummary summarise_module(const hlo::Module& module, const SummaryRequest& request,
+                               const ModuleFingerprints* fingerprints = nullptr);
 
 enum class SummaryColumn {
   kTime,
