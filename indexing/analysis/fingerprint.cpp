@@ -157,9 +157,10 @@ private:
 
 }  // namespace
 
-ModuleFingerprints::ModuleFingerprints(const hlo::Module& module) {
+ModuleFingerprints::ModuleFingerprints(const hlo::Module& module) : ModuleFingerprints(module, ModuleSources(module)) {}
+
+ModuleFingerprints::ModuleFingerprints(const hlo::Module& module, const ModuleSources& sources) {
   Builder builder(module);
-  ModuleSources sources(module);
   std::unordered_map<std::uint64_t, std::uint32_t> seen;
   m_hashes.resize(module.computations.size());
   m_occurrence.resize(module.computations.size());

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "indexing/analysis/source_info.hpp"
 #include "parser/hlo_module.hpp"
 
 namespace hlo_index::analysis {
@@ -36,6 +37,8 @@ std::string canonical_op_name(std::string_view op_name);
 class ModuleFingerprints {
 public:
   explicit ModuleFingerprints(const hlo::Module& module);
+  /// The same, with the module's metadata already read (`sources` of `module`).
+  ModuleFingerprints(const hlo::Module& module, const ModuleSources& sources);
   /// The identity hash of an instruction (the same for identical instructions).
   std::uint64_t hash(std::uint32_t computation, std::uint32_t instruction) const {
     return m_hashes[computation][instruction];

@@ -297,12 +297,12 @@ bool ModuleDiff::regression() const {
 
 std::vector<DiffEntry> diff_entries(const hlo::Module& module, const SummaryRequest& request,
                                     cost::CostTotals* totals) {
-  const ModuleFingerprints fingerprints(module);
+  const ModuleSources sources(module);
+  const ModuleFingerprints fingerprints(module, sources);
   ModuleSummary summary = summarise_module(module, request, &fingerprints);
   if (totals != nullptr) *totals = summary.totals;
   std::vector<SummaryRow> rows = std::move(summary.rows);
   const parser::CanonicalNames names = parser::canonical_names(module);
-  const ModuleSources sources(module);
   ShapeTexts texts(module);
   // Rows name their instruction by computation and name, unique within a module.
   std::map<std::pair<std::string_view, std::string_view>, std::pair<std::uint32_t, std::uint32_t>> where;

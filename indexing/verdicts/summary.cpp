@@ -299,7 +299,8 @@ std::vector<ModuleSummary> summarise(std::span<const hlo::Module> modules, const
         SummaryItem result;
         const std::size_t k = static_cast<std::size_t>(&item - items.data());
         if (shown[k]) {
-          if (state.identities == nullptr) state.identities = &state.own_identities.emplace(modules[item.module]);
+          if (state.identities == nullptr)
+            state.identities = &state.own_identities.emplace(modules[item.module], state.sources);
           result.row = summary_row(state.analysis, state.linter, state.memo, state.costs, state.sources,
                                    *state.identities, item.computation, item.instruction, request.keep_findings);
           result.cost = result.row->cost;
