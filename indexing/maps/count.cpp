@@ -348,17 +348,18 @@ Count upper_bound_image(const IndexingMap& map) {
 // points that differ only there have one image, so the map is not injective. isl's injectivity
 // test is most of the time of counting the transfer units a map reaches (offsets floordiv a
 // unit), where the dimensions a unit spans are often read by no result at all.
+// Whether a result or a constraint of `map` reads `v`.
+bool read_by(const IndexingMap& map, Var v) {
+  const auto reads = [v](const Expr& e) { return simplify::uses_variable(e, v); };
+  return std::any_of(map.results().begin(), map.results().end(), reads) ||
+         std::any_of(map.domain().constraints().begin(), map.domain().constraints().end(),
+                     [&](const Constraint& c) { return reads(c.expr); });
+}
+
 bool visibly_not_injective(const IndexingMap& map) {
   const Domain& d = map.domain();
-  for (Var v : d.all_variables()) {
-    if (d.bounds(v).size() < 2) continue;
-    const auto reads = [v](const Expr& e) { return simplify::uses_variable(e, v); };
-    if (std::none_of(map.results().begin(), map.results().end(), reads) &&
-        std::none_of(d.constraints().begin(), d.constraints().end(),
-                     [&](const Constraint& c) { return reads(c.expr); }))
-      return true;
-  }
-  return false;
+  const std::vector<Var> vars = d.all_variables();
+  return std::any_of(vars.begin(), vars.end(), [&](Var v) { return d.bounds(v).size() >= 2 && !read_by(map, v); });
 }
 
 // Images whose variables that matter (those a result or a constraint reads) span at most this
@@ -373,10 +374,7 @@ std::optional<Count> enumerated_image_count(const IndexingMap& map) {
   std::vector<Var> read;
   std::int64_t box = 1;
   for (Var v : d.all_variables()) {
-    const auto uses = [v](const Expr& e) { return simplify::uses_variable(e, v); };
-    if (std::none_of(map.results().begin(), map.results().end(), uses) &&
-        std::none_of(d.constraints().begin(), d.constraints().end(), [&](const Constraint& c) { return uses(c.expr); }))
-      continue;  // any value of it will do
+    if (!read_by(map, v)) continue;  // any value of it will do
     box = simplify::saturating_mul(box, d.bounds(v).size());
     if (box > k_max_enumerated_image_points) return std::nullopt;
     read.push_back(v);
