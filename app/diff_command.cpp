@@ -7,6 +7,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <sstream>
 
 #include "app/common_options.hpp"
 #include "app/exit_codes.hpp"
@@ -404,9 +405,14 @@ int run_diff_command(const DiffOptions& options, std::ostream& out, std::ostream
       return k_exit_input_error;
     }
   }
-  // Both files are read (and their errors reported) before giving up on either.
-  const auto old_modules = analysis::load_modules({options.old_file}, options.allow_truncated, err);
-  const auto new_modules = analysis::load_modules({options.new_file}, options.allow_truncated, err);
+  // Both files are read, at once, and their errors reported in order before giving up on either.
+  std::ostringstream old_err, new_err;
+  auto old_load = std::async(std::launch::async, [&options, &old_err] {
+    return analysis::load_modules({options.old_file}, options.allow_truncated, old_err);
+  });
+  const auto new_modules = analysis::load_modules({options.new_file}, options.allow_truncated, new_err);
+  const auto old_modules = old_load.get();
+  err << old_err.str() << new_err.str();
   if (!old_modules || !new_modules) return k_exit_input_error;
   if (!analysis::check_module_names(filter, *old_modules, err) ||
       !analysis::check_module_names(filter, *new_modules, err))

@@ -42,8 +42,9 @@ const Coalescing& ReadPatternMemo::of(const IndexingMap& physical, const AccessS
           setup.operand_bits,      setup.unit_bits, setup.output_steps};
   auto it = m_patterns.find(key);
   if (it != m_patterns.end()) return *it->second;
-  // Never dropped, so entries stay where they are (node-based) and pointers to them stay valid.
-  static indexing::SharedMemo<SharedPatternKey, Coalescing, SharedPatternKeyHash> shared(0);
+  // Never dropped nor destroyed (shared_memo.hpp), so entries stay where they are (node-based) and pointers to them
+  // stay valid.
+  static auto& shared = *new indexing::SharedMemo<SharedPatternKey, Coalescing, SharedPatternKeyHash>(0);
   SharedPatternKey shared_key{physical,        setup.model,         setup.output_slots, setup.operand_bits,
                               setup.unit_bits, setup.group_outputs, setup.output_steps};
   const Coalescing* found = shared.find_stable(shared_key);

@@ -60,7 +60,8 @@ std::optional<bool> is_empty(const IndexingMap& map) {
   struct KeyHash {
     std::size_t operator()(const Key& key) const { return MapHash()(key.domain_only) ^ key.operation_limit; }
   };
-  static SharedMemo<Key, IslAnswer<std::optional<bool>>, KeyHash> memo(k_max_memoised_emptiness);
+  // Never destroyed (shared_memo.hpp).
+  static auto& memo = *new SharedMemo<Key, IslAnswer<std::optional<bool>>, KeyHash>(k_max_memoised_emptiness);
   return recall_isl_answer(memo, Key{IndexingMap(map.domain(), {}), IslContext::get().operation_limit()}, [&] {
     return within_isl_budget([&] { return std::optional<bool>(graph_set(map.domain(), {}).is_empty()); },
                              [] { return std::optional<bool>(); });
@@ -244,7 +245,8 @@ std::optional<std::vector<std::int64_t>> domain_sample(const IndexingMap& map) {
     std::size_t operator()(const Key& key) const { return MapHash()(key.domain_only) ^ key.operation_limit; }
   };
   using Sample = std::optional<std::vector<std::int64_t>>;
-  static SharedMemo<Key, IslAnswer<Sample>, KeyHash> memo(k_max_memoised_samples);
+  // Never destroyed (shared_memo.hpp).
+  static auto& memo = *new SharedMemo<Key, IslAnswer<Sample>, KeyHash>(k_max_memoised_samples);
   return recall_isl_answer(memo, Key{IndexingMap(domain, {}), IslContext::get().operation_limit()}, [&] {
     return within_isl_budget([&] { return sample_point(graph_set(domain, {})); }, [] { return Sample(); });
   });
@@ -325,7 +327,8 @@ std::optional<bool> are_equal(const IndexingMap& a, const IndexingMap& b) {
       return MapHash()(key.a) * 31 + MapHash()(key.b) + key.operation_limit;
     }
   };
-  static SharedMemo<Key, IslAnswer<std::optional<bool>>, KeyHash> memo(k_max_memoised_equalities);
+  // Never destroyed (shared_memo.hpp).
+  static auto& memo = *new SharedMemo<Key, IslAnswer<std::optional<bool>>, KeyHash>(k_max_memoised_equalities);
   // Equality is symmetric: one entry for both orders.
   const bool swap = MapHash()(b) < MapHash()(a);
   return recall_isl_answer(memo, Key{swap ? b : a, swap ? a : b, IslContext::get().operation_limit()},
@@ -460,7 +463,8 @@ bool tighten_domain(IndexingMap& map) {
   struct KeyHash {
     std::size_t operator()(const Key& key) const { return MapHash()(key.domain_only) ^ key.operation_limit; }
   };
-  static SharedMemo<Key, IslAnswer<Tightened>, KeyHash> memo(k_max_memoised_tightenings);
+  // Never destroyed (shared_memo.hpp).
+  static auto& memo = *new SharedMemo<Key, IslAnswer<Tightened>, KeyHash>(k_max_memoised_tightenings);
   const Tightened tightened =
       recall_isl_answer(memo, Key{IndexingMap(map.domain(), {}), IslContext::get().operation_limit()}, [&] {
         const bool changed = tighten();

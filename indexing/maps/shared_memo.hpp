@@ -4,6 +4,9 @@
 // each module on a worker thread of its own (diff) ask for the same maps again.
 // Values are computed outside the lock; two threads may compute one value
 // twice, and keep the first: the function is pure, so the answer is the same.
+// Each memo is a function-local static made with `new` and never destroyed
+// (`static auto& memo = *new SharedMemo<...>(n)`): the process ends after
+// its last use, and freeing its maps at exit took 15 ms of a 1.8 s diff.
 #pragma once
 
 #include <cstddef>

@@ -4,12 +4,12 @@
 
 #include <algorithm>
 #include <array>
-#include <deque>
 #include <limits>
 #include <map>
 #include <optional>
 #include <string_view>
 #include <type_traits>
+#include <unordered_map>
 #include <utility>
 
 #include "indexing/analysis/fingerprint.hpp"
@@ -172,6 +172,7 @@ void compare_bytes(std::string_view figure, std::int64_t before, bool before_exa
 void compare_seconds(double before, double after, double floor, const DiffThresholds& t,
                      std::vector<FigureChange>& out) {
   // Times print to three digits: what prints the same did not change.
+  if (before == after) return;
   const std::string a = cost::human_seconds(before), b = cost::human_seconds(after);
   if (a == b) return;
   FigureChange f{"time", a, b, std::nullopt, false, ""};
@@ -200,22 +201,32 @@ std::vector<FigureChange> compare_rows(const SummaryRow& a, const SummaryRow& b,
   // Logical reads measure the work of reading, not memory traffic: shown, never a regression alone.
   compare_bytes("logical_reads", a.logical_read_bytes, a.counts_exact, b.logical_read_bytes, b.counts_exact, t, out,
                 false);
-  compare_text("utilisation", optional_word(a.worst_utilisation, false), optional_word(b.worst_utilisation, false),
-               false, out);
-  compare_text("multiplicity", optional_word(a.highest_multiplicity, true), optional_word(b.highest_multiplicity, true),
-               false, out);
+  // Equal values print the same: only those that differ are put in words and compared.
+  if (a.worst_utilisation != b.worst_utilisation) {
+    compare_text("utilisation", optional_word(a.worst_utilisation, false), optional_word(b.worst_utilisation, false),
+                 false, out);
+  }
+  if (a.highest_multiplicity != b.highest_multiplicity) {
+    compare_text("multiplicity", optional_word(a.highest_multiplicity, true),
+                 optional_word(b.highest_multiplicity, true), false, out);
+  }
   // A worse access verdict matters on what is read in bulk only: the bytes floor.
   const bool worse = b.access.rank > a.access.rank;
-  compare_text("access", a.access.text, b.access.text, worse && b.bytes_read >= t.min_bytes, out);
-  if (worse && !out.empty() && out.back().figure == "access") {
-    out.back().why = fmt::format("worse, on {} read {} {}", human_bytes(b.bytes_read),
-                                 b.bytes_read >= t.min_bytes ? ">=" : "<", human_bytes(t.min_bytes));
+  if (a.access.text != b.access.text) {
+    compare_text("access", a.access.text, b.access.text, worse && b.bytes_read >= t.min_bytes, out);
+    if (worse) {
+      out.back().why = fmt::format("worse, on {} read {} {}", human_bytes(b.bytes_read),
+                                   b.bytes_read >= t.min_bytes ? ">=" : "<", human_bytes(t.min_bytes));
+    }
   }
   // Maps getting approximate are hlo-index's limit, not the program's: shown, not a regression.
-  compare_text("maps", maps_word(a), maps_word(b), false, out);
-  compare_text("lint_findings", std::to_string(a.lint_findings), std::to_string(b.lint_findings),
-               b.lint_findings > a.lint_findings, out);
-  if (b.lint_findings > a.lint_findings) out.back().why = "more lint findings (lint has floors of its own)";
+  if (a.undefined != b.undefined || a.approximate != b.approximate)
+    compare_text("maps", maps_word(a), maps_word(b), false, out);
+  if (a.lint_findings != b.lint_findings) {
+    compare_text("lint_findings", std::to_string(a.lint_findings), std::to_string(b.lint_findings),
+                 b.lint_findings > a.lint_findings, out);
+    if (b.lint_findings > a.lint_findings) out.back().why = "more lint findings (lint has floors of its own)";
+  }
   return out;
 }
 
@@ -247,23 +258,40 @@ DiffTotals totals_of(const Entries& entries, double seconds = 0) {
   return t;
 }
 
-using Key = std::string (*)(const DiffEntry&);
+// An entry's key for one matching pass: one or two of its strings.
+using MatchKey = std::pair<std::string_view, std::string_view>;
+
+struct MatchKeyHash {
+  std::size_t operator()(const MatchKey& k) const {
+    const std::size_t h = std::hash<std::string_view>()(k.first);
+    return h ^ (std::hash<std::string_view>()(k.second) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
+  }
+};
 
 // One matching pass: each unmatched old entry, in program order, takes the
 // first unmatched new entry with the same key (layers repeat, so equal keys
 // pair in order).
+template <typename Key>
 void match_by(const ModuleDiff& d, Key key, std::vector<int>& old_to_new, std::vector<bool>& new_taken,
               std::vector<MatchedBy>& how, MatchedBy by) {
-  std::map<std::string, std::deque<int>> free;
+  // The free new entries of each key, in program order: a list through `next`.
+  struct Queue {
+    int first = -1, last = -1;
+  };
+  std::unordered_map<MatchKey, Queue, MatchKeyHash> free;
+  std::vector<int> next(d.new_entries.size(), -1);
   for (std::size_t n = 0; n < d.new_entries.size(); ++n) {
-    if (!new_taken[n]) free[key(d.new_entries[n])].push_back(static_cast<int>(n));
+    if (new_taken[n]) continue;
+    Queue& q = free[key(d.new_entries[n])];
+    (q.last < 0 ? q.first : next[static_cast<std::size_t>(q.last)]) = static_cast<int>(n);
+    q.last = static_cast<int>(n);
   }
   for (std::size_t o = 0; o < d.old_entries.size(); ++o) {
     if (old_to_new[o] >= 0) continue;
     auto it = free.find(key(d.old_entries[o]));
-    if (it == free.end() || it->second.empty()) continue;
-    const int n = it->second.front();
-    it->second.pop_front();
+    if (it == free.end() || it->second.first < 0) continue;
+    const int n = it->second.first;
+    it->second.first = next[static_cast<std::size_t>(n)];
     old_to_new[o] = n;
     new_taken[static_cast<std::size_t>(n)] = true;
     how[o] = by;
@@ -332,14 +360,16 @@ void diff_modules(ModuleDiff& d, const DiffThresholds& thresholds) {
   std::vector<MatchedBy> how(d.old_entries.size(), MatchedBy::kFingerprint);
   // The stable identity first (identical fusions pair in program order), whatever the names.
   match_by(
-      d, [](const DiffEntry& e) { return e.identity; }, old_to_new, new_taken, how, MatchedBy::kFingerprint);
+      d, [](const DiffEntry& e) { return MatchKey(e.identity, {}); }, old_to_new, new_taken, how,
+      MatchedBy::kFingerprint);
   match_by(
-      d, [](const DiffEntry& e) { return e.structure; }, old_to_new, new_taken, how, MatchedBy::kStructure);
+      d, [](const DiffEntry& e) { return MatchKey(e.structure, {}); }, old_to_new, new_taken, how,
+      MatchedBy::kStructure);
   // Same place, same arithmetic, same shapes apart from layouts: the same
   // fusion, changed (the parts of a fusion split in two do less arithmetic
   // each, so they are added and the whole removed).
   match_by(
-      d, [](const DiffEntry& e) { return fmt::format("{}\n{}", e.canonical, e.signature); }, old_to_new, new_taken, how,
+      d, [](const DiffEntry& e) { return MatchKey(e.canonical, e.signature); }, old_to_new, new_taken, how,
       MatchedBy::kNameOnly);
 
   d.old_totals = totals_of(d.old_entries, d.old_totals.seconds);
@@ -357,14 +387,16 @@ void diff_modules(ModuleDiff& d, const DiffThresholds& thresholds) {
   }
   // With op_names first (they tell look-alike ops apart), then by opcodes alone for what is
   // left (a fusion's metadata may sit on the fusion in one dump and on its fused ops in the other).
-  std::vector<std::vector<std::string>> old_ops, new_ops, old_opcodes, new_opcodes;
-  for (const DiffEntry& e : d.old_entries) {
-    old_ops.push_back(e.op_tokens);
-    old_opcodes.push_back(e.computing_opcodes);
+  // Only the free entries take part (the others stay empty, which never matches).
+  std::vector<std::vector<std::string>> old_ops(d.old_entries.size()), new_ops(d.new_entries.size()),
+      old_opcodes(d.old_entries.size()), new_opcodes(d.new_entries.size());
+  for (const std::size_t o : old_free) {
+    old_ops[o] = d.old_entries[o].op_tokens;
+    old_opcodes[o] = d.old_entries[o].computing_opcodes;
   }
-  for (const DiffEntry& e : d.new_entries) {
-    new_ops.push_back(e.op_tokens);
-    new_opcodes.push_back(e.computing_opcodes);
+  for (const std::size_t n : new_free) {
+    new_ops[n] = d.new_entries[n].op_tokens;
+    new_opcodes[n] = d.new_entries[n].computing_opcodes;
   }
   std::vector<Regrouping> groups = match_regroupings(old_ops, new_ops, old_free, new_free);
   {

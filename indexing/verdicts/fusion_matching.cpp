@@ -72,9 +72,11 @@ std::vector<std::pair<std::size_t, std::vector<std::size_t>>> regroup(
     const std::vector<std::vector<std::string>>& wholes, const std::vector<std::vector<std::string>>& parts,
     const std::vector<std::size_t>& whole_free, std::vector<bool>& part_taken) {
   constexpr std::size_t k_max_candidates = 32;
-  std::vector<Counts> part_counts;
-  part_counts.reserve(parts.size());
-  for (const auto& p : parts) part_counts.push_back(counts_of(p));
+  // Only parts free now can become candidates (taking one only ever marks it taken).
+  std::vector<Counts> part_counts(parts.size());
+  for (std::size_t p = 0; p < parts.size(); ++p) {
+    if (!part_taken[p]) part_counts[p] = counts_of(parts[p]);
+  }
   std::vector<std::pair<std::size_t, std::vector<std::size_t>>> out;
   for (const std::size_t w : whole_free) {
     if (wholes[w].size() < 2) continue;  // one op cannot be split
