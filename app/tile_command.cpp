@@ -31,11 +31,17 @@ indexing::MapPrintOptions map_options() {
 
 std::string tuple_text(const std::vector<std::int64_t>& v) { return fmt::format("({})", fmt::join(v, ", ")); }
 
-std::string entry_title(const tiles::TiledEntry& e) {
+// A multi-output fusion's roots say which output they are.
+std::string root_word(const tiles::TiledFusion& fusion, const tiles::TiledEntry& e) {
+  if (!e.root) return "";
+  return fusion.outputs.size() > 1 ? fmt::format(", root of output {}", e.output) : ", root";
+}
+
+std::string entry_title(const tiles::TiledFusion& fusion, const tiles::TiledEntry& e) {
   std::string what = e.opcode;
   if (e.reads_memory)
     what += e.opcode == "parameter" ? fmt::format(" {}", e.parameter) : fmt::format(", operand {}", e.parameter);
-  return fmt::format("%{} ({}{}){}", e.name, what, e.root ? ", root" : "", e.reads_memory ? ", read from memory" : "");
+  return fmt::format("%{} ({}{}){}", e.name, what, root_word(fusion, e), e.reads_memory ? ", read from memory" : "");
 }
 
 std::string symbolic_text(const tiles::TiledEntry& e) {
@@ -58,7 +64,7 @@ std::string concrete_text(const tiles::TiledFusion& f, const tiles::ConcreteTili
   for (std::size_t k = 0; k < f.entries.size(); ++k) {
     const tiles::TiledEntry& e = f.entries[k];
     const tiles::ConcreteEntry& c = t.entries[k];
-    out += entry_title(e) + "\n";
+    out += entry_title(f, e) + "\n";
     out += fmt::format("  tile 0: offsets {} sizes {} strides {}", tuple_text(c.offsets), tuple_text(c.sizes),
                        tuple_text(c.strides));
     std::vector<std::string> whole;
@@ -101,11 +107,12 @@ std::string search_text(const tiles::TileSearch& s, const cost::Device& device) 
   return out;
 }
 
-nlohmann::json entry_json(const tiles::TiledEntry& e) {
+nlohmann::json entry_json(const tiles::TiledFusion& fusion, const tiles::TiledEntry& e) {
   nlohmann::json j;
   j["instruction"] = e.name;
   j["opcode"] = e.opcode;
   j["root"] = e.root;
+  if (e.root && fusion.outputs.size() > 1) j["output"] = e.output;
   j["reads_memory"] = e.reads_memory;
   if (e.reads_memory) j["operand"] = e.parameter;
   j["map"] = indexing::print_map(e.map, map_options());
@@ -150,7 +157,7 @@ void print(const TileOptions& options, const hlo::Module& module, const Found& f
     j["notes"] = fusion.notes;
     j["entries"] = nlohmann::json::array();
     for (std::size_t k = 0; k < fusion.entries.size(); ++k) {
-      nlohmann::json e = entry_json(fusion.entries[k]);
+      nlohmann::json e = entry_json(fusion, fusion.entries[k]);
       if (concrete) {
         const tiles::ConcreteEntry& c = concrete->entries[k];
         e["tile"] = {{"offsets", c.offsets},
@@ -213,7 +220,7 @@ void print(const TileOptions& options, const hlo::Module& module, const Found& f
     out << concrete_text(fusion, *concrete);
     return;
   }
-  for (const tiles::TiledEntry& e : fusion.entries) out << entry_title(e) << "\n" << symbolic_text(e);
+  for (const tiles::TiledEntry& e : fusion.entries) out << entry_title(fusion, e) << "\n" << symbolic_text(e);
   if (search) out << search_text(*search, device);
 }
 
@@ -234,7 +241,9 @@ constexpr const char* k_tile_help =
     "memory (re-reads included), the FLOPs of every instruction over its tiles, the tiles against the\n"
     "device's cores (the last wave's idle cores); the --top fastest with their estimated time and why. A few\n"
     "sizes XLA rejects are decided exactly ('beyond XLA' when every tile reads a strided box). Reduced and\n"
-    "contracted dimensions are read whole by each tile.\n\n"
+    "contracted dimensions are read whole by each tile. In a multi-output fusion the root tile tiles every\n"
+    "output of output 0's dimensions (what several reach through one map is one tile); the others are\n"
+    "priced as written once, untiled.\n\n"
     "Examples:\n"
     "  hlo-index tile model.hlo --instruction fusion.3\n"
     "  hlo-index tile model.hlo --instruction fusion.3 --tile 16,128 --format json";

@@ -29,10 +29,12 @@ std::int64_t product(const std::vector<std::int64_t>& v) {
 // What pricing needs once per fusion: each instruction's work per evaluation of one element.
 struct Pricing {
   struct PerElement {
-    std::vector<cost::Work> work;  // flops per evaluation
+    std::vector<cost::Work> work;   // flops per evaluation
+    std::vector<cost::Work> whole;  // flops over the fusion's run
   };
   std::map<std::uint32_t, PerElement> by_instruction;
   double distinct_bytes_read = 0;
+  std::vector<double> operand_device_bytes;  // per operand, untiled (the cost model's)
   bool fusion = false;
 };
 
@@ -40,6 +42,9 @@ Pricing pricing(const TiledFusion& fusion, cost::CostModel& costs) {
   Pricing p;
   const cost::InstructionCost& whole = costs.cost(fusion.computation, fusion.instruction);
   p.distinct_bytes_read = static_cast<double>(whole.device_bytes_read);
+  for (const cost::ArrayTraffic& a : whole.operand_reads)
+    p.operand_device_bytes.push_back(
+        cost::memory_kind(a.memory_space) == cost::MemoryKind::kDevice ? static_cast<double>(a.bytes()) : 0.0);
   const hlo::Module& module = costs.analysis().module();
   const hlo::Instruction& instr = module.computations[fusion.computation].instructions[fusion.instruction];
   if (instr.opcode == hlo::Opcode::kFusion) {
@@ -51,6 +56,7 @@ Pricing pricing(const TiledFusion& fusion, cost::CostModel& costs) {
     for (const cost::FusedOpCost& op : costs.fused_op_costs(fusion.computation, fusion.instruction, body, totals)) {
       if (op.evaluations <= 0) continue;
       Pricing::PerElement& e = p.by_instruction[op.instruction];
+      e.whole = op.work;
       for (cost::Work w : op.work) {
         w.flops /= static_cast<double>(op.evaluations);
         e.work.push_back(w);
@@ -132,13 +138,29 @@ TilingEstimate estimate(const TiledFusion& fusion, cost::CostModel& costs, const
     out.largest_tile = std::max(out.largest_tile, padded_elements);
     // Whole tiles times their number, each row along the layout's minor dimension in transfer units.
     if (e.reads_memory) out.bytes_read += tiles * tile_bytes(ce.sizes, ce.strides, e.minor, e.element_bits, unit);
-    if (auto it = p.by_instruction.find(e.instruction); it != p.by_instruction.end() && (p.fusion || e.root)) {
+    if (auto it = p.by_instruction.find(e.instruction);
+        it != p.by_instruction.end() && (p.fusion || e.root) && e.computes) {
       for (const cost::Work& w : it->second.work)
         work[{w.type, w.unit}] += w.flops * tiles * static_cast<double>(elements);
     }
   }
+  if (!fusion.untiled_outputs.empty()) {
+    // What only an untiled output reaches: its whole work and reads, once.
+    for (const auto& [instruction, per] : p.by_instruction) {
+      if (!p.fusion || fusion.reached(instruction)) continue;
+      for (const cost::Work& w : per.whole) work[{w.type, w.unit}] += w.flops;
+    }
+    for (std::size_t q = 0; q < p.operand_device_bytes.size(); ++q) {
+      const bool tiled = std::any_of(fusion.entries.begin(), fusion.entries.end(), [q](const TiledEntry& e) {
+        return e.reads_memory && e.parameter == static_cast<std::int64_t>(q);
+      });
+      if (!tiled) out.bytes_read += p.operand_device_bytes[q];
+    }
+  }
   const std::vector<std::int64_t> ones(t.sizes.size(), 1);
-  out.bytes_written = tiles * tile_bytes(t.sizes, ones, fusion.root_minor, fusion.root_element_bits, unit);
+  out.bytes_written = fusion.untiled_output_bytes;
+  for (const TiledOutput& o : fusion.outputs)
+    out.bytes_written += tiles * tile_bytes(t.sizes, ones, o.minor, o.element_bits, unit);
   for (const auto& [key, flops] : work) {
     c.work.push_back({key.first, key.second, flops});
     out.flops += flops;

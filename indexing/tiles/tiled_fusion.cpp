@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "indexing/analysis/fused_reads.hpp"
 #include "indexing/maps/count.hpp"
@@ -244,6 +245,10 @@ bool box_from_first_tile(const TiledEntry& entry, std::span<const std::int64_t> 
 
 }  // namespace
 
+bool TiledFusion::reached(std::uint32_t fused) const {
+  return std::any_of(entries.begin(), entries.end(), [fused](const TiledEntry& e) { return e.instruction == fused; });
+}
+
 std::vector<std::int64_t> candidate_sizes(std::int64_t dimension) {
   std::vector<std::int64_t> out;
   for (std::int64_t p = 1; p < dimension; p *= 2) out.push_back(p);
@@ -269,9 +274,30 @@ TiledFusion tile_instruction(analysis::ModuleAnalysis& analysis, std::uint32_t c
   out.root_dims = indexing::dimension_sizes(root);
   out.root_element_bits = hlo::element_type_bits(root.type);
   out.root_minor = minor_dimension(root);
-  if (leaves.size() > 1)
-    out.notes.push_back(fmt::format(
-        "tiles of output 0 of {}: XLA tiles a multi-output fusion only when one root is the real root", leaves.size()));
+  // One root tile tiles every output of output 0's dimensions.
+  std::vector<std::size_t>& others = out.untiled_outputs;
+  for (std::size_t k = 0; k < leaves.size(); ++k) {
+    const hlo::Shape& leaf = *leaves[k];
+    if (k == 0 || (!leaf.is_tuple && leaf.element_count() && indexing::dimension_sizes(leaf) == out.root_dims)) {
+      out.outputs.push_back({k, hlo::element_type_bits(leaf.type), minor_dimension(leaf)});
+    } else {
+      others.push_back(k);
+      if (!leaf.is_tuple && leaf.element_count()) {
+        out.untiled_output_bytes +=
+            std::ceil(static_cast<double>(*leaf.element_count()) * hlo::element_type_bits(leaf.type) / 8);
+      }
+    }
+  }
+  if (leaves.size() > 1) {
+    std::string note = fmt::format("multi-output: the root tile tiles all {} outputs", leaves.size());
+    if (!others.empty()) {
+      note = fmt::format(
+          "multi-output: the root tile tiles {} of the {} outputs (not output{} {}: other dimensions, written "
+          "once, untiled)",
+          out.outputs.size(), leaves.size(), others.size() > 1 ? "s" : "", fmt::join(others, ", "));
+    }
+    out.notes.push_back(note + "; XLA tiles a multi-output fusion only when one root is the real root");
+  }
   if (instr.opcode == hlo::Opcode::kFusion) {
     const auto body_memo = analysis.fused_body(computation, instruction);
     const analysis::FusedBody& body = *body_memo;
@@ -281,8 +307,19 @@ TiledFusion tile_instruction(analysis::ModuleAnalysis& analysis, std::uint32_t c
     }
     out.body = body.callee;
     const hlo::Computation& fc = module.computations[body.callee];
-    // Users before operands: the root first, then by descending position in the body.
-    for (auto it = body.to_instruction[0].rbegin(); it != body.to_instruction[0].rend(); ++it) {
+    // What the tiled outputs reach, each (instruction, element) with its distinct maps.
+    std::map<std::pair<std::uint32_t, std::size_t>, indexing::MapSet> reached;
+    for (const TiledOutput& o : out.outputs) {
+      if (o.index >= body.to_instruction.size()) continue;
+      for (const auto& [key, maps] : body.to_instruction[o.index]) {
+        indexing::MapSet& into = reached[key];
+        for (const IndexingMap& m : maps) {
+          if (std::find(into.begin(), into.end(), m) == into.end()) into.push_back(m);
+        }
+      }
+    }
+    // Users before operands: the roots first, then by descending position in the body.
+    for (auto it = reached.rbegin(); it != reached.rend(); ++it) {
       const auto& [key, maps] = *it;
       const hlo::Instruction& fi = fc.instructions[key.first];
       const hlo::Shape* leaf = array_leaf(module.shape_of(fi), key.second);
@@ -290,6 +327,7 @@ TiledFusion tile_instruction(analysis::ModuleAnalysis& analysis, std::uint32_t c
       for (const IndexingMap& m : maps) {
         TiledEntry e = make_entry(module, fc, key.first, *leaf, m);
         e.root = key.first == fc.root;
+        if (e.root) e.output = key.second;
         if (fi.opcode == hlo::Opcode::kParameter) {
           e.reads_memory = true;
           e.parameter = fi.parameter_number;
@@ -297,22 +335,39 @@ TiledFusion tile_instruction(analysis::ModuleAnalysis& analysis, std::uint32_t c
         out.entries.push_back(std::move(e));
       }
     }
-    std::stable_sort(out.entries.begin(), out.entries.end(),
-                     [](const TiledEntry& a, const TiledEntry& b) { return a.root && !b.root; });
+    std::stable_sort(out.entries.begin(), out.entries.end(), [](const TiledEntry& a, const TiledEntry& b) {
+      return a.root != b.root ? a.root : a.root && a.output < b.output;
+    });
   } else {
-    out.entries.push_back(make_entry(module, c, instruction, root, IndexingMap::identity(out.root_dims)));
-    out.entries.back().root = true;
-    const std::vector<indexing::MapSet> maps = analysis.maps().output_to_input(computation, instruction, 0);
     const auto operands = c.operands_of(instr);
-    for (std::size_t p = 0; p < maps.size() && p < operands.size(); ++p) {
+    std::vector<indexing::MapSet> reads(operands.size());
+    for (const TiledOutput& o : out.outputs) {
+      out.entries.push_back(make_entry(module, c, instruction, *leaves[o.index], IndexingMap::identity(out.root_dims)));
+      out.entries.back().root = true;
+      out.entries.back().output = o.index;
+      const std::vector<indexing::MapSet> maps = analysis.maps().output_to_input(computation, instruction, o.index);
+      for (std::size_t p = 0; p < maps.size() && p < operands.size(); ++p) {
+        for (const IndexingMap& m : maps[p]) {
+          if (std::find(reads[p].begin(), reads[p].end(), m) == reads[p].end()) reads[p].push_back(m);
+        }
+      }
+    }
+    for (std::size_t p = 0; p < operands.size(); ++p) {
       const hlo::Shape& s = module.shape_of(c.instructions[operands[p]]);
       if (s.is_tuple || !s.element_count()) continue;
-      for (const IndexingMap& m : maps[p]) {
+      for (const IndexingMap& m : reads[p]) {
         TiledEntry e = make_entry(module, c, operands[p], s, m);
         e.reads_memory = true;
         e.parameter = static_cast<std::int64_t>(p);
         out.entries.push_back(std::move(e));
       }
+    }
+  }
+  // The elements of one multi-output instruction through one map are computed together.
+  for (std::size_t k = 0; k < out.entries.size(); ++k) {
+    for (std::size_t j = 0; j < k && out.entries[k].computes; ++j) {
+      if (out.entries[j].instruction == out.entries[k].instruction && out.entries[j].map == out.entries[k].map)
+        out.entries[k].computes = false;
     }
   }
   out.constraints = TileConstraints::always();

@@ -1,5 +1,6 @@
-// A fusion's tiles: every fused instruction's maps from the root (output 0)
-// with the symbolic tile each gives, and concrete tilings: for root tile
+// A fusion's tiles: every fused instruction's maps from the root (every
+// output with output 0's dimensions: one root tile tiles them all) with the
+// symbolic tile each gives, and concrete tilings: for root tile
 // sizes, each instruction's tile sizes, strides and offsets, whether the
 // constraints hold, and, counted exactly from the maps (indexing/maps/count),
 // the elements the tiles read, how many of them neighbouring tiles read
@@ -28,9 +29,20 @@ struct TiledEntry {
   std::size_t minor = 0;      // its minor-most dimension in the layout (the last without one)
   bool reads_memory = false;  // a fusion parameter, or an operand of a plain instruction
   bool root = false;
+  std::size_t output = 0;  // of a root entry: the fusion output it is (a tuple root: the element)
+  /// False: an earlier entry is another element of the same instruction through the same map
+  /// (a variadic reduce's outputs): computed there, so its work is priced once.
+  bool computes = true;
   std::int64_t parameter = -1;  // fusion parameter number, or operand position of a plain instruction
   indexing::IndexingMap map;    // root index -> its index
   TileDerivation derivation;
+};
+
+/// A fusion output the root tile tiles (written by every tile).
+struct TiledOutput {
+  std::size_t index = 0;  // among the fusion's outputs
+  std::int64_t element_bits = 0;
+  std::size_t minor = 0;  // its minor-most dimension in its layout
 };
 
 struct TiledFusion {
@@ -39,12 +51,21 @@ struct TiledFusion {
   std::string name;
   std::vector<std::int64_t> root_dims;
   std::int64_t root_element_bits = 0;
-  std::size_t root_minor = 0;       // the root's minor-most dimension in its layout
-  std::vector<TiledEntry> entries;  // the root first, then users before their operands
-  std::vector<std::string> notes;   // what the tiles leave out (outputs beyond the first, contracting dims)
+  std::size_t root_minor = 0;  // the root's minor-most dimension in its layout
+  /// Output 0 and every other output of the same dimensions. An instruction reached from
+  /// several of them through the same map is one entry: one tile, computed and read once.
+  std::vector<TiledOutput> outputs;
+  /// The other outputs, not tiled: their bytes (packed) priced as written once, and what only
+  /// they reach (fused ops, parameters) priced whole, once.
+  std::vector<std::size_t> untiled_outputs;
+  double untiled_output_bytes = 0;
+  std::vector<TiledEntry> entries;  // the roots first, then users before their operands
+  std::vector<std::string> notes;   // what the tiles leave out (outputs of other dimensions, contracting dims)
   std::string undefined_reason;     // non-empty: no maps; entries is empty
   TileConstraints constraints;      // of all entries together
   bool all_tiled = false;           // every entry has a satisfiable tile (XLA would tile the fusion)
+  /// Does some entry stand for fused instruction `fused`?
+  bool reached(std::uint32_t fused) const;
 };
 
 /// The tiles of instruction `instruction` of `computation` (a fusion: its body; any other op: itself and its operands).
