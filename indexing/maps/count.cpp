@@ -317,6 +317,79 @@ std::optional<Count> count_projection_image(const IndexingMap& map) {
   return count_points(d.restricted_to(is_projected));
 }
 
+// The image of a map whose results fall in groups over disjoint variables, no constraint
+// linking two groups, is the product of the groups' images; equal results and constant ones
+// leave its size as it is. Each group is counted on its own (a transfer-unit map of a layer's
+// dynamic-slice pairs a small enumeration with variables only a constraint reads: those only
+// need a point). nullopt: nothing to factor.
+std::optional<Count> factored_image_count(const IndexingMap& map) {
+  const Domain& d = map.domain();
+  std::vector<Expr> results;
+  for (const Expr& r : map.results()) {
+    if (!r.is_constant() && std::find(results.begin(), results.end(), r) == results.end()) results.push_back(r);
+  }
+  // Variables linked by a result or a constraint, as a union-find over their flat positions.
+  std::size_t offsets[simplify::k_var_kinds + 1] = {0};
+  for (int k = 0; k < simplify::k_var_kinds; ++k) offsets[k + 1] = offsets[k] + d.count(static_cast<VarKind>(k));
+  const auto flat = [&offsets](Var v) { return offsets[static_cast<int>(v.kind)] + v.index; };
+  std::vector<std::size_t> parent(offsets[simplify::k_var_kinds]);
+  std::iota(parent.begin(), parent.end(), std::size_t{0});
+  const auto find = [&parent](std::size_t x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  const auto link = [&](const Expr& e) {
+    std::optional<std::size_t> first;
+    simplify::for_each_variable(e, [&](Var v) {
+      const std::size_t x = find(flat(v));
+      if (!first) {
+        first = x;
+      } else if (x != *first) {
+        parent[x] = *first;
+      }
+    });
+  };
+  for (const Constraint& c : d.constraints()) link(c.expr);
+  for (const Expr& r : results) link(r);
+  // The results of each group, by the root of their variables (a result reads at least one).
+  std::vector<std::pair<std::size_t, std::vector<Expr>>> groups;
+  for (const Expr& r : results) {
+    std::size_t root = 0;
+    simplify::for_each_variable(r, [&](Var v) { root = find(flat(v)); });
+    auto it = std::find_if(groups.begin(), groups.end(), [root](const auto& g) { return g.first == root; });
+    if (it == groups.end()) {
+      groups.emplace_back(root, std::vector<Expr>{});
+      it = std::prev(groups.end());
+    }
+    it->second.push_back(r);
+  }
+  const auto in_group = [&](Var v) {
+    const std::size_t root = find(flat(v));
+    return std::any_of(groups.begin(), groups.end(), [root](const auto& g) { return g.first == root; });
+  };
+  // Constraints over variables no result reads are left out of the groups' counts too.
+  const bool constraints_apart = std::any_of(d.constraints().begin(), d.constraints().end(), [&](const Constraint& c) {
+    bool apart = false;
+    simplify::for_each_variable(c.expr, [&](Var v) { apart = apart || !in_group(v); });
+    return apart;
+  });
+  if (groups.size() <= 1 && results.size() == map.results().size() && !constraints_apart) return std::nullopt;
+  // Memoised as a whole: a layer's maps repeat, and the groups' enumerations are the cost.
+  return memoised_count(std::span(&map, 1), [&] {
+    // The variables no result reads only need a point.
+    if (count_points(d.restricted_to([&](Var v) { return !in_group(v); })).wide == 0) return Count{0, true};
+    Wide n = 1;
+    bool exact = true;
+    for (const auto& [root, group] : groups) {
+      const std::size_t r = root;
+      const Count c = count_image(IndexingMap(d.restricted_to([&](Var v) { return find(flat(v)) == r; }), group));
+      exact = exact && c.wide_exact;
+      n = mul_bound(n, c.wide, exact);
+    }
+    return Count::of(n, exact);
+  });
+}
+
 // Images over more symbols than this are bounded, not counted: isl's
 // injectivity test and projection grow exponentially with them (a chain of
 // 200 dynamic-slices has 400 runtime variables) and do not count as isl
@@ -446,6 +519,8 @@ Count count_image(const IndexingMap& map) {
   Count out;
   if (map.results().empty()) {
     out = Count::of(count_points(map.domain()).wide > 0 ? 1 : 0, true);
+  } else if (auto factored = factored_image_count(map)) {
+    out = *factored;
   } else if (auto projection = count_projection_image(map)) {
     out = *projection;
   } else if (has_non_affine(map)) {

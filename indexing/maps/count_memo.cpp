@@ -31,11 +31,17 @@ constexpr std::size_t k_max_memoised_counts = 1 << 14;
 }  // namespace
 
 Count memoised_count(std::span<const IndexingMap> maps, const std::function<Count()>& count) {
-  static SharedMemo<CountKey, IslAnswer<Count>, CountKeyHash> memo(k_max_memoised_counts);
+  // Never destroyed (shared_memo.hpp).
+  static auto& memo = *new SharedMemo<CountKey, IslAnswer<Count>, CountKeyHash>(k_max_memoised_counts);
   // The answer is returned by value, never as a reference into the memo: another thread may clear
   // the memo once the lock is gone.
-  return recall_isl_answer(
-      memo, CountKey{std::vector<IndexingMap>(maps.begin(), maps.end()), IslContext::get().operation_limit()}, count);
+  // The key holds what a count depends on, the domain and the results: where a runtime value
+  // comes from, and whether the map is approximate, are applied by the callers (a layer's
+  // dynamic-slices have the same map with runtime values from other instructions).
+  CountKey key{{}, IslContext::get().operation_limit()};
+  key.maps.reserve(maps.size());
+  for (const IndexingMap& m : maps) key.maps.emplace_back(m.domain(), m.results());
+  return recall_isl_answer(memo, std::move(key), count);
 }
 
 }  // namespace hlo_index::indexing

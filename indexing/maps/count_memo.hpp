@@ -16,6 +16,8 @@ namespace hlo_index::indexing {
 
 /// The count of the union of the images of `maps`, from the memo or from
 /// `count` (called only on a miss), as isl_answer_memo.hpp keeps answers.
+/// `count` may depend on the maps' domains and results only: their runtime
+/// sources and approximation are not in the key (callers apply them).
 Count memoised_count(std::span<const IndexingMap> maps, const std::function<Count()>& count);
 
 }  // namespace hlo_index::indexing

@@ -1099,6 +1099,55 @@ TEST_CASE("count_image enumerates an image whose variables that matter span few 
   CHECK_FALSE(c.exact);
 }
 
+TEST_CASE("count_image multiplies the images of results over unlinked variables, without isl") {
+  // 10^6 points, every variable read, but each result over its own: 50 x 25 x 3 images.
+  const IndexingMap groups = indexing::parse_map(
+      "(d0, d1, d2) -> (d0 floordiv 2, d1 floordiv 4, d2 mod 3), domain: d0 in [0, 99], d1 in [0, 99], "
+      "d2 in [0, 99]");
+  // Equal and constant results leave the size as it is: 200 x 200 images of 4 results.
+  const IndexingMap repeated =
+      indexing::parse_map("(d0, d1) -> (d0, d1 floordiv 3, d0, 7), domain: d0 in [0, 199], d1 in [0, 199]");
+  // A layer's dynamic-slice: d1 and rt0 only meet in a constraint, the result reads s0 alone.
+  const IndexingMap slice = indexing::parse_map(
+      "(d0, d1)[s0]{rt0} -> ((s0 * 2) floordiv 8), domain: d0 in [0, 999], d1 in [0, 999], s0 in [0, 4095], "
+      "rt0 in [0, 999], d1 - rt0 in [0, 0]");
+  indexing::Count a, b, c;
+  {
+    IgnoreKnownIslLeaks known_leak;
+    IslLimitScope tiny(1);
+    a = indexing::count_image(groups);
+    b = indexing::count_image(repeated);
+    c = indexing::count_image(slice);
+  }
+  std::set<std::vector<std::int64_t>> group_images, repeated_images;
+  for (std::int64_t d0 = 0; d0 <= 99; ++d0)
+    for (std::int64_t d1 = 0; d1 <= 99; ++d1)
+      for (std::int64_t d2 = 0; d2 <= 99; ++d2) group_images.insert({d0 / 2, d1 / 4, d2 % 3});
+  for (std::int64_t d0 = 0; d0 <= 199; ++d0)
+    for (std::int64_t d1 = 0; d1 <= 199; ++d1) repeated_images.insert({d0, d1 / 3, d0, 7});
+  std::set<std::int64_t> slice_images;
+  for (std::int64_t s0 = 0; s0 <= 4095; ++s0) slice_images.insert(s0 * 2 / 8);
+  CHECK(a.exact);
+  CHECK(a.value == static_cast<std::int64_t>(group_images.size()));
+  CHECK(b.exact);
+  CHECK(b.value == static_cast<std::int64_t>(repeated_images.size()));
+  CHECK(c.exact);
+  CHECK(c.value == static_cast<std::int64_t>(slice_images.size()));
+}
+
+TEST_CASE("count_image does not multiply results a constraint links") {
+  // The product of the two results' images would be 50 x 25; the constraint leaves fewer pairs.
+  const IndexingMap linked = indexing::parse_map(
+      "(d0, d1) -> (d0 floordiv 2, d1 floordiv 4), domain: d0 in [0, 99], d1 in [0, 99], d0 + d1 in [0, 50]");
+  std::set<std::pair<std::int64_t, std::int64_t>> images;
+  for (std::int64_t d0 = 0; d0 <= 99; ++d0)
+    for (std::int64_t d1 = 0; d0 + d1 <= 50 && d1 <= 99; ++d1) images.insert({d0 / 2, d1 / 4});
+  const indexing::Count n = indexing::count_image(linked);
+  CHECK(n.exact);
+  CHECK(n.value == static_cast<std::int64_t>(images.size()));
+  CHECK(n.value < 50 * 25);
+}
+
 #ifdef BRUTEFORCE_HAS_LSAN
 namespace {
 /// Runs `fn` in a forked child and tells whether LeakSanitizer found leaks
