@@ -10,6 +10,7 @@
 #include "indexing/maps/count_memo.hpp"
 #include "indexing/maps/isl_bridge.hpp"
 #include "indexing/maps/isl_context.hpp"
+#include "indexing/maps/linear_image.hpp"
 #include "indexing/maps/non_affine.hpp"
 #include "simplify/compiled_expr.hpp"
 #include "simplify/range.hpp"
@@ -373,7 +374,12 @@ std::optional<Count> factored_image_count(const IndexingMap& map) {
     simplify::for_each_variable(c.expr, [&](Var v) { apart = apart || !in_group(v); });
     return apart;
   });
-  if (groups.size() <= 1 && results.size() == map.results().size() && !constraints_apart) return std::nullopt;
+  // Nor do the bounds of variables nothing reads matter (maps that differ only there count alike).
+  const std::vector<Var> all = d.all_variables();
+  const bool unread_vary =
+      std::any_of(all.begin(), all.end(), [&](Var v) { return !in_group(v) && d.bounds(v).size() > 1; });
+  if (groups.size() <= 1 && results.size() == map.results().size() && !constraints_apart && !unread_vary)
+    return std::nullopt;
   // Memoised as a whole: a layer's maps repeat, and the groups' enumerations are the cost.
   return memoised_count(std::span(&map, 1), [&] {
     // The variables no result reads only need a point.
@@ -543,6 +549,8 @@ Count count_image(const IndexingMap& map) {
       out = *small;
     } else {
       out = memoised_count(std::span(&map, 1), [&] {
+        // One result summing terms of one variable each: its values as a bit set, before isl.
+        if (std::optional<Count> linear = linear_image_count(map)) return *linear;
         return within_isl_budget([&] { return image_count_within_budget(map); }, past_budget);
       });
     }

@@ -1054,8 +1054,9 @@ TEST_CASE("an exhausted isl budget gives sound over-approximations", "[bruteforc
 }
 
 TEST_CASE("count_image falls back to an upper bound and recovers with the budget", "[bruteforce]") {
-  // Neither injective nor a projection, and too many points to enumerate: the image needs isl.
-  IndexingMap sum = indexing::parse_map("(d0, d1) -> (d0 + d1), domain: d0 in [0, 99], d1 in [0, 99]");
+  // Neither injective nor a projection, too many points to enumerate, two results over the same
+  // variables (no sum of one-variable terms): the image needs isl.
+  IndexingMap sum = indexing::parse_map("(d0, d1) -> (d0 + d1, d0 * 2 + d1 * 2), domain: d0 in [0, 99], d1 in [0, 99]");
   const unsigned long before = indexing::IslContext::get().operation_limit();
   indexing::Count bounded;
   {
@@ -1080,7 +1081,8 @@ TEST_CASE("count_image enumerates an image whose variables that matter span few 
       "(d0, d1)[s0]{rt0} -> ((rt0 * 64 + s0) floordiv 8), domain: d0 in [0, 999], d1 in [0, 999], s0 in [0, 24], "
       "rt0 in [0, 39]");
   // Every variable read and 10^4 points: left to isl, which the budget stops.
-  const IndexingMap large = indexing::parse_map("(d0, d1) -> (d0 + d1), domain: d0 in [0, 99], d1 in [0, 99]");
+  const IndexingMap large =
+      indexing::parse_map("(d0, d1) -> (d0 + d1, d0 * 2 + d1 * 2), domain: d0 in [0, 99], d1 in [0, 99]");
   indexing::Count a, b, c;
   {
     IgnoreKnownIslLeaks known_leak;
@@ -1133,6 +1135,65 @@ TEST_CASE("count_image multiplies the images of results over unlinked variables,
   CHECK(b.value == static_cast<std::int64_t>(repeated_images.size()));
   CHECK(c.exact);
   CHECK(c.value == static_cast<std::int64_t>(slice_images.size()));
+}
+
+TEST_CASE("count_image counts a sum of one-variable terms as a bit set, without isl") {
+  // A convolution window's transfer units: 40 x 40 x 7 x 7 x 3 points, the sum divided by 8.
+  const IndexingMap window = indexing::parse_map(
+      "(d0, d1)[s0, s1, s2] -> ((d0 * 1380 + d1 * 6 + s0 * 690 + s1 * 3 + s2) floordiv 8), domain: d0 in [0, 39], "
+      "d1 in [0, 39], s0 in [0, 6], s1 in [0, 6], s2 in [0, 2]");
+  // A term that divides its variable, and a negative coefficient; then the remainders of a sum.
+  const IndexingMap rows = indexing::parse_map(
+      "(d0, d1, d2) -> (d0 * 1824 - d1 * 16 + d2 floordiv 8), domain: d0 in [0, 55], d1 in [0, 55], d2 in [0, 63]");
+  const IndexingMap remainders = indexing::parse_map(
+      "(d0, d1, d2) -> ((d0 * 24 + d1 * 10 + d2) mod 97), domain: d0 in [0, 29], d1 in [0, 29], d2 in [0, 29]");
+  indexing::Count a, b, c;
+  {
+    IgnoreKnownIslLeaks known_leak;
+    IslLimitScope tiny(1);
+    a = indexing::count_image(window);
+    b = indexing::count_image(rows);
+    c = indexing::count_image(remainders);
+  }
+  std::set<std::int64_t> window_units, row_values, remainder_values;
+  for (std::int64_t d0 = 0; d0 <= 39; ++d0)
+    for (std::int64_t d1 = 0; d1 <= 39; ++d1)
+      for (std::int64_t s0 = 0; s0 <= 6; ++s0)
+        for (std::int64_t s1 = 0; s1 <= 6; ++s1)
+          for (std::int64_t s2 = 0; s2 <= 2; ++s2)
+            window_units.insert((d0 * 1380 + d1 * 6 + s0 * 690 + s1 * 3 + s2) / 8);
+  for (std::int64_t d0 = 0; d0 <= 55; ++d0)
+    for (std::int64_t d1 = 0; d1 <= 55; ++d1)
+      for (std::int64_t d2 = 0; d2 <= 63; ++d2) row_values.insert(d0 * 1824 - d1 * 16 + d2 / 8);
+  for (std::int64_t d0 = 0; d0 <= 29; ++d0)
+    for (std::int64_t d1 = 0; d1 <= 29; ++d1)
+      for (std::int64_t d2 = 0; d2 <= 29; ++d2) remainder_values.insert((d0 * 24 + d1 * 10 + d2) % 97);
+  CHECK(a.exact);
+  CHECK(a.value == static_cast<std::int64_t>(window_units.size()));
+  CHECK(b.exact);
+  CHECK(b.value == static_cast<std::int64_t>(row_values.size()));
+  CHECK(c.exact);
+  CHECK(c.value == static_cast<std::int64_t>(remainder_values.size()));
+}
+
+TEST_CASE("count_image leaves to isl a sum whose terms share a variable") {
+  // d0 in two terms: the values are no sum of independent sets (the bit set would over-count).
+  // 2 million points: past what the budget's fallback enumerates.
+  const IndexingMap shared =
+      indexing::parse_map("(d0, d1) -> (d0 * 3 + d0 floordiv 2 + d1 * 7), domain: d0 in [0, 1999], d1 in [0, 999]");
+  indexing::Count bounded;
+  {
+    IgnoreKnownIslLeaks known_leak;
+    IslLimitScope tiny(1);
+    bounded = indexing::count_image(shared);
+  }
+  CHECK_FALSE(bounded.exact);
+  std::set<std::int64_t> values;
+  for (std::int64_t d0 = 0; d0 <= 1999; ++d0)
+    for (std::int64_t d1 = 0; d1 <= 999; ++d1) values.insert(d0 * 3 + d0 / 2 + d1 * 7);
+  const indexing::Count exact = indexing::count_image(shared);
+  CHECK(exact.exact);
+  CHECK(exact.value == static_cast<std::int64_t>(values.size()));
 }
 
 TEST_CASE("count_image does not multiply results a constraint links") {
