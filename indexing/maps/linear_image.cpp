@@ -101,7 +101,7 @@ bool add_term(BitSet& sums, const TermValues& term) {
     // Shifts by step * j, j < n, by doubling: A(2m) = A(m) | A(m) << step*m, A(m+1) = A(m) | first << step*m.
     const auto n = static_cast<std::uint64_t>(t.size());
     std::int64_t m = 1;
-    for (int bit = std::bit_width(n) - 2; bit >= 0; --bit) {
+    for (auto bit = static_cast<int>(std::bit_width(n)) - 2; bit >= 0; --bit) {
       sums.or_shifted(sums, step * m);
       m *= 2;
       if ((n >> bit) & 1U) {
