@@ -405,11 +405,14 @@ int run_diff_command(const DiffOptions& options, std::ostream& out, std::ostream
       return k_exit_input_error;
     }
   }
-  // Both files are read, at once, and their errors reported in order before giving up on either.
+  // Both files are read, at once, and their errors reported in order before giving up on either
+  // (one after the other when both are standard input: the first reads it whole).
   std::ostringstream old_err, new_err;
-  auto old_load = std::async(std::launch::async, [&options, &old_err] {
+  const auto launch = options.old_file == "-" && options.new_file == "-" ? std::launch::deferred : std::launch::async;
+  auto old_load = std::async(launch, [&options, &old_err] {
     return analysis::load_modules({options.old_file}, options.allow_truncated, old_err);
   });
+  if (launch == std::launch::deferred) old_load.wait();
   const auto new_modules = analysis::load_modules({options.new_file}, options.allow_truncated, new_err);
   const auto old_modules = old_load.get();
   err << old_err.str() << new_err.str();
