@@ -1101,6 +1101,27 @@ TEST_CASE("count_image enumerates an image whose variables that matter span few 
   CHECK_FALSE(c.exact);
 }
 
+namespace {
+
+// An exact count of `expected`'s elements.
+template <typename Set>
+void check_counts(const indexing::Count& count, const Set& expected) {
+  CHECK(count.exact);
+  CHECK(count.value == static_cast<std::int64_t>(expected.size()));
+}
+
+// The images' counts of `maps` under a budget of one isl operation: exact only where isl was not needed.
+std::vector<indexing::Count> counts_without_isl(const std::vector<IndexingMap>& maps) {
+  IgnoreKnownIslLeaks known_leak;
+  IslLimitScope tiny(1);
+  std::vector<indexing::Count> out;
+  out.reserve(maps.size());
+  for (const IndexingMap& m : maps) out.push_back(indexing::count_image(m));
+  return out;
+}
+
+}  // namespace
+
 TEST_CASE("count_image multiplies the images of results over unlinked variables, without isl") {
   // 10^6 points, every variable read, but each result over its own: 50 x 25 x 3 images.
   const IndexingMap groups = indexing::parse_map(
@@ -1113,14 +1134,7 @@ TEST_CASE("count_image multiplies the images of results over unlinked variables,
   const IndexingMap slice = indexing::parse_map(
       "(d0, d1)[s0]{rt0} -> ((s0 * 2) floordiv 8), domain: d0 in [0, 999], d1 in [0, 999], s0 in [0, 4095], "
       "rt0 in [0, 999], d1 - rt0 in [0, 0]");
-  indexing::Count a, b, c;
-  {
-    IgnoreKnownIslLeaks known_leak;
-    IslLimitScope tiny(1);
-    a = indexing::count_image(groups);
-    b = indexing::count_image(repeated);
-    c = indexing::count_image(slice);
-  }
+  const std::vector<indexing::Count> counts = counts_without_isl({groups, repeated, slice});
   std::set<std::vector<std::int64_t>> group_images, repeated_images;
   for (std::int64_t d0 = 0; d0 <= 99; ++d0)
     for (std::int64_t d1 = 0; d1 <= 99; ++d1)
@@ -1129,12 +1143,9 @@ TEST_CASE("count_image multiplies the images of results over unlinked variables,
     for (std::int64_t d1 = 0; d1 <= 199; ++d1) repeated_images.insert({d0, d1 / 3, d0, 7});
   std::set<std::int64_t> slice_images;
   for (std::int64_t s0 = 0; s0 <= 4095; ++s0) slice_images.insert(s0 * 2 / 8);
-  CHECK(a.exact);
-  CHECK(a.value == static_cast<std::int64_t>(group_images.size()));
-  CHECK(b.exact);
-  CHECK(b.value == static_cast<std::int64_t>(repeated_images.size()));
-  CHECK(c.exact);
-  CHECK(c.value == static_cast<std::int64_t>(slice_images.size()));
+  check_counts(counts[0], group_images);
+  check_counts(counts[1], repeated_images);
+  check_counts(counts[2], slice_images);
 }
 
 TEST_CASE("count_image counts a sum of one-variable terms as a bit set, without isl") {
@@ -1147,14 +1158,7 @@ TEST_CASE("count_image counts a sum of one-variable terms as a bit set, without 
       "(d0, d1, d2) -> (d0 * 1824 - d1 * 16 + d2 floordiv 8), domain: d0 in [0, 55], d1 in [0, 55], d2 in [0, 63]");
   const IndexingMap remainders = indexing::parse_map(
       "(d0, d1, d2) -> ((d0 * 24 + d1 * 10 + d2) mod 97), domain: d0 in [0, 29], d1 in [0, 29], d2 in [0, 29]");
-  indexing::Count a, b, c;
-  {
-    IgnoreKnownIslLeaks known_leak;
-    IslLimitScope tiny(1);
-    a = indexing::count_image(window);
-    b = indexing::count_image(rows);
-    c = indexing::count_image(remainders);
-  }
+  const std::vector<indexing::Count> counts = counts_without_isl({window, rows, remainders});
   std::set<std::int64_t> window_units, row_values, remainder_values;
   for (std::int64_t d0 = 0; d0 <= 39; ++d0)
     for (std::int64_t d1 = 0; d1 <= 39; ++d1)
@@ -1168,12 +1172,9 @@ TEST_CASE("count_image counts a sum of one-variable terms as a bit set, without 
   for (std::int64_t d0 = 0; d0 <= 29; ++d0)
     for (std::int64_t d1 = 0; d1 <= 29; ++d1)
       for (std::int64_t d2 = 0; d2 <= 29; ++d2) remainder_values.insert((d0 * 24 + d1 * 10 + d2) % 97);
-  CHECK(a.exact);
-  CHECK(a.value == static_cast<std::int64_t>(window_units.size()));
-  CHECK(b.exact);
-  CHECK(b.value == static_cast<std::int64_t>(row_values.size()));
-  CHECK(c.exact);
-  CHECK(c.value == static_cast<std::int64_t>(remainder_values.size()));
+  check_counts(counts[0], window_units);
+  check_counts(counts[1], row_values);
+  check_counts(counts[2], remainder_values);
 }
 
 TEST_CASE("count_image leaves to isl a sum whose terms share a variable") {
@@ -1181,19 +1182,11 @@ TEST_CASE("count_image leaves to isl a sum whose terms share a variable") {
   // 2 million points: past what the budget's fallback enumerates.
   const IndexingMap shared =
       indexing::parse_map("(d0, d1) -> (d0 * 3 + d0 floordiv 2 + d1 * 7), domain: d0 in [0, 1999], d1 in [0, 999]");
-  indexing::Count bounded;
-  {
-    IgnoreKnownIslLeaks known_leak;
-    IslLimitScope tiny(1);
-    bounded = indexing::count_image(shared);
-  }
-  CHECK_FALSE(bounded.exact);
+  CHECK_FALSE(counts_without_isl({shared})[0].exact);
   std::set<std::int64_t> values;
   for (std::int64_t d0 = 0; d0 <= 1999; ++d0)
     for (std::int64_t d1 = 0; d1 <= 999; ++d1) values.insert(d0 * 3 + d0 / 2 + d1 * 7);
-  const indexing::Count exact = indexing::count_image(shared);
-  CHECK(exact.exact);
-  CHECK(exact.value == static_cast<std::int64_t>(values.size()));
+  check_counts(indexing::count_image(shared), values);
 }
 
 TEST_CASE("count_image does not multiply results a constraint links") {
@@ -1204,8 +1197,7 @@ TEST_CASE("count_image does not multiply results a constraint links") {
   for (std::int64_t d0 = 0; d0 <= 99; ++d0)
     for (std::int64_t d1 = 0; d0 + d1 <= 50 && d1 <= 99; ++d1) images.insert({d0 / 2, d1 / 4});
   const indexing::Count n = indexing::count_image(linked);
-  CHECK(n.exact);
-  CHECK(n.value == static_cast<std::int64_t>(images.size()));
+  check_counts(n, images);
   CHECK(n.value < 50 * 25);
 }
 
