@@ -191,6 +191,10 @@ private:
     if (!check_count(*text, "dimensions", dims.size(), s.out.rank(), "the result") ||
         !check_in_range(*text, "dimensions", dims, s.out.rank(), "the result"))
       return;
+    // A permutation of the operand's dimensions too (XLA's shape inference): a rank-1 operand
+    // "transposed" into three dimensions is no transpose.
+    if (s.in0 && !s.in0->is_tuple && !check_count(*text, "dimensions", dims.size(), s.in0->rank(), "the operand"))
+      return;
     auto sorted = dims;
     std::sort(sorted.begin(), sorted.end());
     if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
