@@ -831,8 +831,47 @@ private:
           return fail(fmt::format("dynamic-update-slice update {} has rank {} but the operand {} has rank {}",
                                   text(*operand(1)), operand(1)->rank(), text(*operand(0)), operand(0)->rank()));
         return {};
-      default: return check_tuple_element_passthrough();
+      case Opcode::kConcatenate: return concatenate_ranks();
+      default:
+        if (hlo::op_traits(m_opcode).result == hlo::ShapeRule::kElementwise) return elementwise_ranks();
+        return check_tuple_element_passthrough();
     }
+  }
+
+  // A concatenate joins operands of one rank along a dimension they have (a scalar operand
+  // reached the maps as an index past its rank).
+  Outcome concatenate_ranks() const {
+    auto dims = int_list("dimensions");
+    if (m_operands.empty() || !dims || dims->size() != 1) return {};
+    const std::int64_t d = dims->front();
+    for (std::size_t k = 0; k < m_operands.size(); ++k) {
+      const Shape* in = operand(k);
+      if (!in) continue;
+      if (d < 0 || pos(d) >= in->rank())
+        return fail(fmt::format("concatenate dimension {} is not a dimension of operand {} {}", d, k, text(*in)));
+      if (const Shape* first = operand(0); first && in->rank() != first->rank())
+        return fail(fmt::format("concatenate operand {} {} has rank {} but operand 0 {} has rank {}", k, text(*in),
+                                in->rank(), text(*first), first->rank()));
+    }
+    return {};
+  }
+
+  // An elementwise op's array operands have the result's rank, whatever their dynamic sizes
+  // (scalars aside: clamp's bounds); the maps index each operand by the result's index. Static
+  // shapes are left to check_elementwise, which says more.
+  Outcome elementwise_ranks() const {
+    if (inferring() || m_result.is_tuple) return {};
+    const bool all_static =
+        is_static(m_result) &&
+        std::all_of(m_operands.begin(), m_operands.end(), [](const Shape* s) { return s == nullptr || is_static(*s); });
+    if (all_static) return {};
+    for (std::size_t k = 0; k < m_operands.size(); ++k) {
+      const Shape* in = operand(k);
+      if (in && in->rank() != 0 && in->rank() != m_result.rank())
+        return fail(fmt::format("{} operand {} {} has rank {} but the result {} has rank {}", m_name, k, text(*in),
+                                in->rank(), text(m_result), m_result.rank()));
+    }
+    return {};
   }
 
   // Operand k a scalar (an integer one when `integer`), described in errors as `what`.
