@@ -531,8 +531,8 @@ Count count_image(const IndexingMap& map) {
     out = *projection;
   } else if (has_non_affine(map)) {
     // Beyond isl: enumerated when small, else bounded.
-    auto image = enumerate_relation(map, /*with_inputs=*/false);
-    out = image ? Count::of(image->size(), true) : upper_bound_image(map);
+    const std::optional<std::int64_t> image = enumerated_image_size(map);
+    out = image ? Count::of(*image, true) : upper_bound_image(map);
   } else if (map.range_count() + map.runtime_count() > k_max_exact_image_symbols) {
     out = upper_bound_image(map);
   } else {
@@ -540,9 +540,9 @@ Count count_image(const IndexingMap& map) {
     const unsigned long limit = IslContext::get().operation_limit();
     const ScopedIslOperationLimit share(divides ? std::max(1UL, limit / k_division_image_budget_share) : limit);
     auto past_budget = [&] {
-      // enumerate_relation refuses domains past k_max_enumerated_points.
-      if (auto image = divides ? enumerate_relation(map, /*with_inputs=*/false) : std::nullopt)
-        return Count::of(static_cast<std::int64_t>(image->size()), true);
+      // enumerated_image_size refuses domains past k_max_enumerated_points.
+      if (const std::optional<std::int64_t> image = divides ? enumerated_image_size(map) : std::nullopt)
+        return Count::of(*image, true);
       return upper_bound_image(map);
     };
     if (std::optional<Count> small = enumerated_image_count(map)) {

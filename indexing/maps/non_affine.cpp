@@ -1,6 +1,11 @@
 #include "indexing/maps/non_affine.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <map>
+#include <numeric>
+#include <set>
+#include <vector>
 
 #include "simplify/compiled_expr.hpp"
 #include "simplify/range.hpp"
@@ -86,14 +91,47 @@ public:
     if (with_inputs)
       for (const Expr& r : map.replica_id()) m_replica_id.emplace_back(r);
     for (int k = 0; k < simplify::k_var_kinds; ++k) m_values[k].assign(map.domain().count(static_cast<VarKind>(k)), 0);
+    m_arity = m_results.size() + m_replica_id.size() +
+              (with_inputs ? m_values[0].size() + m_values[2].size() : std::size_t{0});
   }
 
   std::optional<std::set<std::vector<std::int64_t>>> run() {
+    if (!walk()) return std::nullopt;
+    std::set<std::vector<std::int64_t>> tuples;
+    for (std::size_t at = 0; at < m_flat.size(); at += m_arity)
+      tuples.emplace(m_flat.begin() + static_cast<std::ptrdiff_t>(at),
+                     m_flat.begin() + static_cast<std::ptrdiff_t>(at + m_arity));
+    return tuples;
+  }
+
+  // The number of distinct tuples, without building a set of them (sorted in place).
+  std::optional<std::int64_t> count() {
+    if (!walk()) return std::nullopt;
+    if (m_arity == 0) return m_flat.empty() && !m_any ? 0 : 1;
+    const std::size_t n = m_flat.size() / m_arity;
+    std::vector<std::uint32_t> order(n);
+    std::iota(order.begin(), order.end(), 0U);
+    const auto tuple = [this](std::uint32_t k) { return m_flat.begin() + static_cast<std::ptrdiff_t>(k * m_arity); };
+    const auto less = [&](std::uint32_t a, std::uint32_t b) {
+      return std::lexicographical_compare(tuple(a), tuple(a) + static_cast<std::ptrdiff_t>(m_arity), tuple(b),
+                                          tuple(b) + static_cast<std::ptrdiff_t>(m_arity));
+    };
+    std::sort(order.begin(), order.end(), less);
+    std::int64_t distinct = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+      if (k == 0 || less(order[k - 1], order[k])) ++distinct;
+    }
+    return distinct;
+  }
+
+private:
+  // Every point of the domain's box visited; false past k_max_enumerated_points or on overflow.
+  bool walk() {
     std::int64_t box = 1;
     for (Var v : m_vars) {
       Interval b = m_map.domain().bounds(v);
-      if (b.empty()) return std::set<std::vector<std::int64_t>>{};
-      if (__builtin_mul_overflow(box, b.size(), &box) || box > k_max_enumerated_points) return std::nullopt;
+      if (b.empty()) return true;
+      if (__builtin_mul_overflow(box, b.size(), &box) || box > k_max_enumerated_points) return false;
       value(v) = b.lo;
     }
     try {
@@ -101,12 +139,11 @@ public:
         visit();
       } while (next());
     } catch (const simplify::ArithmeticOverflow&) {
-      return std::nullopt;
+      return false;
     }
-    return std::move(m_tuples);
+    return true;
   }
 
-private:
   std::int64_t& value(Var v) { return m_values[static_cast<int>(v.kind)][v.index]; }
   simplify::VarValues values() const { return {m_values[0], m_values[1], m_values[2]}; }
 
@@ -127,21 +164,22 @@ private:
     for (const auto& [expr, interval] : m_constraints) {
       if (!interval.contains(expr(at))) return;
     }
-    std::vector<std::int64_t> tuple;
+    m_any = true;
     if (m_with_inputs) {
-      tuple.insert(tuple.end(), m_values[0].begin(), m_values[0].end());
-      tuple.insert(tuple.end(), m_values[2].begin(), m_values[2].end());
+      m_flat.insert(m_flat.end(), m_values[0].begin(), m_values[0].end());
+      m_flat.insert(m_flat.end(), m_values[2].begin(), m_values[2].end());
     }
-    for (const simplify::CompiledExpr& r : m_results) tuple.push_back(r(at));
-    for (const simplify::CompiledExpr& r : m_replica_id) tuple.push_back(r(at));
-    m_tuples.insert(std::move(tuple));
+    for (const simplify::CompiledExpr& r : m_results) m_flat.push_back(r(at));
+    for (const simplify::CompiledExpr& r : m_replica_id) m_flat.push_back(r(at));
   }
 
   const IndexingMap& m_map;
   bool m_with_inputs;
   std::vector<Var> m_vars;
   std::vector<std::int64_t> m_values[simplify::k_var_kinds];
-  std::set<std::vector<std::int64_t>> m_tuples;
+  std::size_t m_arity = 0;           // numbers per tuple
+  std::vector<std::int64_t> m_flat;  // the tuples visited, m_arity numbers each
+  bool m_any = false;                // a point passed the constraints
   std::vector<std::pair<simplify::CompiledExpr, Interval>> m_constraints;
   std::vector<simplify::CompiledExpr> m_results, m_replica_id;  // replica ids: with inputs only
 };
@@ -151,6 +189,11 @@ private:
 std::optional<std::set<std::vector<std::int64_t>>> enumerate_relation(const IndexingMap& map, bool with_inputs) {
   if (!map.is_defined()) return std::nullopt;
   return PointWalker(map, with_inputs).run();
+}
+
+std::optional<std::int64_t> enumerated_image_size(const IndexingMap& map) {
+  if (!map.is_defined()) return std::nullopt;
+  return PointWalker(map, /*with_inputs=*/false).count();
 }
 
 }  // namespace hlo_index::indexing

@@ -35,5 +35,8 @@ inline constexpr std::int64_t k_max_enumerated_points = std::int64_t{1} << 20;
 /// the box has more than k_max_enumerated_points points or an evaluation
 /// overflows.
 std::optional<std::set<std::vector<std::int64_t>>> enumerate_relation(const IndexingMap& map, bool with_inputs);
+/// The number of distinct (results...) tuples of the image of a defined map, enumerated under
+/// the same limits as enumerate_relation, without building a set of them.
+std::optional<std::int64_t> enumerated_image_size(const IndexingMap& map);
 
 }  // namespace hlo_index::indexing
