@@ -8,6 +8,7 @@
 #include <map>
 
 #include "indexing/analysis/fused_reads.hpp"
+#include "indexing/cost/memory_traffic.hpp"
 #include "indexing/cost/units.hpp"
 
 namespace hlo_index::tiles {
@@ -137,7 +138,9 @@ TilingEstimate estimate(const TiledFusion& fusion, cost::CostModel& costs, const
     }
     out.largest_tile = std::max(out.largest_tile, padded_elements);
     // Whole tiles times their number, each row along the layout's minor dimension in transfer units.
-    if (e.reads_memory) out.bytes_read += tiles * tile_bytes(ce.sizes, ce.strides, e.minor, e.element_bits, unit);
+    // On-chip and host arrays (S(n)) move no device-memory bytes, as the cost model counts them.
+    if (e.reads_memory && cost::memory_kind(e.memory_space) == cost::MemoryKind::kDevice)
+      out.bytes_read += tiles * tile_bytes(ce.sizes, ce.strides, e.minor, e.element_bits, unit);
     if (auto it = p.by_instruction.find(e.instruction);
         it != p.by_instruction.end() && (p.fusion || e.root) && e.computes) {
       for (const cost::Work& w : it->second.work)
@@ -159,8 +162,10 @@ TilingEstimate estimate(const TiledFusion& fusion, cost::CostModel& costs, const
   }
   const std::vector<std::int64_t> ones(t.sizes.size(), 1);
   out.bytes_written = fusion.untiled_output_bytes;
-  for (const TiledOutput& o : fusion.outputs)
-    out.bytes_written += tiles * tile_bytes(t.sizes, ones, o.minor, o.element_bits, unit);
+  for (const TiledOutput& o : fusion.outputs) {
+    if (cost::memory_kind(o.memory_space) == cost::MemoryKind::kDevice)
+      out.bytes_written += tiles * tile_bytes(t.sizes, ones, o.minor, o.element_bits, unit);
+  }
   for (const auto& [key, flops] : work) {
     c.work.push_back({key.first, key.second, flops});
     out.flops += flops;

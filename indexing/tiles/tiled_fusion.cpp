@@ -28,6 +28,8 @@ std::size_t minor_dimension(const hlo::Shape& shape) {
   return shape.dims.empty() ? 0 : shape.dims.size() - 1;
 }
 
+std::int64_t memory_space_of(const hlo::Shape& shape) { return shape.layout ? shape.layout->memory_space : 0; }
+
 const hlo::Shape* array_leaf(const hlo::Shape& shape, std::size_t element) {
   if (!shape.is_tuple) return &shape;
   const std::vector<const hlo::Shape*> leaves = indexing::leaf_shapes(shape);
@@ -44,6 +46,7 @@ TiledEntry make_entry(const hlo::Module& module, const hlo::Computation& c, std:
   e.dims = indexing::dimension_sizes(shape);
   e.element_bits = hlo::element_type_bits(shape.type);
   e.minor = minor_dimension(shape);
+  e.memory_space = memory_space_of(shape);
   if (map.is_defined()) indexing::simplify(map, indexing::SimplifyPolicy::kExact);
   e.derivation = derive_symbolic_tile(map);
   e.map = std::move(map);
@@ -279,10 +282,10 @@ TiledFusion tile_instruction(analysis::ModuleAnalysis& analysis, std::uint32_t c
   for (std::size_t k = 0; k < leaves.size(); ++k) {
     const hlo::Shape& leaf = *leaves[k];
     if (k == 0 || (!leaf.is_tuple && leaf.element_count() && indexing::dimension_sizes(leaf) == out.root_dims)) {
-      out.outputs.push_back({k, hlo::element_type_bits(leaf.type), minor_dimension(leaf)});
+      out.outputs.push_back({k, hlo::element_type_bits(leaf.type), minor_dimension(leaf), memory_space_of(leaf)});
     } else {
       others.push_back(k);
-      if (!leaf.is_tuple && leaf.element_count()) {
+      if (!leaf.is_tuple && leaf.element_count() && memory_space_of(leaf) == 0) {
         out.untiled_output_bytes +=
             std::ceil(static_cast<double>(*leaf.element_count()) * hlo::element_type_bits(leaf.type) / 8);
       }

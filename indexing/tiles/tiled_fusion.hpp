@@ -26,8 +26,9 @@ struct TiledEntry {
   std::string name, opcode;
   std::vector<std::int64_t> dims;  // of its result
   std::int64_t element_bits = 0;
-  std::size_t minor = 0;      // its minor-most dimension in the layout (the last without one)
-  bool reads_memory = false;  // a fusion parameter, or an operand of a plain instruction
+  std::size_t minor = 0;          // its minor-most dimension in the layout (the last without one)
+  std::int64_t memory_space = 0;  // S(n) of its layout: 0 is device memory, the only one priced as traffic
+  bool reads_memory = false;      // a fusion parameter, or an operand of a plain instruction
   bool root = false;
   std::size_t output = 0;  // of a root entry: the fusion output it is (a tuple root: the element)
   /// False: an earlier entry is another element of the same instruction through the same map
@@ -42,7 +43,8 @@ struct TiledEntry {
 struct TiledOutput {
   std::size_t index = 0;  // among the fusion's outputs
   std::int64_t element_bits = 0;
-  std::size_t minor = 0;  // its minor-most dimension in its layout
+  std::size_t minor = 0;          // its minor-most dimension in its layout
+  std::int64_t memory_space = 0;  // S(n): 0 is device memory, the only one priced as traffic
 };
 
 struct TiledFusion {

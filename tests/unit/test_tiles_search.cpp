@@ -109,4 +109,26 @@ TEST_CASE("tile search: a block's threads follow its largest tile, as XLA's warp
   CHECK(estimate(costed, {16, 512}).threads_per_block == 256);
 }
 
+TEST_CASE("tile search: arrays in on-chip memory spaces move no device-memory bytes", "[tiles]") {
+  // k_add with its second operand and its result in S(1) (in the body and at the call), as a TPU keeps
+  // arrays in VMEM; the cost model counts those apart.
+  std::string on_chip = k_add;
+  for (const std::string from : {"%p1 = f32[256,512]{1,0}", "ROOT %add = f32[256,512]{1,0}", "%b = f32[256,512]{1,0}",
+                                 "ROOT %f = f32[256,512]{1,0}"}) {
+    const std::size_t at = on_chip.find(from);
+    REQUIRE(at != std::string::npos);
+    on_chip.replace(at, from.size(), from.substr(0, from.size() - 1) + ":S(1)}");
+  }
+  const test::Costed plain = test::cost_module(k_add, test::named_device("h100-sxm"));
+  const test::Costed costed = test::cost_module(on_chip, test::named_device("h100-sxm"));
+  const tiles::TilingEstimate all = estimate(plain, {8, 128});
+  const tiles::TilingEstimate part = estimate(costed, {8, 128});
+  REQUIRE(all.bytes_read > 0);
+  CHECK(part.bytes_read == Approx(all.bytes_read / 2));  // p0 alone
+  CHECK(part.bytes_written == 0);
+  CHECK(part.flops == Approx(all.flops));
+  CHECK(costed.cost("f").on_chip_bytes > 0);
+  CHECK(costed.cost("f").device_bytes_written == 0);
+}
+
 }  // namespace test_tiles_search_cases
