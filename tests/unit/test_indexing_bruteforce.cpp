@@ -1123,10 +1123,10 @@ std::vector<indexing::Count> counts_without_isl(const std::vector<IndexingMap>& 
 }  // namespace
 
 TEST_CASE("count_image multiplies the images of results over unlinked variables, without isl") {
-  // 10^6 points, every variable read, but each result over its own: 50 x 25 x 3 images.
+  // 125,000 points, every variable read, but each result over its own: 25 x 13 x 3 images.
   const IndexingMap groups = indexing::parse_map(
-      "(d0, d1, d2) -> (d0 floordiv 2, d1 floordiv 4, d2 mod 3), domain: d0 in [0, 99], d1 in [0, 99], "
-      "d2 in [0, 99]");
+      "(d0, d1, d2) -> (d0 floordiv 2, d1 floordiv 4, d2 mod 3), domain: d0 in [0, 49], d1 in [0, 49], "
+      "d2 in [0, 49]");
   // Equal and constant results leave the size as it is: 200 x 200 images of 4 results.
   const IndexingMap repeated =
       indexing::parse_map("(d0, d1) -> (d0, d1 floordiv 3, d0, 7), domain: d0 in [0, 199], d1 in [0, 199]");
@@ -1136,9 +1136,9 @@ TEST_CASE("count_image multiplies the images of results over unlinked variables,
       "rt0 in [0, 999], d1 - rt0 in [0, 0]");
   const std::vector<indexing::Count> counts = counts_without_isl({groups, repeated, slice});
   std::set<std::vector<std::int64_t>> group_images, repeated_images;
-  for (std::int64_t d0 = 0; d0 <= 99; ++d0)
-    for (std::int64_t d1 = 0; d1 <= 99; ++d1)
-      for (std::int64_t d2 = 0; d2 <= 99; ++d2) group_images.insert({d0 / 2, d1 / 4, d2 % 3});
+  for (std::int64_t d0 = 0; d0 <= 49; ++d0)
+    for (std::int64_t d1 = 0; d1 <= 49; ++d1)
+      for (std::int64_t d2 = 0; d2 <= 49; ++d2) group_images.insert({d0 / 2, d1 / 4, d2 % 3});
   for (std::int64_t d0 = 0; d0 <= 199; ++d0)
     for (std::int64_t d1 = 0; d1 <= 199; ++d1) repeated_images.insert({d0, d1 / 3, d0, 7});
   std::set<std::int64_t> slice_images;
@@ -1179,13 +1179,13 @@ TEST_CASE("count_image counts a sum of one-variable terms as a bit set, without 
 
 TEST_CASE("count_image leaves to isl a sum whose terms share a variable") {
   // d0 in two terms: the values are no sum of independent sets (the bit set would over-count).
-  // 2 million points: past what the budget's fallback enumerates.
+  // 1.08 million points: past what the budget's fallback enumerates (2^20).
   const IndexingMap shared =
-      indexing::parse_map("(d0, d1) -> (d0 * 3 + d0 floordiv 2 + d1 * 7), domain: d0 in [0, 1999], d1 in [0, 999]");
+      indexing::parse_map("(d0, d1) -> (d0 * 3 + d0 floordiv 2 + d1 * 7), domain: d0 in [0, 1199], d1 in [0, 899]");
   CHECK_FALSE(counts_without_isl({shared})[0].exact);
   std::set<std::int64_t> values;
-  for (std::int64_t d0 = 0; d0 <= 1999; ++d0)
-    for (std::int64_t d1 = 0; d1 <= 999; ++d1) values.insert(d0 * 3 + d0 / 2 + d1 * 7);
+  for (std::int64_t d0 = 0; d0 <= 1199; ++d0)
+    for (std::int64_t d1 = 0; d1 <= 899; ++d1) values.insert(d0 * 3 + d0 / 2 + d1 * 7);
   check_counts(indexing::count_image(shared), values);
 }
 
