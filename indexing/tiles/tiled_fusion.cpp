@@ -275,8 +275,6 @@ TiledFusion tile_instruction(analysis::ModuleAnalysis& analysis, std::uint32_t c
   }
   const hlo::Shape& root = *leaves[0];
   out.root_dims = indexing::dimension_sizes(root);
-  out.root_element_bits = hlo::element_type_bits(root.type);
-  out.root_minor = minor_dimension(root);
   // One root tile tiles every output of output 0's dimensions.
   std::vector<std::size_t>& others = out.untiled_outputs;
   for (std::size_t k = 0; k < leaves.size(); ++k) {

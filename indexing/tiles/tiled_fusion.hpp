@@ -52,8 +52,6 @@ struct TiledFusion {
   std::uint32_t body = 0;  // the fused computation (== computation for a plain instruction)
   std::string name;
   std::vector<std::int64_t> root_dims;
-  std::int64_t root_element_bits = 0;
-  std::size_t root_minor = 0;  // the root's minor-most dimension in its layout
   /// Output 0 and every other output of the same dimensions. An instruction reached from
   /// several of them through the same map is one entry: one tile, computed and read once.
   std::vector<TiledOutput> outputs;
