@@ -513,11 +513,13 @@ void render_csv(const std::vector<ModuleRows>& modules, const std::vector<std::v
                                          r.op_name,
                                          r.source};
       if (with_tiles) {
-        // --tiles: the best tiling's sizes ("16x128") and estimated seconds; empty for other rows.
+        // --tiles: the best tiling's sizes ("16x128", "16x128:K32" with a K step) and estimated seconds;
+        // empty for other rows.
         std::string sizes, seconds;
         for (const tiles::BestTiling& t : tilings[n]) {
           if (t.computation != r.computation_index || t.instruction != r.instruction_index || !t.best) continue;
           sizes = fmt::format("{}", fmt::join(t.best->sizes, "x"));
+          if (t.best->k_tile > 0) sizes += fmt::format(":K{}", t.best->k_tile);
           seconds = fmt::format("{}", t.best->seconds);
         }
         fields.push_back(sizes);

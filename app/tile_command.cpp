@@ -55,12 +55,18 @@ std::string symbolic_text(const tiles::TiledEntry& e) {
   return out;
 }
 
+// `, K 64`: the K step of a fusion with contracted dimensions (`K 2048 (whole)` for one step).
+std::string k_text(std::int64_t k_tile, std::int64_t k_extent) {
+  if (k_tile <= 0) return "";
+  return fmt::format(", K {}{}", k_tile, k_tile >= k_extent ? " (whole)" : "");
+}
+
 std::string concrete_text(const tiles::TiledFusion& f, const tiles::ConcreteTiling& t) {
   const char* xla = !f.all_tiled         ? "XLA has no tiling (an instruction without a tile)"
                     : t.constraints_hold ? "XLA's constraints hold"
                                          : "XLA's constraints fail";
-  std::string out = fmt::format("tiling {}: {} tiles ({}), {}\n", tuple_text(t.sizes), t.tiles,
-                                fmt::join(t.tiles_per_dimension, " x "), xla);
+  std::string out = fmt::format("tiling {}{}: {} tiles ({}), {}\n", tuple_text(t.sizes), k_text(t.k_tile, f.k_extent),
+                                t.tiles, fmt::join(t.tiles_per_dimension, " x "), xla);
   for (std::size_t k = 0; k < f.entries.size(); ++k) {
     const tiles::TiledEntry& e = f.entries[k];
     const tiles::ConcreteEntry& c = t.entries[k];
@@ -73,6 +79,9 @@ std::string concrete_text(const tiles::TiledFusion& f, const tiles::ConcreteTili
     if (!whole.empty())
       out += fmt::format("; whole dimension{} {}", whole.size() == 1 ? "" : "s", fmt::join(whole, ", "));
     out += "\n";
+    if (c.steps > 1)
+      out += fmt::format("  per K step: sizes {} strides {}, {} steps\n", tuple_text(c.step_sizes),
+                         tuple_text(c.step_strides), c.steps);
     if (c.counted) {
       const std::string bound = c.counts_exact ? "" : " at most";
       out += fmt::format(
@@ -94,7 +103,7 @@ std::string concrete_text(const tiles::TiledFusion& f, const tiles::ConcreteTili
   return out;
 }
 
-std::string search_text(const tiles::TileSearch& s, const cost::Device& device) {
+std::string search_text(const tiles::TiledFusion& f, const tiles::TileSearch& s, const cost::Device& device) {
   std::string out = fmt::format(
       "search on {}: {} candidates, {} satisfy XLA's constraints within the block limit ({} elements); {} rejected by "
       "XLA checked exactly, {} accepted\n",
@@ -102,7 +111,8 @@ std::string search_text(const tiles::TileSearch& s, const cost::Device& device) 
   if (!s.note.empty()) out += "  " + s.note + "\n";
   for (std::size_t k = 0; k < s.best.size(); ++k) {
     const tiles::TilingEstimate& e = s.best[k];
-    out += fmt::format("{}. tile {}: {}: {}\n", k + 1, tuple_text(e.sizes), cost::human_seconds(e.seconds), e.why);
+    out += fmt::format("{}. tile {}{}: {}: {}\n", k + 1, tuple_text(e.sizes), k_text(e.k_tile, f.k_extent),
+                       cost::human_seconds(e.seconds), e.why);
   }
   return out;
 }
@@ -128,9 +138,21 @@ nlohmann::json entry_json(const tiles::TiledFusion& fusion, const tiles::TiledEn
   return j;
 }
 
-void print(const TileOptions& options, const hlo::Module& module, const Found& f, analysis::ModuleAnalysis& analysis,
-           const cost::Device& device, std::ostream& out) {
+int print(const TileOptions& options, const hlo::Module& module, const Found& f, analysis::ModuleAnalysis& analysis,
+          const cost::Device& device, std::ostream& out, std::ostream& err) {
   const tiles::TiledFusion fusion = tiles::tile_instruction(analysis, f.computation, f.instruction);
+  if (options.k_tile > 0 && fusion.k_extent <= 1) {
+    err << fmt::format(
+        "hlo-index: error: --k-tile: %{} has no contracted dimension (no dot or convolution reads "
+        "through it)\n",
+        fusion.name);
+    return k_exit_input_error;
+  }
+  if (options.k_tile > fusion.k_extent) {
+    err << fmt::format("hlo-index: error: --k-tile {} is outside [1, {}] (%{}'s contracted extent K)\n", options.k_tile,
+                       fusion.k_extent, fusion.name);
+    return k_exit_input_error;
+  }
   const hlo::Instruction& instr = module.computations[f.computation].instructions[f.instruction];
   const std::size_t line = analysis::source_position(module, instr).line;
   std::vector<std::string> params;
@@ -139,7 +161,8 @@ void print(const TileOptions& options, const hlo::Module& module, const Found& f
   std::optional<tiles::TileSearch> search;
   if (fusion.undefined_reason.empty()) {
     if (!options.tile.empty()) {
-      concrete = tiles::concrete_tiling(fusion, options.tile, true);
+      const tiles::KStepTiles k = tiles::k_step_tiles(fusion, options.k_tile > 0 ? options.k_tile : fusion.k_extent);
+      concrete = tiles::concrete_tiling(fusion, options.tile, true, &k);
     } else {
       cost::CostModel costs(analysis, device);
       search = tiles::search_tilings(fusion, costs, options.top);
@@ -151,6 +174,7 @@ void print(const TileOptions& options, const hlo::Module& module, const Found& f
     j["instruction"] = fusion.name;
     j["line"] = line;
     j["root_dims"] = fusion.root_dims;
+    j["k_extent"] = fusion.k_extent;
     if (!fusion.undefined_reason.empty()) j["undefined"] = fusion.undefined_reason;
     j["constraints"] = fusion.constraints.to_string();
     j["xla_tiles_all"] = fusion.all_tiled;
@@ -173,14 +197,15 @@ void print(const TileOptions& options, const hlo::Module& module, const Found& f
                      {"exact", c.exact},
                      {"counts_exact", c.counts_exact},
                      {"note", c.note}};
+        if (concrete->k_tile > 0)
+          e["tile"].update({{"step_sizes", c.step_sizes}, {"step_strides", c.step_strides}, {"steps", c.steps}});
       }
       j["entries"].push_back(std::move(e));
     }
     if (concrete)
-      j["tiling"] = {{"sizes", concrete->sizes},
-                     {"tiles_per_dimension", concrete->tiles_per_dimension},
-                     {"tiles", concrete->tiles},
-                     {"constraints_hold", concrete->constraints_hold}};
+      j["tiling"] = {{"sizes", concrete->sizes},     {"tiles_per_dimension", concrete->tiles_per_dimension},
+                     {"tiles", concrete->tiles},     {"k_tile", concrete->k_tile},
+                     {"k_steps", concrete->k_steps}, {"constraints_hold", concrete->constraints_hold}};
     if (search) {
       nlohmann::json s;
       s["device"] = device.name;
@@ -191,6 +216,8 @@ void print(const TileOptions& options, const hlo::Module& module, const Found& f
       s["best"] = nlohmann::json::array();
       for (const tiles::TilingEstimate& e : search->best)
         s["best"].push_back({{"sizes", e.sizes},
+                             {"k_tile", e.k_tile},
+                             {"k_steps", e.k_steps},
                              {"tiles", e.tiles},
                              {"waves", e.waves},
                              {"rounds", e.rounds},
@@ -205,23 +232,24 @@ void print(const TileOptions& options, const hlo::Module& module, const Found& f
       j["search"] = std::move(s);
     }
     out << j.dump(2) << "\n";
-    return;
+    return k_exit_ok;
   }
   out << fmt::format("%{} (module {}, line {}): root tile sizes {} over root dimensions {}\n", fusion.name, module.name,
                      line, fmt::format("({})", fmt::join(params, ", ")), tuple_text(fusion.root_dims));
   if (!fusion.undefined_reason.empty()) {
     out << "no maps: " << fusion.undefined_reason << "\n";
-    return;
+    return k_exit_ok;
   }
   out << "constraints of all tiles: " << fusion.constraints.to_string() << "\n";
   if (!fusion.all_tiled) out << "XLA would not tile this fusion: an instruction has no tile (below)\n";
   for (const std::string& n : fusion.notes) out << "note: " << n << "\n";
   if (concrete) {
     out << concrete_text(fusion, *concrete);
-    return;
+    return k_exit_ok;
   }
   for (const tiles::TiledEntry& e : fusion.entries) out << entry_title(fusion, e) << "\n" << symbolic_text(e);
-  if (search) out << search_text(*search, device);
+  if (search) out << search_text(fusion, *search, device);
+  return k_exit_ok;
 }
 
 constexpr const char* k_tile_help =
@@ -240,13 +268,16 @@ constexpr const char* k_tile_help =
     "constraints with every tile within 2^20 elements, priced on --device: the bytes all tiles bring from\n"
     "memory (re-reads included), the FLOPs of every instruction over its tiles, the tiles against the\n"
     "device's cores (the last wave's idle cores); the --top fastest with their estimated time and why. A few\n"
-    "sizes XLA rejects are decided exactly ('beyond XLA' when every tile reads a strided box). Reduced and\n"
-    "contracted dimensions are read whole by each tile. In a multi-output fusion the root tile tiles every\n"
-    "output of output 0's dimensions (what several reach through one map is one tile); the others are\n"
-    "priced as written once, untiled.\n\n"
+    "sizes XLA rejects are decided exactly ('beyond XLA' when every tile reads a strided box). Reduced\n"
+    "dimensions are read whole by each tile; a dot's or convolution's contracted dimensions (K) get a step\n"
+    "size of their own, as XLA tiles a dot's contracting dimension: the search tries the powers of two\n"
+    "below K and K itself, each tile looping over the steps (--k-tile with --tile sets it). In a\n"
+    "multi-output fusion the root tile tiles every output of output 0's dimensions (what several reach\n"
+    "through one map is one tile); the others are priced as written once, untiled.\n\n"
     "Examples:\n"
     "  hlo-index tile model.hlo --instruction fusion.3\n"
-    "  hlo-index tile model.hlo --instruction fusion.3 --tile 16,128 --format json";
+    "  hlo-index tile model.hlo --instruction fusion.3 --tile 16,128 --format json\n"
+    "  hlo-index tile model.hlo --instruction gemm_fusion --tile 64,128 --k-tile 32";
 
 }  // namespace
 
@@ -260,6 +291,9 @@ void add_tile_options(CLI::App& cmd, TileOptions& options) {
   cmd.add_option("--tile", options.tile, "Root tile sizes, one per root dimension (default: search)")
       ->delimiter(',')
       ->type_name("N,N,...");
+  cmd.add_option("--k-tile", options.k_tile,
+                 "With --tile: the K step over a dot's or convolution's contracted dimensions (default: all of K)")
+      ->type_name("N");
   cmd.add_option("--top", options.top, "Tilings the search prints")->capture_default_str();
   cmd.add_option("--format", options.format, "Output format")
       ->check(CLI::IsMember({"text", "json"}))
@@ -287,7 +321,8 @@ std::string best_tilings_text(const hlo::Module& module, const std::vector<tiles
       out += fmt::format("  %{}: no tiling: {}\n", name, t.note);
       continue;
     }
-    out += fmt::format("  %{}: tile {}: {}{}\n", name, tuple_text(t.best->sizes), cost::human_seconds(t.best->seconds),
+    out += fmt::format("  %{}: tile {}{}: {}{}\n", name, tuple_text(t.best->sizes), k_text(t.best->k_tile, t.k_extent),
+                       cost::human_seconds(t.best->seconds),
                        t.best->exact_check ? " (beyond XLA: sizes its constraints reject, decided exactly)"
                        : t.xla_has_tiling  ? ""
                                            : " (XLA has no tiling)");
@@ -298,6 +333,7 @@ std::string best_tilings_text(const hlo::Module& module, const std::vector<tiles
 nlohmann::ordered_json best_tiling_json(const tiles::BestTiling& tiling) {
   if (!tiling.best) return nlohmann::ordered_json{{"sizes", nullptr}, {"note", tiling.note}};
   return nlohmann::ordered_json{{"sizes", tiling.best->sizes},
+                                {"k_tile", tiling.best->k_tile},
                                 {"seconds", tiling.best->seconds},
                                 {"tiles", tiling.best->tiles},
                                 {"waves", tiling.best->waves},
@@ -330,6 +366,11 @@ int run_tile_command(const TileOptions& options, std::ostream& out, std::ostream
   const hlo::Instruction& instr = module.computations[chosen.computation].instructions[chosen.instruction];
   const hlo::Shape& shape = module.shape_of(instr);
   const hlo::Shape* root = shape.is_tuple && !shape.elements.empty() ? &shape.elements[0] : &shape;
+  if (options.k_tile != 0 && (options.tile.empty() || options.k_tile < 0)) {
+    err << (options.k_tile < 0 ? "hlo-index: error: --k-tile must be at least 1\n"
+                               : "hlo-index: error: --k-tile needs --tile (the search tries every K step)\n");
+    return k_exit_input_error;
+  }
   if (!options.tile.empty()) {
     if (root->is_tuple || options.tile.size() != root->dims.size()) {
       err << fmt::format("hlo-index: error: --tile has {} size{}; %{}'s root {} has {} dimension{}\n",
@@ -349,8 +390,7 @@ int run_tile_command(const TileOptions& options, std::ostream& out, std::ostream
   indexing::AnalysisOptions analysis_options;
   analysis_options.time_limit_per_instruction = options.time_limit_per_instruction;
   analysis::ModuleAnalysis analysis(module, analysis_options);
-  print(options, module, chosen, analysis, cost::device_for(module, device->get()), out);
-  return k_exit_ok;
+  return print(options, module, chosen, analysis, cost::device_for(module, device->get()), out, err);
 }
 
 }  // namespace hlo_index::app

@@ -25,6 +25,7 @@ struct TileOptions {
   std::string match;                 // or a regex selecting one instruction
   std::vector<std::string> modules;  // --module
   std::vector<std::int64_t> tile;    // --tile: one size per root dimension; empty: search
+  std::int64_t k_tile = 0;           // --k-tile: the K step with --tile (0: the whole contracted extent)
   std::size_t top = 5;               // tilings the search prints
   std::string format = "text";       // text | json
   DeviceOptions device;

@@ -17,7 +17,12 @@ namespace hlo_index::simplify {
 struct Variable {
   Interval bounds;
   std::string name;  // empty: the default name (d0, s0, rt0)
-  bool operator==(const Variable&) const = default;
+  /// A range variable a dot's or convolution's contraction introduced: tiles give it a step size
+  /// of its own (XLA tiles a dot's contracting dimension), where a reduce's dimension is read whole.
+  /// Not part of equality: the maps are the same relation whichever op introduced the variable, and
+  /// sets of maps keep deduplicating them as before (the first map of a set keeps its marks).
+  bool contracted = false;
+  bool operator==(const Variable& o) const { return bounds == o.bounds && name == o.name; }
 };
 
 struct Constraint {

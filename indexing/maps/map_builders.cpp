@@ -30,6 +30,10 @@ IndexingMap map(const std::vector<std::int64_t>& dim_sizes, std::vector<Expr> re
   return IndexingMap(Domain(variables(dim_sizes), variables(range_sizes), {}), std::move(results));
 }
 
+void mark_contracted(IndexingMap& m) {
+  for (Variable& v : m.domain().variables(VarKind::kRange)) v.contracted = true;
+}
+
 IndexingMap scalar(const std::vector<std::int64_t>& dim_sizes) { return map(dim_sizes, {}); }
 
 IndexingMap to_every_element(const std::vector<std::int64_t>& sizes) { return map({}, ranges(sizes.size()), sizes); }

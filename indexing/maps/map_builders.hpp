@@ -17,6 +17,9 @@ std::vector<Expr> ranges(std::size_t n, std::uint32_t first = 0);
 /// (d..)[s..] -> (results) over the box `dims` x `ranges`.
 IndexingMap map(const std::vector<std::int64_t>& dim_sizes, std::vector<Expr> results,
                 const std::vector<std::int64_t>& range_sizes = {});
+/// Marks every range variable of `m` as contracted (a dot's or convolution's operand map):
+/// compositions carry the mark, so a fusion's tiles know which dimensions a K step splits.
+void mark_contracted(IndexingMap& m);
 /// (d..) -> (): every element of the domain reads the one scalar element.
 IndexingMap scalar(const std::vector<std::int64_t>& dim_sizes);
 /// ()[s..] -> (s..): a scalar feeds every element of `sizes`.

@@ -346,6 +346,8 @@ ConvolutionTerm convolution_term(const OpContext& op, const ConvolutionShapes& s
 
 std::vector<MapSet> o2i_convolution(const OpContext& op, MapStyle style) {
   ConvolutionTerm t = convolution_term(op, op_shapes(op), ConvolutionArray::kOutput, style);
+  build::mark_contracted(t.input);
+  build::mark_contracted(t.kernel);
   return one_each({std::move(t.input), std::move(t.kernel)});
 }
 

@@ -164,8 +164,11 @@ std::vector<IndexingMap> dot_operand_maps(const parser::DotDimensions& d, const 
     }
     return build::map(s.out, std::move(results), contracting_sizes);
   };
-  return {operand_map(s.lhs.size(), d.lhs_batch, d.lhs_contracting, l.lhs_free, nb),
-          operand_map(s.rhs.size(), d.rhs_batch, d.rhs_contracting, l.rhs_free, nb + l.lhs_free.size())};
+  std::vector<IndexingMap> maps{
+      operand_map(s.lhs.size(), d.lhs_batch, d.lhs_contracting, l.lhs_free, nb),
+      operand_map(s.rhs.size(), d.rhs_batch, d.rhs_contracting, l.rhs_free, nb + l.lhs_free.size())};
+  for (IndexingMap& m : maps) build::mark_contracted(m);
+  return maps;
 }
 
 IndexingMap dot_output_map(const parser::DotDimensions& d, const DotShapes& s, std::size_t operand) {

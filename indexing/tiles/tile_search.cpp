@@ -107,6 +107,7 @@ std::int64_t threads_per_block(std::int64_t elements) {
 // them waits at least one load from memory, so many small tiles cannot keep enough bytes in
 // flight to reach the bandwidth.
 void add_latency(const cost::Device& device, TilingEstimate& e) {
+  const std::int64_t waits = (e.k_steps + k_pipelined_steps - 1) / k_pipelined_steps;
   if (device.resident_blocks_per_core <= 0 || device.memory_latency <= 0) return;
   e.threads_per_block = threads_per_block(e.largest_tile);
   std::int64_t per_core = device.resident_blocks_per_core;
@@ -114,12 +115,14 @@ void add_latency(const cost::Device& device, TilingEstimate& e) {
     per_core = std::min(per_core, std::max<std::int64_t>(device.resident_threads_per_core / e.threads_per_block, 1));
   e.resident_blocks = std::max<std::int64_t>(device.cores, 1) * per_core;
   e.rounds = (e.tiles + e.resident_blocks - 1) / e.resident_blocks;
-  e.latency_seconds = static_cast<double>(e.rounds) * device.memory_latency;
+  e.latency_seconds = static_cast<double>(e.rounds * waits) * device.memory_latency;
 }
 
 TilingEstimate estimate(const TiledFusion& fusion, cost::CostModel& costs, const Pricing& p, const ConcreteTiling& t) {
   TilingEstimate out;
   out.sizes = t.sizes;
+  out.k_tile = t.k_tile;
+  out.k_steps = t.k_steps;
   out.tiles = t.tiles;
   const std::int64_t cores = std::max<std::int64_t>(costs.device().cores, 1);
   out.waves = (t.tiles + cores - 1) / cores;
@@ -132,15 +135,14 @@ TilingEstimate estimate(const TiledFusion& fusion, cost::CostModel& costs, const
     const TiledEntry& e = fusion.entries[k];
     const ConcreteEntry& ce = t.entries[k];
     std::int64_t elements = 1, padded_elements = 1;
-    for (std::size_t j = 0; j < ce.sizes.size(); ++j) {
-      elements *= std::max<std::int64_t>(ce.sizes[j], 1);
-      padded_elements *= padded(std::max<std::int64_t>(ce.sizes[j], 1));
-    }
+    for (std::size_t j = 0; j < ce.sizes.size(); ++j) elements *= std::max<std::int64_t>(ce.sizes[j], 1);
+    for (const std::int64_t n : ce.step_sizes) padded_elements *= padded(std::max<std::int64_t>(n, 1));
     out.largest_tile = std::max(out.largest_tile, padded_elements);
-    // Whole tiles times their number, each row along the layout's minor dimension in transfer units.
-    // On-chip and host arrays (S(n)) move no device-memory bytes, as the cost model counts them.
+    // Whole tiles (each K step's) times their number, each row along the layout's minor dimension in
+    // transfer units. On-chip and host arrays (S(n)) move no device-memory bytes, as the cost model counts them.
     if (e.reads_memory && cost::memory_kind(e.memory_space) == cost::MemoryKind::kDevice)
-      out.bytes_read += tiles * tile_bytes(ce.sizes, ce.strides, e.minor, e.element_bits, unit);
+      out.bytes_read += tiles * static_cast<double>(ce.steps) *
+                        tile_bytes(ce.step_sizes, ce.step_strides, e.minor, e.element_bits, unit);
     if (auto it = p.by_instruction.find(e.instruction);
         it != p.by_instruction.end() && (p.fusion || e.root) && e.computes) {
       for (const cost::Work& w : it->second.work)
@@ -191,6 +193,7 @@ std::string why(const TilingEstimate& e, std::int64_t cores, double distinct) {
     text += fmt::format(" and {} round{} of {} resident blocks of {} threads ({} memory latency)", e.rounds,
                         e.rounds == 1 ? "" : "s", e.resident_blocks, e.threads_per_block,
                         cost::human_seconds(e.latency_seconds));
+  if (e.k_tile > 0) text += fmt::format(", {} K step{} per tile", e.k_steps, e.k_steps == 1 ? "" : "s");
   text += fmt::format(", {} read", cost::human_bytes(e.bytes_read));
   if (distinct > 0) text += fmt::format(" ({:.2f}x the untiled reads)", e.bytes_read / distinct);
   text += fmt::format(", {} FLOP; {}-bound", cost::human_count(e.flops), bound);
@@ -201,7 +204,9 @@ bool faster(const TilingEstimate& a, const TilingEstimate& b) {
   if (a.seconds != b.seconds) return a.seconds < b.seconds;
   if (a.bytes_read != b.bytes_read) return a.bytes_read < b.bytes_read;
   if (a.tiles != b.tiles) return a.tiles < b.tiles;
-  return a.sizes < b.sizes;
+  if (a.k_steps != b.k_steps) return a.k_steps < b.k_steps;
+  if (a.sizes != b.sizes) return a.sizes < b.sizes;
+  return a.k_tile > b.k_tile;
 }
 
 }  // namespace
@@ -225,7 +230,10 @@ TileSearch search_tilings(const TiledFusion& fusion, cost::CostModel& costs, std
   const std::size_t rank = fusion.root_dims.size();
   std::vector<std::vector<std::int64_t>> choices;
   for (std::int64_t d : fusion.root_dims) choices.push_back(candidate_sizes(d));
-  std::vector<TilingEstimate> valid, rejected;
+  std::vector<KStepTiles> k_steps;
+  for (const std::int64_t k : k_tile_candidates(fusion)) k_steps.push_back(k_step_tiles(fusion, k));
+  std::vector<std::pair<TilingEstimate, std::size_t>> rejected;  // with its K step
+  std::vector<TilingEstimate> valid;
   std::vector<std::size_t> at(rank, 0);
   std::vector<std::int64_t> sizes(rank);
   while (true) {
@@ -234,13 +242,17 @@ TileSearch search_tilings(const TiledFusion& fusion, cost::CostModel& costs, std
       sizes[i] = choices[i][at[i]];
       root_elements *= padded(sizes[i]);
     }
-    ++out.candidates;
-    if (root_elements <= k_max_tile_elements) {
-      const ConcreteTiling t = concrete_tiling(fusion, sizes, false);
+    for (std::size_t q = 0; q < k_steps.size(); ++q) {
+      ++out.candidates;
+      if (root_elements > k_max_tile_elements) continue;
+      const ConcreteTiling t = concrete_tiling(fusion, sizes, false, &k_steps[q]);
       TilingEstimate e = estimate(fusion, costs, p, t);
-      if (e.largest_tile <= k_max_tile_elements) {
-        e.xla_valid = fusion.all_tiled && t.constraints_hold;
-        (e.xla_valid ? valid : rejected).push_back(std::move(e));
+      if (e.largest_tile > k_max_tile_elements) continue;
+      e.xla_valid = fusion.all_tiled && t.constraints_hold;
+      if (e.xla_valid) {
+        valid.push_back(std::move(e));
+      } else {
+        rejected.emplace_back(std::move(e), q);
       }
     }
     bool advanced = false;
@@ -255,14 +267,15 @@ TileSearch search_tilings(const TiledFusion& fusion, cost::CostModel& costs, std
   }
   out.xla_valid = valid.size();
   // A few that XLA rejects, the fastest as priced with whole reads where XLA has no tile, decided exactly.
-  std::sort(rejected.begin(), rejected.end(), faster);
+  std::sort(rejected.begin(), rejected.end(), [](const auto& a, const auto& b) { return faster(a.first, b.first); });
   constexpr std::size_t k_exact_checks = 4;
   for (std::size_t k = 0; k < rejected.size() && k < k_exact_checks; ++k) {
     ++out.checked_exactly;
-    const ConcreteTiling t = concrete_tiling(fusion, rejected[k].sizes, true);
-    const bool boxes = std::all_of(t.entries.begin(), t.entries.end(), [](const ConcreteEntry& c) {
-      return c.exact && c.counts_exact && std::none_of(c.whole.begin(), c.whole.end(), [](bool w) { return w; });
-    });
+    const ConcreteTiling t = concrete_tiling(fusion, rejected[k].first.sizes, true, &k_steps[rejected[k].second]);
+    const bool boxes =
+        t.k_steps_hold && std::all_of(t.entries.begin(), t.entries.end(), [](const ConcreteEntry& c) {
+          return c.exact && c.counts_exact && std::none_of(c.whole.begin(), c.whole.end(), [](bool w) { return w; });
+        });
     if (!boxes) continue;
     ++out.accepted_exactly;
     TilingEstimate e = estimate(fusion, costs, p, t);
@@ -292,10 +305,11 @@ std::vector<BestTiling> best_tilings(const hlo::Module& module,
   cost::CostModel costs(analysis, device);
   std::vector<BestTiling> out;
   for (const auto& [ci, ii] : instructions) {
-    BestTiling b{ci, ii, std::nullopt, false, {}};
+    BestTiling b{ci, ii, std::nullopt, false, {}, 1};
     const TiledFusion f = tile_instruction(analysis, ci, ii);
     TileSearch search = search_tilings(f, costs, 1);
     b.xla_has_tiling = f.all_tiled;
+    b.k_extent = f.k_extent;
     if (search.best.empty()) {
       b.note = std::move(search.note);
     } else {

@@ -22,6 +22,7 @@ namespace hlo_index::tiles {
 
 struct TilingEstimate {
   std::vector<std::int64_t> sizes;
+  std::int64_t k_tile = 0, k_steps = 1;  // the K step (0: no contracted dimension) and the most steps
   std::int64_t tiles = 0, waves = 0;
   double occupancy = 0;  // tiles / (waves * cores)
   double bytes_read = 0, bytes_written = 0, flops = 0;
@@ -29,7 +30,7 @@ struct TilingEstimate {
   // memory latency: latency_seconds. 0 where the device does not model it.
   std::int64_t threads_per_block = 0, resident_blocks = 0, rounds = 0;
   double compute_seconds = 0, memory_seconds = 0, latency_seconds = 0, overhead_seconds = 0, seconds = 0;
-  std::int64_t largest_tile = 0;  // elements of the largest instruction tile (padded to powers of two)
+  std::int64_t largest_tile = 0;  // elements of the largest instruction tile of one K step (padded to powers of two)
   bool xla_valid = false;         // XLA's constraints hold and every instruction has a tile
   bool exact_check = false;       // decided by exact counts instead (beyond XLA)
   std::string why;
@@ -47,6 +48,9 @@ struct TileSearch {
 
 /// Elements one block may hold (Triton's limit, which XLA's emitter constraints enforce).
 inline constexpr std::int64_t k_max_tile_elements = std::int64_t{1} << 20;
+/// K steps whose loads are in flight at once (Triton's software pipelining, XLA's num_stages up to 4):
+/// a tile's K loop waits one memory latency per this many steps.
+inline constexpr std::int64_t k_pipelined_steps = 4;
 
 /// Searches the tilings of `fusion` (from tile_instruction) on the cost model's device;
 /// keeps the `keep` fastest. Deterministic.
@@ -61,6 +65,7 @@ struct BestTiling {
   std::optional<TilingEstimate> best;
   bool xla_has_tiling = false;  // every instruction has an XLA tile (else the best is beyond XLA's)
   std::string note;             // the search's, when there is no best
+  std::int64_t k_extent = 1;    // the largest contracted extent (1: no K step)
 };
 
 /// The best tiling of each (computation, instruction) of `module` on `device`, in order.

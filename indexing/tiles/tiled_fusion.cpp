@@ -22,6 +22,11 @@ using simplify::Var;
 using simplify::Variable;
 using simplify::VarKind;
 
+std::int64_t saturating_product(std::int64_t a, std::int64_t b) {
+  constexpr std::int64_t k_max = std::int64_t{1} << 62;
+  return b > 0 && a > k_max / b ? k_max : a * b;
+}
+
 std::size_t minor_dimension(const hlo::Shape& shape) {
   if (shape.layout && !shape.layout->minor_to_major.empty())
     return static_cast<std::size_t>(shape.layout->minor_to_major.front());
@@ -49,8 +54,30 @@ TiledEntry make_entry(const hlo::Module& module, const hlo::Computation& c, std:
   e.memory_space = memory_space_of(shape);
   if (map.is_defined()) indexing::simplify(map, indexing::SimplifyPolicy::kExact);
   e.derivation = derive_symbolic_tile(map);
+  if (map.is_defined()) {
+    for (const Variable& v : map.domain().variables(VarKind::kRange)) {
+      if (v.contracted)
+        e.contracted_elements = saturating_product(e.contracted_elements, v.bounds.hi - v.bounds.lo + 1);
+    }
+  }
   e.map = std::move(map);
   return e;
+}
+
+// Restricts the contracted range variables of `map` to one step of `k_tile` elements, filled from the
+// last variable (the minor one of a flattened K); returns the steps the whole extent takes.
+std::int64_t restrict_to_k_step(IndexingMap& map, std::int64_t k_tile) {
+  std::vector<Variable>& ranges = map.domain().variables(VarKind::kRange);
+  std::int64_t left = std::max<std::int64_t>(k_tile, 1), steps = 1;
+  for (std::size_t j = ranges.size(); j-- > 0;) {
+    Variable& v = ranges[j];
+    if (!v.contracted) continue;
+    const std::int64_t n = v.bounds.hi - v.bounds.lo + 1, step = std::min(n, left);
+    left = left >= n ? left / n : 1;
+    v.bounds.hi = v.bounds.lo + step - 1;
+    steps = saturating_product(steps, (n + step - 1) / step);
+  }
+  return steps;
 }
 
 // The variables of the counting maps: k_i (tile index), r_i (position in the tile) per root dimension,
@@ -375,7 +402,11 @@ TiledFusion tile_instruction(analysis::ModuleAnalysis& analysis, std::uint32_t c
   out.all_tiled = true;
   bool reduces = false;
   for (const TiledEntry& e : out.entries) {
-    if (e.map.is_defined() && e.map.range_count() > 0) reduces = true;
+    out.k_extent = std::max(out.k_extent, e.contracted_elements);
+    if (e.map.is_defined()) {
+      const auto& ranges = e.map.domain().variables(VarKind::kRange);
+      reduces = reduces || std::any_of(ranges.begin(), ranges.end(), [](const Variable& v) { return !v.contracted; });
+    }
     if (e.derivation.tile) {
       out.constraints = out.constraints && e.derivation.tile->constraints;
       if (!e.derivation.tile->constraints.satisfiable()) out.all_tiled = false;
@@ -384,16 +415,42 @@ TiledFusion tile_instruction(analysis::ModuleAnalysis& analysis, std::uint32_t c
     }
   }
   out.constraints.simplify();
-  if (reduces)
-    out.notes.emplace_back(
-        "reduced and contracted dimensions are read whole by each tile (XLA gives a dot's contracting dimension "
-        "a tile parameter of its own)");
+  if (out.k_extent > 1)
+    out.notes.push_back(fmt::format(
+        "contracted dimensions (a dot's or convolution's, K = {}) are tiled by a K step of their own, as XLA tiles a "
+        "dot's contracting dimension: each tile loops over K, reading one step's tile of each operand at a time",
+        out.k_extent));
+  if (reduces) out.notes.emplace_back("reduced dimensions are read whole by each tile");
   return out;
 }
 
-ConcreteTiling concrete_tiling(const TiledFusion& fusion, std::span<const std::int64_t> sizes, bool count) {
+KStepTiles k_step_tiles(const TiledFusion& fusion, std::int64_t k_tile) {
+  KStepTiles out;
+  out.k_tile = fusion.k_extent > 1 ? std::clamp<std::int64_t>(k_tile, 1, fusion.k_extent) : 0;
+  out.steps.assign(fusion.entries.size(), 1);
+  out.tiles.resize(fusion.entries.size());
+  if (out.k_tile == 0) return out;
+  for (std::size_t k = 0; k < fusion.entries.size(); ++k) {
+    const TiledEntry& e = fusion.entries[k];
+    if (e.contracted_elements <= out.k_tile || !e.map.is_defined()) continue;
+    IndexingMap step = e.map;
+    out.steps[k] = restrict_to_k_step(step, out.k_tile);
+    TileDerivation d = derive_symbolic_tile(step);
+    if (d.tile) out.tiles[k] = std::move(*d.tile);
+  }
+  return out;
+}
+
+std::vector<std::int64_t> k_tile_candidates(const TiledFusion& fusion) {
+  if (fusion.k_extent <= 1) return {0};
+  return candidate_sizes(fusion.k_extent);
+}
+
+ConcreteTiling concrete_tiling(const TiledFusion& fusion, std::span<const std::int64_t> sizes, bool count,
+                               const KStepTiles* k) {
   ConcreteTiling t;
   t.sizes.assign(sizes.begin(), sizes.end());
+  if (k != nullptr) t.k_tile = k->k_tile;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     const std::int64_t n = (fusion.root_dims[i] + sizes[i] - 1) / sizes[i];
     t.tiles_per_dimension.push_back(n);
@@ -436,6 +493,26 @@ ConcreteTiling concrete_tiling(const TiledFusion& fusion, std::span<const std::i
       if (box_from_first_tile(entry, fusion.root_dims, sizes, candidate)) e = std::move(candidate);
     }
     if (count) count_entry(entry, fusion.root_dims, t, e);
+    e.step_sizes = e.sizes;
+    e.step_strides = e.strides;
+    if (const std::size_t n = t.entries.size(); k != nullptr && k->steps[n] > 1) {
+      // One step's tile where the entry's own tile holds (else it reads its tile, whole K, at once).
+      const std::optional<SymbolicTile>& step = k->tiles[n];
+      const bool holds = step && step->constraints.holds(sizes);
+      if (holds && e.symbolic) {
+        e.steps = k->steps[n];
+        e.step_sizes = evaluate_sizes(*step, sizes);
+        e.step_strides = evaluate_strides(*step, sizes);
+        t.k_steps = std::max(t.k_steps, e.steps);
+      }
+      if (!holds) {
+        t.constraints_hold = t.k_steps_hold = false;
+        e.note +=
+            (e.note.empty() ? "" : "; ") +
+            std::string(step ? "XLA's constraints of one K step's tile do not hold: " + step->constraints.to_string()
+                             : "one K step has no tile: the tile reads its whole contracted extent at once");
+      }
+    }
     t.entries.push_back(std::move(e));
   }
   return t;

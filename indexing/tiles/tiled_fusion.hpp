@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -37,6 +38,8 @@ struct TiledEntry {
   std::int64_t parameter = -1;  // fusion parameter number, or operand position of a plain instruction
   indexing::IndexingMap map;    // root index -> its index
   TileDerivation derivation;
+  /// Elements of the map's contracted range variables together (a dot's K read by this entry); 1: none.
+  std::int64_t contracted_elements = 1;
 };
 
 /// A fusion output the root tile tiles (written by every tile).
@@ -64,6 +67,9 @@ struct TiledFusion {
   std::string undefined_reason;     // non-empty: no maps; entries is empty
   TileConstraints constraints;      // of all entries together
   bool all_tiled = false;           // every entry has a satisfiable tile (XLA would tile the fusion)
+  /// The largest contracted extent of an entry (a dot's or convolution's K): the K tile's range.
+  /// 1: no contracted dimension, no K tile.
+  std::int64_t k_extent = 1;
   /// Does some entry stand for fused instruction `fused`?
   bool reached(std::uint32_t fused) const;
 };
@@ -73,6 +79,20 @@ TiledFusion tile_instruction(analysis::ModuleAnalysis& analysis, std::uint32_t c
 
 /// The root tile sizes XLA's search enumerates for one dimension: powers of two below it, then itself.
 std::vector<std::int64_t> candidate_sizes(std::int64_t dimension);
+
+/// One K step: the contracted dimensions (a dot's or convolution's range variables) in steps of
+/// `k_tile` elements, as XLA tiles a dot's contracting dimension. Each tile of the root loops over
+/// the steps; per step an entry reads the tile of its map with its contracted variables restricted
+/// to one step (filled from the last variable: K = 16 x 128 in steps of 512 is 4 x 128).
+struct KStepTiles {
+  std::int64_t k_tile = 0;          // 0: the fusion has no contracted dimension
+  std::vector<std::int64_t> steps;  // per entry: the steps it takes (1: no contracted dimension, or one step)
+  std::vector<std::optional<SymbolicTile>> tiles;  // per entry taking steps: its step's tile (none: no tile)
+};
+/// The K steps of `fusion` in steps of `k_tile` (in [1, fusion.k_extent]).
+KStepTiles k_step_tiles(const TiledFusion& fusion, std::int64_t k_tile);
+/// The K tile sizes the search enumerates: candidate_sizes(k_extent), or {0} without contracted dimensions.
+std::vector<std::int64_t> k_tile_candidates(const TiledFusion& fusion);
 
 /// One entry under concrete tile sizes.
 struct ConcreteEntry {
@@ -89,19 +109,27 @@ struct ConcreteEntry {
   std::int64_t box_elements = 0;  // sum over tiles of the box's elements within bounds
   std::int64_t rereads() const { return reads - distinct; }
   std::string note;  // why a dimension is whole, what XLA says
+  /// One K step's tile (the tile above covers every step): its sizes and strides, and the steps.
+  std::vector<std::int64_t> step_sizes, step_strides;
+  std::int64_t steps = 1;
 };
 
 struct ConcreteTiling {
   std::vector<std::int64_t> sizes;  // of the root tile
   std::vector<std::int64_t> tiles_per_dimension;
   std::int64_t tiles = 1;
-  bool constraints_hold = false;  // XLA's constraints of every entry
+  std::int64_t k_tile = 0;        // the K step (0: no contracted dimension)
+  std::int64_t k_steps = 1;       // the most steps an entry takes
+  bool constraints_hold = false;  // XLA's constraints of every entry (and of every K step's tile)
+  bool k_steps_hold = true;       // every K step's tile exists and its constraints hold
   std::vector<ConcreteEntry> entries;
 };
 
-/// The tiling of `fusion` with root tile `sizes` (one per root dimension, each in [1, dimension]);
-/// `count`: make the exact counts (the expensive part).
-ConcreteTiling concrete_tiling(const TiledFusion& fusion, std::span<const std::int64_t> sizes, bool count = true);
+/// The tiling of `fusion` with root tile `sizes` (one per root dimension, each in [1, dimension])
+/// and K steps `k` (none: contracted dimensions whole); `count`: make the exact counts (the
+/// expensive part; they count every step of a tile together).
+ConcreteTiling concrete_tiling(const TiledFusion& fusion, std::span<const std::int64_t> sizes, bool count = true,
+                               const KStepTiles* k = nullptr);
 
 /// The box tile `tile` (one index per root dimension, row-major over tiles_per_dimension) of
 /// entry `entry` covers: per dimension, its offset, size and stride (a whole dimension: 0, its size, 1).
