@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <set>
 
 #include "indexing/analysis/fused_reads.hpp"
 #include "indexing/cost/memory_traffic.hpp"
@@ -283,6 +284,9 @@ TileSearch search_tilings(const TiledFusion& fusion, cost::CostModel& costs, std
     valid.push_back(std::move(e));
   }
   std::sort(valid.begin(), valid.end(), faster);
+  // One K step per root tile: the fastest (equal times: the fewest steps); the others say nothing more.
+  std::set<std::vector<std::int64_t>> seen;
+  std::erase_if(valid, [&](const TilingEstimate& e) { return !seen.insert(e.sizes).second; });
   if (valid.size() > keep) valid.resize(keep);
   for (TilingEstimate& e : valid) {
     e.why = why(e, costs.device().cores, p.distinct_bytes_read);
