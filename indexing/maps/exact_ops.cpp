@@ -475,7 +475,16 @@ bool tighten_domain(IndexingMap& map) {
   if (tightened.empty) {
     map.set_known_empty();
   } else {
-    map.domain() = tightened.domain;
+    // The same variables, bounds tightened: this map's marks (Variable::contracted, not part of
+    // equality) stay its own, whichever map first stored the answer.
+    Domain domain = tightened.domain;
+    for (int k = 0; k < simplify::k_var_kinds; ++k) {
+      const auto kind = static_cast<VarKind>(k);
+      const std::vector<Variable>& own = map.domain().variables(kind);
+      std::vector<Variable>& into = domain.variables(kind);
+      for (std::size_t i = 0; i < own.size() && i < into.size(); ++i) into[i].contracted = own[i].contracted;
+    }
+    map.domain() = std::move(domain);
   }
   return tightened.changed;
 }

@@ -19,6 +19,9 @@
 #include <fmt/format.h>
 
 #include "cost_helpers.hpp"
+#include "indexing/maps/exact_ops.hpp"
+#include "indexing/maps/map_builders.hpp"
+#include "indexing/maps/map_parser.hpp"
 #include "indexing/tiles/tile_search.hpp"
 #include "indexing/tiles/tiled_fusion.hpp"
 
@@ -325,6 +328,22 @@ ENTRY %main (a: f32[64,1024], w: f32[1024,2048]) -> f32[64] {
   CHECK(stepped.k_steps == 2);
   // 8 tiles, each reading 8 rows of the input and the whole weight (f32).
   CHECK(stepped.bytes_read == 8.0 * (8 * 1024 + 1024 * 2048) * 4);
+}
+
+TEST_CASE("tiles: a map keeps its contracted marks when its domain's tightening is recalled", "[tiles]") {
+  // Equal maps (the marks are not part of equality) share the process-wide tightening memo: the
+  // second recalls the first's answer, and must keep its own marks.
+  const indexing::IndexingMap plain = indexing::parse_map(
+      "(d0)[s0] -> (d0, s0), domain: d0 in [0, 9], s0 in [0, 9], d0 + s0 in [0, 5], d0 * 2 + s0 in [0, 7]");
+  for (const bool first_marked : {false, true}) {
+    indexing::IndexingMap first = plain, second = plain;
+    indexing::build::mark_contracted(first_marked ? first : second);
+    CHECK(indexing::tighten_domain(first));
+    CHECK(indexing::tighten_domain(second));
+    CHECK(first == second);
+    CHECK(first.domain().variables(simplify::VarKind::kRange)[0].contracted == first_marked);
+    CHECK(second.domain().variables(simplify::VarKind::kRange)[0].contracted == !first_marked);
+  }
 }
 
 }  // namespace test_tiles_k_steps_cases
