@@ -59,11 +59,17 @@ struct Deadline {
   }
 };
 
-void compose_into(const MapSet& first, const MapSet& second, MapSet& into, const Deadline& deadline) {
+void compose_into(indexing::IndexingAnalysis& analysis, const MapSet& first, const MapSet& second, MapSet& into,
+                  const Deadline& deadline) {
   for (const IndexingMap& a : first) {
     for (const IndexingMap& b : second) {
       deadline.check();
       if (a.is_undefined() || b.is_undefined()) throw std::runtime_error("a fused instruction has no maps");
+      // The same step as the analysis' walk of this body (just done, most pairs memoised there).
+      if (std::optional<IndexingMap> step = analysis.exact_step(a, b)) {
+        indexing::insert_unique(into, std::move(*step), false);
+        continue;
+      }
       IndexingMap m = indexing::compose(a, b);
       // The same deterministic caps as the walks of IndexingAnalysis: past them the body is not composed.
       if (indexing::exceeds_composition_caps(m)) throw std::runtime_error(indexing::composition_caps_reason());
@@ -151,7 +157,7 @@ FusedBody fused_body(const hlo::Module& module, indexing::IndexingAnalysis& anal
             if (module.shape_of(operand).is_tuple)
               element = indexing::operand_tuple_element({module, body, i}, s->first.second).value_or(0);
             MapSet composed;
-            compose_into(s->second, producer[j], composed, deadline);
+            compose_into(analysis, s->second, producer[j], composed, deadline);
             MapSet& reached = state[{operands[j], element}];
             if (operand.opcode == hlo::Opcode::kParameter) {
               auto& uses = result.parameter_uses.at(static_cast<std::size_t>(operand.parameter_number));

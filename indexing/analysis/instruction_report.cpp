@@ -15,6 +15,9 @@ using indexing::IndexingMap;
 using indexing::InstructionIndexing;
 using indexing::MapSet;
 
+// Between the map ids of two sets in a key of counts: no map has this id.
+constexpr std::uint32_t k_set_end = UINT32_MAX;
+
 // Moves the maps and read patterns into per-output operand lists, leaving
 // out the operands not asked for and, for each output of a tuple-shaped
 // instruction, the operands it does not read.
@@ -87,8 +90,20 @@ InstructionUtilisation instruction_utilisation(ModuleAnalysis& analysis, std::ui
   const hlo::Computation& c = module.computations[computation];
   const hlo::Instruction& instr = c.instructions[instruction];
   if (counted_through_body(module, instr)) {
-    // Not memoised: the shared loop is not in the key.
-    return utilisation(module, c, instr, indexing, analysis.fused_body(computation, instruction).get());
+    // Memoised per instruction (its body's shared loop is its own) and maps.
+    std::vector<std::uint32_t> key{computation, instruction};
+    for (const auto& per_output : indexing.output_to_input) {
+      for (const MapSet& set : per_output) {
+        key.push_back(k_set_end);
+        for (const IndexingMap& m : set) key.push_back(analysis.interned_maps().intern(m));
+      }
+    }
+    auto& memo = analysis.body_counts();
+    if (auto it = memo.find(key); it != memo.end()) return it->second;
+    InstructionUtilisation counted =
+        utilisation(module, c, instr, indexing, analysis.fused_uses(computation, instruction).get());
+    memo.emplace(std::move(key), counted);
+    return counted;
   }
   // Each operand is counted once per distinct (operand shape, maps) over the module.
   auto& memo = analysis.operand_counts();

@@ -32,6 +32,20 @@ indexing::InstructionIndexing ModuleAnalysis::indexing(std::uint32_t computation
   }
 }
 
+namespace {
+
+std::size_t map_count(const FusedBody& body) {
+  std::size_t n = 0;
+  for (const auto& per_output : body.to_instruction)
+    for (const auto& [key, maps] : per_output) n += maps.size();
+  for (const auto& uses : body.parameter_uses)
+    for (const FusedUse& use : uses)
+      for (const MapSet& set : use.maps) n += set.size();
+  return n;
+}
+
+}  // namespace
+
 std::shared_ptr<const FusedBody> ModuleAnalysis::fused_body(std::uint32_t computation, std::uint32_t instruction) {
   // A few: a fusion and the fusions nested in it.
   constexpr std::size_t k_kept = 4;
@@ -42,6 +56,27 @@ std::shared_ptr<const FusedBody> ModuleAnalysis::fused_body(std::uint32_t comput
   if (m_recent_bodies.size() == k_kept) m_recent_bodies.pop_front();
   m_recent_bodies.emplace_back(key, body);
   return body;
+}
+
+std::shared_ptr<const FusedBody> ModuleAnalysis::fused_uses(std::uint32_t computation, std::uint32_t instruction) {
+  // Kept while their maps are few enough: the cost model's totals count every fusion, in program
+  // order, before lint and the rows of a summary ask for each again in the same order (the few
+  // whole bodies kept would each be gone just before it is asked for).
+  constexpr std::size_t k_kept_maps = std::size_t{1} << 16;
+  const std::pair key{computation, instruction};
+  if (auto at = m_kept_uses.find(key); at != m_kept_uses.end()) return at->second;
+  const std::shared_ptr<const FusedBody> body = fused_body(computation, instruction);
+  auto uses = std::make_shared<FusedBody>();
+  uses->callee = body->callee;
+  uses->outputs = body->outputs;
+  uses->parameter_uses = body->parameter_uses;
+  uses->one_loop_domain = body->one_loop_domain;
+  uses->undefined_reason = body->undefined_reason;
+  if (const std::size_t maps = map_count(*uses); m_kept_maps + maps <= k_kept_maps) {
+    m_kept_maps += maps;
+    m_kept_uses.emplace(key, uses);
+  }
+  return uses;
 }
 
 PhysicalIndexing& ModuleAnalysis::physical() {

@@ -42,11 +42,19 @@ public:
   /// Operand counts by (operand shape, maps): layers repeat, and counting is
   /// the expensive part of utilisation.
   std::map<std::vector<std::uint32_t>, OperandUtilisation>& operand_counts() { return m_operand_counts; }
+  /// Counts of instructions counted through their fused bodies, by (computation, instruction,
+  /// maps): the cost model and a summary row both count a fusion, and its body, composed anew
+  /// once it has left the few kept, is most of the work.
+  std::map<std::vector<std::uint32_t>, InstructionUtilisation>& body_counts() { return m_body_counts; }
   MapInterner& interned_maps() { return m_maps; }
   /// The body of fusion (or call) `instruction` (fused_reads.hpp), the last
   /// few memoised: lint, the cost model and the fusion decisions each ask for
   /// the one a summary row is about, and composing it is most of their work.
   std::shared_ptr<const FusedBody> fused_body(std::uint32_t computation, std::uint32_t instruction);
+  /// The same without `to_instruction` (empty): the parameters' uses, which
+  /// counting reads and lint need, far fewer maps, memoised for the module's
+  /// first fusions up to a number of maps in all.
+  std::shared_ptr<const FusedBody> fused_uses(std::uint32_t computation, std::uint32_t instruction);
 
 private:
   const hlo::Module& m_module;
@@ -57,7 +65,11 @@ private:
   std::optional<PhysicalIndexing> m_unsimplified;  // made when first asked for
   ReadPatternMemo m_patterns;
   std::map<std::vector<std::uint32_t>, OperandUtilisation> m_operand_counts;
+  std::map<std::vector<std::uint32_t>, InstructionUtilisation> m_body_counts;
   std::deque<std::pair<std::pair<std::uint32_t, std::uint32_t>, std::shared_ptr<const FusedBody>>> m_recent_bodies;
+  // fused_uses(): the first asked for, up to a number of maps in all.
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::shared_ptr<const FusedBody>> m_kept_uses;
+  std::size_t m_kept_maps = 0;
 };
 
 }  // namespace hlo_index::analysis

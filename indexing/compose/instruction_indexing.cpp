@@ -582,6 +582,12 @@ IndexingMap IndexingAnalysis::composition_step(const IndexingMap& first, std::si
   return known->map;
 }
 
+std::optional<IndexingMap> IndexingAnalysis::exact_step(const IndexingMap& first, const IndexingMap& second) {
+  if (step_policy() != SimplifyPolicy::kExactRulesOnly || m_options.style != MapStyle::kExact) return std::nullopt;
+  std::size_t compositions = 0;  // not a walk's: no bound
+  return composition_step(first, MapIdentityHash()(first), second, MapIdentityHash()(second), compositions);
+}
+
 std::vector<MapSet> IndexingAnalysis::fused_output_to_input(std::uint32_t callee, std::size_t output) {
   if (auto it = m_fused_o2i.find({callee, output}); it != m_fused_o2i.end()) return it->second;
   std::vector<MapSet> result;
@@ -840,11 +846,13 @@ InstructionIndexing IndexingAnalysis::analyze(std::uint32_t computation, std::ui
   m_isl_at_start = IslContext::get().computations();
   m_isl_uncounted = 0;
   m_counting = true;
+  // The last instruction's memos go now, not when it was done: exact_step() serves its fused
+  // body's walk, which comes right after its analysis.
+  forget();
   try {
     InstructionIndexing out = analyze_maps(computation, instruction, o2i, i2o);
     m_deadline.reset();
     m_counting = false;
-    forget();
     return out;
   } catch (const AnalysisLimitReached& e) {
     m_deadline.reset();

@@ -161,6 +161,14 @@ public:
   /// the reason.
   InstructionIndexing analyze(std::uint32_t computation, std::uint32_t instruction, bool o2i, bool i2o);
 
+  /// `first` then `second` composed and simplified as a step of a walk in the exact style
+  /// (compose, the composition caps, SimplifyPolicy::kExactRulesOnly), through the memo of the
+  /// pairs the last instruction analysed composed: a fusion's body walked right after its
+  /// analysis (analysis/fused_reads.cpp) meets the same pairs. Null where the analysis' steps are
+  /// simplified otherwise (the XLA style, no simplification): the caller composes itself. Throws
+  /// CompositionLimitReached past the caps.
+  std::optional<IndexingMap> exact_step(const IndexingMap& first, const IndexingMap& second);
+
   /// Number of per-op map computations answered from the memo (for bench/).
   std::size_t memo_hits() const { return m_memo_hits; }
   /// The memo of composed maps' final simplification and deduplication (for bench/).

@@ -220,7 +220,7 @@ std::vector<LintFinding> Linter::lint(std::uint32_t computation, std::uint32_t i
   std::shared_ptr<const FusedBody> body;
   const bool undefined = std::any_of(facts.begin(), facts.end(), [](const OperandFacts& f) { return !f.defined; });
   if (c.instructions[instruction].opcode == hlo::Opcode::kFusion && !undefined)
-    body = m_analysis.fused_body(computation, instruction);
+    body = m_analysis.fused_uses(computation, instruction);
   const FusedBody* fused = body && body->defined() ? body.get() : nullptr;
   if (fused != nullptr) {
     duplicated_read_rule(c, instruction, *fused, facts, out);
