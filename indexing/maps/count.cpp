@@ -219,8 +219,20 @@ Count isl_count(const Domain& domain) {
 
 }  // namespace
 
+namespace {
+Count count_points_of(const Domain& domain);
+}  // namespace
+
 Count count_points(const Domain& domain) {
   if (domain.has_empty_bounds()) return {0, true};
+  // One constrained component or more: counting is the work (enumerated, else isl); a box is a product.
+  if (domain.constraints().empty()) return count_points_of(domain);
+  return memoised_points(domain, t_evaluation_budget, [&] { return count_points_of(domain); });
+}
+
+namespace {
+
+Count count_points_of(const Domain& domain) {
   std::vector<Var> vars = domain.all_variables();
   Components comp{std::vector<std::size_t>(vars.size())};
   std::iota(comp.parent.begin(), comp.parent.end(), 0);
@@ -278,6 +290,8 @@ Count count_points(const Domain& domain) {
   }
   return Count::of(total, exact);
 }
+
+}  // namespace
 
 Count count_domain(const IndexingMap& map) {
   if (map.is_known_empty()) return {0, true};

@@ -42,15 +42,17 @@ Count count_relation(const IndexingMap& map);
 /// number of results): the size of the union of their images.
 Count count_union_image(std::span<const IndexingMap> maps);
 
-/// Points of a symbolic domain (all variables).
+/// Points of a symbolic domain (all variables). Memoised for the process by domain, enumeration
+/// budget and isl operation limit (count_memo.hpp): a map's reads are counted by the cost model,
+/// a summary row and lint.
 Count count_points(const Domain& domain);
 
 /// For the scope, count_points on this thread enumerates at most `evaluations` constraint
 /// evaluations per count (default 20,000,000) before handing the count to isl, which is faster
 /// on large domains of affine constraints and else answers with the box, an upper bound marked
 /// so. Pictures count up to hundreds of blocks of one operand (a real GPU dump's reduce over a
-/// pred[1000,240,240]: 19.8 s enumerating, 3.1 s with isl, the same picture). count_points is not
-/// memoised, so no answer outlives the scope.
+/// pred[1000,240,240]: 19.8 s enumerating, 3.1 s with isl, the same picture). count_points
+/// memoises by the budget too, so an answer of the scope is recalled only within such a scope.
 class ScopedCountEvaluations {
 public:
   explicit ScopedCountEvaluations(std::int64_t evaluations);

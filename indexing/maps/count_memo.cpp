@@ -28,6 +28,20 @@ struct CountKeyHash {
 // Past it the memo starts over.
 constexpr std::size_t k_max_memoised_counts = 1 << 14;
 
+struct PointsKey {
+  IndexingMap domain_only;
+  std::int64_t evaluations = 0;  // a smaller enumeration budget hands more to isl
+  unsigned long operation_limit = 0;
+  bool operator==(const PointsKey& other) const = default;
+};
+
+struct PointsKeyHash {
+  std::size_t operator()(const PointsKey& key) const {
+    return MapHash()(key.domain_only) ^ (static_cast<std::size_t>(key.evaluations) * 0x9e3779b97f4a7c15ULL) ^
+           key.operation_limit;
+  }
+};
+
 }  // namespace
 
 Count memoised_count(std::span<const IndexingMap> maps, const std::function<Count()>& count) {
@@ -42,6 +56,13 @@ Count memoised_count(std::span<const IndexingMap> maps, const std::function<Coun
   key.maps.reserve(maps.size());
   for (const IndexingMap& m : maps) key.maps.emplace_back(m.domain(), m.results());
   return recall_isl_answer(memo, std::move(key), count);
+}
+
+Count memoised_points(const simplify::Domain& domain, std::int64_t evaluations, const std::function<Count()>& count) {
+  // Never destroyed (shared_memo.hpp).
+  static auto& memo = *new SharedMemo<PointsKey, IslAnswer<Count>, PointsKeyHash>(k_max_memoised_counts);
+  return recall_isl_answer(memo, PointsKey{IndexingMap(domain, {}), evaluations, IslContext::get().operation_limit()},
+                           count);
 }
 
 }  // namespace hlo_index::indexing

@@ -20,4 +20,9 @@ namespace hlo_index::indexing {
 /// sources and approximation are not in the key (callers apply them).
 Count memoised_count(std::span<const IndexingMap> maps, const std::function<Count()>& count);
 
+/// The points of `domain`, from the memo or from `count` (called only on a miss), whose answer
+/// may depend on the domain, the enumeration budget `evaluations` and isl's operation limit:
+/// the reads of one map are counted by the cost model, by a summary row and by lint's rules.
+Count memoised_points(const simplify::Domain& domain, std::int64_t evaluations, const std::function<Count()>& count);
+
 }  // namespace hlo_index::indexing
