@@ -36,9 +36,19 @@ std::vector<MapSet> i2o_elementwise(const OpContext& op, std::size_t operand, Ma
   return one_each({IndexingMap::identity(out)});
 }
 
+namespace {
+
+// XLA's parser lets the broadcast of a scalar leave `dimensions` out: there are none.
+std::vector<std::int64_t> broadcast_dimensions(const OpContext& op) {
+  if (!op.attribute("dimensions") && op.operand_dims(0).empty()) return {};
+  return op.required_int_list("dimensions");
+}
+
+}  // namespace
+
 std::vector<MapSet> o2i_broadcast(const OpContext& op) {
   const auto out = op.output_dims(0);
-  const auto dims = op.required_int_list("dimensions");
+  const auto dims = broadcast_dimensions(op);
   std::vector<Expr> results;
   for (std::int64_t d : dims) {
     if (d < 0 || static_cast<std::size_t>(d) >= out.size()) throw Unsupported("broadcast dimension out of range");
@@ -50,7 +60,7 @@ std::vector<MapSet> o2i_broadcast(const OpContext& op) {
 std::vector<MapSet> i2o_broadcast(const OpContext& op) {
   const auto out = op.output_dims(0);
   const auto in = op.operand_dims(0);
-  const auto dims = op.required_int_list("dimensions");
+  const auto dims = broadcast_dimensions(op);
   std::vector<Expr> results(out.size());
   std::vector<bool> from_operand(out.size(), false);
   for (std::size_t i = 0; i < dims.size(); ++i) {
