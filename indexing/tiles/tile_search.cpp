@@ -269,6 +269,9 @@ TileSearch search_tilings(const TiledFusion& fusion, cost::CostModel& costs, std
   out.xla_valid = valid.size();
   // A few that XLA rejects, the fastest as priced with whole reads where XLA has no tile, decided exactly.
   std::sort(rejected.begin(), rejected.end(), [](const auto& a, const auto& b) { return faster(a.first, b.first); });
+  // The checks go to different root tiles: the K steps of one would otherwise take them all.
+  std::set<std::vector<std::int64_t>> checked_sizes;
+  std::erase_if(rejected, [&](const auto& r) { return !checked_sizes.insert(r.first.sizes).second; });
   constexpr std::size_t k_exact_checks = 4;
   for (std::size_t k = 0; k < rejected.size() && k < k_exact_checks; ++k) {
     ++out.checked_exactly;

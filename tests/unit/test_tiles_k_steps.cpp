@@ -44,6 +44,14 @@ struct DotFusion {
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
+// The reducer of the row sums below.
+const std::string k_add = R"(%add (x: f32[], y: f32[]) -> f32[] {
+  %x = f32[] parameter(0)
+  %y = f32[] parameter(1)
+  ROOT %s = f32[] add(%x, %y)
+}
+)";
+
 // Every index of a box of `sizes` (row-major).
 void for_each_index(const Index& sizes, const std::function<void(const Index&)>& f) {
   Index at(sizes.size(), 0);
@@ -242,14 +250,7 @@ TEST_CASE("tiles: K steps fill the contracted dimensions from the last", "[tiles
 }
 
 TEST_CASE("tiles: a fusion without a dot has no K step, a reduce's dimension is not one", "[tiles]") {
-  const std::string hlo = R"(HloModule r
-
-%add (x: f32[], y: f32[]) -> f32[] {
-  %x = f32[] parameter(0)
-  %y = f32[] parameter(1)
-  ROOT %s = f32[] add(%x, %y)
-}
-
+  const std::string hlo = "HloModule r\n\n" + k_add + R"(
 %body (p0: f32[64,2048]) -> f32[64] {
   %p0 = f32[64,2048]{1,0} parameter(0)
   %zero = f32[] constant(0)
@@ -274,14 +275,7 @@ ENTRY %main (a: f32[64,2048]) -> f32[64] {
 
 TEST_CASE("tile search: operand tiles over the block limit with the whole of K find tilings in K steps", "[tiles]") {
   // Every tile of the f32[64] row sums reads whole rows of the 1024 x 2048 weight: 2^21 elements.
-  const std::string hlo = R"(HloModule gemm_row_sum
-
-%add (x: f32[], y: f32[]) -> f32[] {
-  %x = f32[] parameter(0)
-  %y = f32[] parameter(1)
-  ROOT %s = f32[] add(%x, %y)
-}
-
+  const std::string hlo = "HloModule gemm_row_sum\n\n" + k_add + R"(
 %body (p0: f32[64,1024], p1: f32[1024,2048]) -> f32[64] {
   %p0 = f32[64,1024]{1,0} parameter(0)
   %p1 = f32[1024,2048]{1,0} parameter(1)
